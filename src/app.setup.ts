@@ -1,0 +1,36 @@
+import { INestApplication } from '@nestjs/common';
+import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { Logger } from 'nestjs-pino';
+import { bodyParserErrors, parseJsonBody, requireJsonBody } from './common/http/body-parsing';
+
+export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
+  const config = new DocumentBuilder()
+    .setTitle('agentline')
+    .setDescription(
+      'Tools, messaging channels and scheduled WhatsApp follow-ups for AI agents. ' +
+        'Every /v1 operation takes `Authorization: Bearer <JWT>`; errors are RFC 9457 problem details.',
+    )
+    .setVersion('1.0.0')
+    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' })
+    .build();
+  return SwaggerModule.createDocument(app, config, {
+    operationIdFactory: (_controller, method) => method,
+  });
+}
+
+/**
+ * Everything main.ts applies to the Nest application besides AppModule: body parsing with its
+ * limits, OpenAPI, logging and shutdown hooks. Tests call it too, so they run what production runs.
+ */
+export function configureApp(app: INestApplication): OpenAPIObject {
+  app.useLogger(app.get(Logger));
+  app.enableShutdownHooks();
+  const http = app.getHttpAdapter().getInstance();
+  http.disable('x-powered-by');
+  http.set('query parser', 'simple');
+  app.use(requireJsonBody, parseJsonBody, bodyParserErrors);
+  const document = buildOpenApiDocument(app);
+  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'v1/openapi.json' });
+  return document;
+}

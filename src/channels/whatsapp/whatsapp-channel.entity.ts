@@ -1,0 +1,21 @@
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+
+export const CHANNEL_STATUSES = ['active', 'inactive'] as const;
+export type ChannelStatus = (typeof CHANNEL_STATUSES)[number];
+
+/** A WhatsApp Cloud API phone number (`number_id`) bound to an agent. */
+@Entity({ name: 'whatsapp_channels' })
+@Index('whatsapp_channels_org_number_key', ['organizationId', 'numberId'], { unique: true })
+@Index('whatsapp_channels_org_agent_idx', ['organizationId', 'agentId'])
+export class WhatsappChannelEntity {
+  @PrimaryColumn({ type: 'uuid' }) id!: string;
+  @Column({ name: 'organization_id', type: 'text' }) organizationId!: string;
+  @Column({ name: 'agent_id', type: 'text' }) agentId!: string;
+  @Column({ name: 'number_id', type: 'text' }) numberId!: string;
+  @Column({ name: 'access_token_encrypted', type: 'text' }) accessTokenEncrypted!: string;
+  @Column({ type: 'text' }) status!: ChannelStatus;
+  @Column({ name: 'verification_token', type: 'text', unique: true }) verificationToken!: string;
+  @Column({ name: 'created_by', type: 'text' }) createdBy!: string;
+  @Column({ name: 'created_at', type: 'timestamptz' }) createdAt!: Date;
+  @Column({ name: 'updated_at', type: 'timestamptz' }) updatedAt!: Date;
+}

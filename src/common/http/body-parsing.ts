@@ -1,0 +1,52 @@
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import express from 'express';
+import { problem, PROBLEM_CONTENT_TYPE, ProblemDetails } from './problem';
+
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+function send(response: Response, body: ProblemDetails): void {
+  response.status(body.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(body));
+}
+
+const hasBody = (request: Request): boolean =>
+  request.headers['transfer-encoding'] !== undefined ||
+  Number(request.headers['content-length'] ?? 0) > 0;
+
+/** A body that is sent must be JSON: `415` otherwise, before anything reads it. */
+export const requireJsonBody: RequestHandler = (request, response, next) => {
+  if (hasBody(request) && !request.is(['application/json', 'application/*+json'])) {
+    send(
+      response,
+      problem(415, 'unsupported_media_type', 'Request bodies must be JSON (Content-Type: application/json).'),
+    );
+    return;
+  }
+  next();
+};
+
+export const parseJsonBody = express.json({ limit: BODY_LIMIT_BYTES, strict: false, type: ['application/json', 'application/*+json'] });
+
+interface BodyParserError {
+  type?: string;
+  status?: number;
+}
+
+/** Renders body-parser's failures (malformed JSON, too large, bad charset) as problem details. */
+export function bodyParserErrors(error: unknown, _request: Request, response: Response, next: NextFunction): void {
+  const parserError = error as BodyParserError;
+  switch (parserError?.type) {
+    case 'entity.parse.failed':
+      return send(response, problem(400, 'malformed_json', 'The request body is not valid JSON.'));
+    case 'entity.too.large':
+      return send(response, problem(413, 'payload_too_large', `The request body exceeds ${BODY_LIMIT_BYTES} bytes.`));
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return send(response, problem(415, 'unsupported_media_type', 'The request body must be UTF-8 JSON.'));
+    case 'request.aborted':
+    case 'request.size.invalid':
+    case 'stream.encoding.set':
+      return send(response, problem(400, 'bad_request', 'The request body could not be read.'));
+    default:
+      return next(error);
+  }
+}

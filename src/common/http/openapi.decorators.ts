@@ -1,0 +1,61 @@
+import { applyDecorators, Type } from '@nestjs/common';
+import { ApiProperty, ApiPropertyOptional, ApiResponse, getSchemaPath, ApiExtraModels } from '@nestjs/swagger';
+import { PROBLEM_CONTENT_TYPE } from './problem';
+
+export class FieldErrorDto {
+  @ApiProperty({ example: 'client_phone_numbers[1]' }) field!: string;
+  @ApiProperty({ example: '"12" is not an E.164 phone number (e.g. +14155550123)' }) message!: string;
+}
+
+/** RFC 9457 problem details as agentline renders them. */
+export class ProblemDetailsDto {
+  @ApiProperty({ example: 'https://agentline.dev/problems/validation-failed' }) type!: string;
+  @ApiProperty({ example: 'Bad Request' }) title!: string;
+  @ApiProperty({ example: 400 }) status!: number;
+  @ApiProperty({ example: 'The request is not valid.' }) detail!: string;
+  @ApiProperty({
+    example: 'validation_failed',
+    description:
+      'Stable machine-readable code: validation_failed, malformed_json, unauthorized, not_found, conflict, payload_too_large, unsupported_media_type, unknown_tool, channel_not_usable, internal_error',
+  })
+  code!: string;
+  @ApiPropertyOptional({ type: [FieldErrorDto] }) errors?: FieldErrorDto[];
+}
+
+const DESCRIPTIONS: Record<number, string> = {
+  400: 'The body or query failed validation (wrong type, missing or unknown field, malformed JSON).',
+  401: 'The bearer token is missing, malformed, expired, wrongly signed or lacks a required claim.',
+  404: 'No such resource in the caller\'s organization.',
+  409: 'The request conflicts with an existing resource.',
+  413: 'The body exceeds 1 MiB.',
+  415: 'The body is not JSON.',
+  422: 'The request is well-formed but references something unusable.',
+};
+
+/** Documents the problem+json responses an operation can give. */
+export function ApiProblemResponses(...statuses: number[]) {
+  return applyDecorators(
+    ApiExtraModels(ProblemDetailsDto),
+    ...statuses.map((status) =>
+      ApiResponse({
+        status,
+        description: DESCRIPTIONS[status],
+        content: { [PROBLEM_CONTENT_TYPE]: { schema: { $ref: getSchemaPath(ProblemDetailsDto) } } },
+      }),
+    ),
+  );
+}
+
+const envelopes = new Map<Type<unknown>, Type<unknown>>();
+
+/** The `{ data: T }` wrapper of tools and channels, as a named schema for OpenAPI. */
+export function DataEnvelope<T>(type: Type<T>): Type<{ data: T }> {
+  const existing = envelopes.get(type);
+  if (existing) return existing as Type<{ data: T }>;
+  class Envelope {
+    @ApiProperty({ type }) data!: T;
+  }
+  Object.defineProperty(Envelope, 'name', { value: `${type.name.replace(/Dto$/, '')}Envelope` });
+  envelopes.set(type, Envelope);
+  return Envelope;
+}

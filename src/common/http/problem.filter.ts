@@ -1,0 +1,49 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import type { Response } from 'express';
+import { problem, PROBLEM_CONTENT_TYPE, ProblemDetails, ProblemException } from './problem';
+
+const CODES_BY_STATUS: Record<number, string> = {
+  400: 'bad_request',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  409: 'conflict',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  422: 'unprocessable',
+  429: 'rate_limited',
+};
+
+/** Maps anything thrown to problem details; what it does not know becomes a generic 500. */
+export function toProblem(error: unknown): { body: ProblemDetails; headers: Record<string, string> } {
+  if (error instanceof ProblemException) {
+    return { body: error.toProblem(), headers: error.headers };
+  }
+  if (error instanceof HttpException) {
+    const status = error.getStatus();
+    const detail =
+      status === 404 ? 'No such route or resource.' : (error.message ?? 'The request failed.');
+    return { body: problem(status, CODES_BY_STATUS[status] ?? 'error', detail), headers: {} };
+  }
+  return {
+    body: problem(500, 'internal_error', 'An unexpected error occurred; it has been logged.'),
+    headers: {},
+  };
+}
+
+@Catch()
+export class ProblemFilter implements ExceptionFilter {
+  private readonly logger = new Logger(ProblemFilter.name);
+
+  catch(error: unknown, host: ArgumentsHost): void {
+    const response = host.switchToHttp().getResponse<Response>();
+    const { body, headers } = toProblem(error);
+    if (body.status >= 500) {
+      // The stack goes to the log (secrets are redacted there), never to the client.
+      this.logger.error({ err: error }, 'unhandled error');
+    }
+    if (response.headersSent) return;
+    response.status(body.status).set(headers).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(body));
+  }
+}

@@ -1,0 +1,23 @@
+import { randomBytes } from 'node:crypto';
+
+/** A UUID v7 (RFC 9562): 48 bits of Unix milliseconds, then randomness, so ids sort by creation time. */
+export function uuidv7(nowMs: number = Date.now()): string {
+  const bytes = randomBytes(16);
+  bytes.writeUIntBE(nowMs, 0, 6);
+  bytes[6] = (bytes[6] & 0x0f) | 0x70;
+  bytes[8] = (bytes[8] & 0x3f) | 0x80;
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Ids in paths are compared as UUIDs; anything else cannot name a resource. */
+export function isUuid(value: string): boolean {
+  return UUID_PATTERN.test(value);
+}
+
+/** A verification token for Meta's webhook handshake: 43 URL-safe characters (256 bits). */
+export function newVerificationToken(): string {
+  return randomBytes(32).toString('base64url');
+}

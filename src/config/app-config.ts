@@ -1,0 +1,212 @@
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { plainToInstance, Transform } from 'class-transformer';
+import {
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  IsUrl,
+  Max,
+  Min,
+  MinLength,
+  validateSync,
+} from 'class-validator';
+
+const toBoolean = ({ value }: { value: unknown }): unknown =>
+  typeof value === 'string' ? ['1', 'true', 'yes', 'on'].includes(value.toLowerCase()) : value;
+const toInteger = ({ value }: { value: unknown }): unknown =>
+  typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value;
+const toList = ({ value }: { value: unknown }): unknown =>
+  typeof value === 'string'
+    ? value
+        .split(',')
+        .map((item) => item.trim())
+        .filter(Boolean)
+    : value;
+
+export const JWT_ALGORITHMS = ['HS256', 'HS384', 'HS512', 'RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'PS256'] as const;
+export type JwtAlgorithm = (typeof JWT_ALGORITHMS)[number];
+
+/** The environment, as documented in README and CONTRACT.md; validated once at boot. */
+export class EnvironmentVariables {
+  @IsOptional() @Transform(toInteger) @IsInt() @Min(0) @Max(65535) PORT: number = 3000;
+  @IsOptional() @IsString() @MinLength(1) DATABASE_URL?: string;
+  @IsOptional() @IsString() @MinLength(1) DATA_DIR: string = './data';
+  @IsOptional() @IsString() @MinLength(32, { message: 'JWT_SECRET must be at least 32 characters' })
+  JWT_SECRET?: string;
+  @IsOptional() @IsString() JWT_PUBLIC_KEY?: string;
+  @IsOptional() @IsUrl({ require_tld: false, protocols: ['http', 'https'] }) JWT_JWKS_URL?: string;
+  @IsOptional() @Transform(toList) @IsIn(JWT_ALGORITHMS, { each: true }) JWT_ALGORITHMS?: JwtAlgorithm[];
+  @IsOptional() @IsString() JWT_ISSUER?: string;
+  @IsOptional() @IsString() JWT_AUDIENCE?: string;
+  @IsOptional() @IsString() @MinLength(1) JWT_ORGANIZATION_CLAIM: string = 'organization_id';
+  @IsOptional() @Transform(toInteger) @IsInt() @Min(0) @Max(300) JWT_CLOCK_SKEW_SECONDS: number = 30;
+  @IsOptional() @IsString() ENCRYPTION_KEY?: string;
+  @IsOptional() @Transform(toList) @IsString({ each: true }) ENCRYPTION_PREVIOUS_KEYS: string[] = [];
+  @IsOptional() @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
+  GRAPH_API_URL: string = 'https://graph.facebook.com/v23.0';
+  @IsOptional() @IsString() META_APP_SECRET?: string;
+  @IsOptional() @IsUrl({ require_tld: false, protocols: ['http', 'https'] }) PUBLIC_URL?: string;
+  @IsOptional() @Transform(toBoolean) @IsBoolean() SCHEDULER_ENABLED: boolean = true;
+  @IsOptional() @Transform(toInteger) @IsInt() @Min(50) SCHEDULER_TICK_MS: number = 1000;
+  @IsOptional() @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+  LOG_LEVEL: string = 'info';
+  /** Write logs to this file instead of standard output (tests read it back). */
+  @IsOptional() @IsString() LOG_FILE?: string;
+}
+
+export type JwtVerification =
+  | { kind: 'secret'; secret: string; algorithms: JwtAlgorithm[] }
+  | { kind: 'public-key'; publicKey: string; algorithms: JwtAlgorithm[] }
+  | { kind: 'jwks'; jwksUrl: string; algorithms: JwtAlgorithm[] };
+
+export interface AppConfig {
+  port: number;
+  databaseUrl?: string;
+  dataDir: string;
+  jwt: JwtVerification & {
+    issuer?: string;
+    audience?: string;
+    organizationClaim: string;
+    clockSkewSeconds: number;
+    /** True when the secret was generated into DATA_DIR for local use. */
+    generated: boolean;
+  };
+  encryption: { currentKey: Buffer; previousKeys: Buffer[] };
+  graphApiUrl: string;
+  metaAppSecret?: string;
+  publicUrl: string;
+  scheduler: { enabled: boolean; tickMs: number };
+  log: { level: string; file?: string };
+}
+
+export class ConfigError extends Error {}
+
+const DEV_SECRETS_FILE = 'dev-secrets.json';
+
+interface DevSecrets {
+  jwt_secret: string;
+  encryption_key: string;
+}
+
+/** Secrets for local use, generated once into DATA_DIR so that restarts keep tokens and data readable. */
+export function loadOrCreateDevSecrets(dataDir: string): DevSecrets {
+  const file = join(dataDir, DEV_SECRETS_FILE);
+  if (existsSync(file)) {
+    return JSON.parse(readFileSync(file, 'utf8')) as DevSecrets;
+  }
+  mkdirSync(dataDir, { recursive: true });
+  const secrets: DevSecrets = {
+    jwt_secret: randomBytes(48).toString('base64url'),
+    encryption_key: randomBytes(32).toString('base64'),
+  };
+  writeFileSync(file, JSON.stringify(secrets, null, 2), { mode: 0o600, flag: 'wx' });
+  chmodSync(file, 0o600);
+  return secrets;
+}
+
+function decodeKey(name: string, value: string): Buffer {
+  const key = Buffer.from(value.trim(), 'base64');
+  if (key.length !== 32) {
+    throw new ConfigError(`${name} must be the base64 encoding of exactly 32 bytes`);
+  }
+  return key;
+}
+
+function describe(errors: ReturnType<typeof validateSync>): string {
+  return errors
+    .map((error) => `${error.property}: ${Object.values(error.constraints ?? {}).join(', ')}`)
+    .join('; ');
+}
+
+/** Validates the environment and resolves it into the typed configuration; throws ConfigError. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  const present = Object.fromEntries(
+    Object.entries(env).filter(([, value]) => value !== undefined && value !== ''),
+  );
+  const vars = plainToInstance(EnvironmentVariables, present);
+  const errors = validateSync(vars, { skipMissingProperties: false });
+  if (errors.length > 0) {
+    throw new ConfigError(`Invalid configuration: ${describe(errors)}`);
+  }
+  const dataDir = resolve(vars.DATA_DIR);
+  const embedded = !vars.DATABASE_URL;
+  const keySources = [vars.JWT_SECRET, vars.JWT_PUBLIC_KEY, vars.JWT_JWKS_URL].filter(Boolean);
+  if (keySources.length > 1) {
+    throw new ConfigError('Set only one of JWT_SECRET, JWT_PUBLIC_KEY and JWT_JWKS_URL');
+  }
+  if (!embedded && keySources.length === 0) {
+    throw new ConfigError(
+      'DATABASE_URL is set but no token key is: set JWT_SECRET, JWT_PUBLIC_KEY or JWT_JWKS_URL',
+    );
+  }
+  if (!embedded && !vars.ENCRYPTION_KEY) {
+    throw new ConfigError(
+      'DATABASE_URL is set but ENCRYPTION_KEY is not: set it to the base64 of 32 random bytes (openssl rand -base64 32)',
+    );
+  }
+  const devSecrets =
+    embedded && (keySources.length === 0 || !vars.ENCRYPTION_KEY)
+      ? loadOrCreateDevSecrets(dataDir)
+      : undefined;
+
+  let verification: JwtVerification;
+  if (vars.JWT_PUBLIC_KEY) {
+    verification = {
+      kind: 'public-key',
+      publicKey: vars.JWT_PUBLIC_KEY.replace(/\\n/g, '\n'),
+      algorithms: vars.JWT_ALGORITHMS ?? ['RS256', 'ES256'],
+    };
+  } else if (vars.JWT_JWKS_URL) {
+    verification = {
+      kind: 'jwks',
+      jwksUrl: vars.JWT_JWKS_URL,
+      algorithms: vars.JWT_ALGORITHMS ?? ['RS256', 'ES256'],
+    };
+  } else {
+    verification = {
+      kind: 'secret',
+      secret: vars.JWT_SECRET ?? (devSecrets as DevSecrets).jwt_secret,
+      algorithms: vars.JWT_ALGORITHMS ?? ['HS256'],
+    };
+  }
+  const symmetric = verification.algorithms.some((alg) => alg.startsWith('HS'));
+  const asymmetric = verification.algorithms.some((alg) => !alg.startsWith('HS'));
+  if ((verification.kind === 'secret' && asymmetric) || (verification.kind !== 'secret' && symmetric)) {
+    // Mixing key kinds is how algorithm-confusion attacks start: an HS256 token "signed" with a public key.
+    throw new ConfigError(
+      `JWT_ALGORITHMS ${verification.algorithms.join(',')} do not fit the configured ${verification.kind}`,
+    );
+  }
+
+  return {
+    port: vars.PORT,
+    databaseUrl: vars.DATABASE_URL,
+    dataDir,
+    jwt: {
+      ...verification,
+      issuer: vars.JWT_ISSUER,
+      audience: vars.JWT_AUDIENCE,
+      organizationClaim: vars.JWT_ORGANIZATION_CLAIM,
+      clockSkewSeconds: vars.JWT_CLOCK_SKEW_SECONDS,
+      generated: verification.kind === 'secret' && !vars.JWT_SECRET,
+    },
+    encryption: {
+      currentKey: decodeKey(
+        'ENCRYPTION_KEY',
+        vars.ENCRYPTION_KEY ?? (devSecrets as DevSecrets).encryption_key,
+      ),
+      previousKeys: vars.ENCRYPTION_PREVIOUS_KEYS.map((key) =>
+        decodeKey('ENCRYPTION_PREVIOUS_KEYS', key),
+      ),
+    },
+    graphApiUrl: vars.GRAPH_API_URL.replace(/\/+$/, ''),
+    metaAppSecret: vars.META_APP_SECRET,
+    publicUrl: (vars.PUBLIC_URL ?? `http://localhost:${vars.PORT}`).replace(/\/+$/, ''),
+    scheduler: { enabled: vars.SCHEDULER_ENABLED, tickMs: vars.SCHEDULER_TICK_MS },
+    log: { level: vars.LOG_LEVEL, file: vars.LOG_FILE },
+  };
+}

@@ -1,0 +1,12 @@
+import { Global, Module } from '@nestjs/common';
+import { AppConfig, loadConfig } from './app-config';
+
+export const APP_CONFIG = Symbol('APP_CONFIG');
+
+/** Validated once per application instance; everything else injects the typed result. */
+@Global()
+@Module({
+  providers: [{ provide: APP_CONFIG, useFactory: (): AppConfig => loadConfig(process.env) }],
+  exports: [APP_CONFIG],
+})
+export class ConfigModule {}

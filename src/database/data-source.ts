@@ -1,0 +1,63 @@
+import { DataSource, DataSourceOptions } from 'typeorm';
+import { MIGRATIONS } from '../../migrations';
+import { AppConfig } from '../config/app-config';
+import { ENTITIES } from './entities';
+import { serializedPGliteDriver } from './serialized-pglite.pool';
+
+/** PostgreSQL with DATABASE_URL, else embedded PGlite in DATA_DIR; the same entities and migrations. */
+export function dataSourceOptions(config: AppConfig): DataSourceOptions {
+  const common = {
+    type: 'postgres' as const,
+    entities: ENTITIES,
+    migrations: MIGRATIONS,
+    migrationsTableName: 'schema_migrations',
+    // Migrations only: synchronize loses data (TypeORM #2344, #6641).
+    synchronize: false,
+    migrationsRun: false,
+  };
+  if (config.databaseUrl) {
+    return {
+      ...common,
+      url: config.databaseUrl,
+      extra: { max: 10, connectionTimeoutMillis: 10_000, application_name: 'agentline' },
+    };
+  }
+  return { ...common, driver: serializedPGliteDriver(config.dataDir) };
+}
+
+const isEmbedded = (options: DataSourceOptions): boolean =>
+  options.type === 'postgres' && options.driver !== undefined;
+
+/** Opens the database and applies pending migrations before anything else can use it. */
+export async function openDataSource(options: DataSourceOptions): Promise<DataSource> {
+  const dataSource = new DataSource(options);
+  await dataSource.initialize();
+  try {
+    await runMigrations(dataSource);
+  } catch (error) {
+    await dataSource.destroy();
+    throw error;
+  }
+  return dataSource;
+}
+
+const MIGRATION_LOCK_KEY = 7_331_001;
+
+/**
+ * Applies pending migrations. Replicas that start together on PostgreSQL take an advisory lock
+ * first, so that each migration runs once; the embedded database has one process by construction.
+ */
+export async function runMigrations(dataSource: DataSource): Promise<string[]> {
+  const apply = async () =>
+    (await dataSource.runMigrations({ transaction: 'each' })).map((migration) => migration.name);
+  if (isEmbedded(dataSource.options)) return apply();
+  const runner = dataSource.createQueryRunner();
+  await runner.connect();
+  try {
+    await runner.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    return await apply();
+  } finally {
+    await runner.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
+    await runner.release();
+  }
+}

@@ -1,0 +1,139 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  ArrayNotEmpty,
+  IsArray,
+  IsInt,
+  Max,
+  Min,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  MaxLength,
+} from 'class-validator';
+import { FOLLOW_UP_STATUSES, FollowUpStatus } from '../entities/follow-up.entity';
+import { MAX_PHONE_NUMBERS } from '../phone-numbers';
+
+const FREQUENCY_DESCRIPTION =
+  'once | hourly | daily | weekly | monthly (at the creation wall-clock time), a 5-field cron ' +
+  'expression, an RFC 5545 RRULE (optionally prefixed RRULE:) or an ISO 8601 duration (P1D, PT6H), ' +
+  'evaluated in time_zone.';
+
+export class CreateFollowUpDto {
+  @ApiProperty({ example: 'agent_support_es', maxLength: 200 })
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(200)
+  agent_id!: string;
+
+  @ApiProperty({ format: 'uuid', description: 'A WhatsApp channel of the same agent.' })
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(200)
+  channel_id!: string;
+
+  @ApiProperty({
+    type: [String],
+    example: ['+34612345678', '14155552671'],
+    description: `E.164 numbers ("+" optional), 1 to ${MAX_PHONE_NUMBERS}; returned normalised with "+", duplicates removed.`,
+  })
+  @IsArray()
+  @ArrayNotEmpty()
+  @ArrayMaxSize(MAX_PHONE_NUMBERS)
+  client_phone_numbers!: unknown[];
+
+  @ApiProperty({ example: '0 9 * * 1-5', description: FREQUENCY_DESCRIPTION, maxLength: 500 })
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(500)
+  frequency!: string;
+
+  @ApiProperty({ example: 'Remind {{title}}: ask whether the client needs anything else.', maxLength: 4096 })
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(4096)
+  prompt!: string;
+
+  @ApiProperty({ example: 'Weekly check-in', maxLength: 200 })
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(200)
+  title!: string;
+
+  @ApiPropertyOptional({ example: 'Clients who bought the premium plan', maxLength: 2000 })
+  @IsOptional()
+  @IsString()
+  @MaxLength(2000)
+  description?: string;
+
+  @ApiPropertyOptional({ example: 'Europe/Madrid', default: 'UTC', description: 'An IANA time zone.' })
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(64)
+  time_zone?: string;
+}
+
+export class FollowUpDto {
+  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty() agent_id!: string;
+  @ApiProperty({ format: 'uuid' }) channel_id!: string;
+  @ApiProperty({ enum: ['Whatsapp', 'Messanger'] }) channel_type!: 'Whatsapp' | 'Messanger';
+  @ApiProperty({ type: [String], example: ['+34612345678'] }) client_phone_numbers!: string[];
+  @ApiProperty({ example: 'daily' }) frequency!: string;
+  @ApiProperty() prompt!: string;
+  @ApiProperty() title!: string;
+  @ApiProperty({ type: String, nullable: true }) description!: string | null;
+  @ApiProperty({ example: 'UTC' }) time_zone!: string;
+  @ApiProperty({ enum: FOLLOW_UP_STATUSES }) status!: FollowUpStatus;
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    description: 'The next send, in milliseconds since the Unix epoch; null when nothing is left to run.',
+    example: 1763802000000,
+  })
+  next_run_at!: number | null;
+  @ApiProperty() organization_id!: string;
+  @ApiProperty() created_by!: string;
+  @ApiProperty({ type: 'integer', format: 'date-time', example: 1763800000000 }) created_at!: number;
+  @ApiProperty({ type: 'integer', format: 'date-time', example: 1763800000000 }) updated_at!: number;
+}
+
+export class SchedulePreviewQueryDto {
+  @ApiProperty({ example: 'FREQ=WEEKLY;BYDAY=MO,TH;BYHOUR=10;BYMINUTE=0', description: FREQUENCY_DESCRIPTION })
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(500)
+  frequency!: string;
+
+  @ApiPropertyOptional({ example: 'Europe/Madrid', default: 'UTC' })
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(64)
+  time_zone?: string;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    description: 'Milliseconds since the Unix epoch; default now. The creation instant for presets and durations.',
+  })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  @Max(8_640_000_000_000_000)
+  from?: number;
+
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 500, default: 10 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(500)
+  count?: number;
+}
+
+export class SchedulePreviewDto {
+  @ApiProperty({ type: [Number], example: [1763802000000, 1763888400000] }) occurrences!: number[];
+}

@@ -1,0 +1,30 @@
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+
+export const FOLLOW_UP_STATUSES = ['active', 'paused', 'completed'] as const;
+export type FollowUpStatus = (typeof FOLLOW_UP_STATUSES)[number];
+
+/** A recurring WhatsApp message from an agent to a list of clients. */
+@Entity({ name: 'follow_ups' })
+@Index('follow_ups_org_agent_idx', ['organizationId', 'agentId'])
+@Index('follow_ups_org_channel_idx', ['organizationId', 'channelId'])
+export class FollowUpEntity {
+  @PrimaryColumn({ type: 'uuid' }) id!: string;
+  @Column({ name: 'organization_id', type: 'text' }) organizationId!: string;
+  @Column({ name: 'agent_id', type: 'text' }) agentId!: string;
+  @Column({ name: 'channel_id', type: 'uuid' }) channelId!: string;
+  @Column({ name: 'channel_type', type: 'text' }) channelType!: 'Whatsapp' | 'Messanger';
+  @Column({ name: 'client_phone_numbers', type: 'jsonb' }) clientPhoneNumbers!: string[];
+  @Column({ type: 'text' }) frequency!: string;
+  @Column({ name: 'time_zone', type: 'text' }) timeZone!: string;
+  @Column({ type: 'text' }) prompt!: string;
+  @Column({ type: 'text' }) title!: string;
+  @Column({ type: 'text', nullable: true }) description!: string | null;
+  @Column({ type: 'text' }) status!: FollowUpStatus;
+  /** The instant the frequency was anchored at (creation), for presets and durations. */
+  @Column({ name: 'anchor_at', type: 'timestamptz' }) anchorAt!: Date;
+  /** Indexed (partial, active only) by the migration: the scheduler's due-scan. */
+  @Column({ name: 'next_run_at', type: 'timestamptz', nullable: true }) nextRunAt!: Date | null;
+  @Column({ name: 'created_by', type: 'text' }) createdBy!: string;
+  @Column({ name: 'created_at', type: 'timestamptz' }) createdAt!: Date;
+  @Column({ name: 'updated_at', type: 'timestamptz' }) updatedAt!: Date;
+}

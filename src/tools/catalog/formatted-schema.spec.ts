@@ -1,0 +1,172 @@
+import {
+  FORMATTED_NAME_PATTERN,
+  formatToolSchema,
+  formattedToolName,
+  toAnthropicTool,
+  toMcpTool,
+  toOpenAiFunction,
+  toToolInputJsonSchema,
+} from './formatted-schema';
+import { ToolCatalog, loadToolCatalog } from './tool-catalog';
+import { ToolSpecificationDefinition } from './tool-specification.types';
+
+const kitchenSink = new ToolCatalog([
+  {
+    name: 'Kitchen',
+    description: 'Every value type.',
+    version: '1.2.3',
+    tools: [
+      {
+        name: 'Sink',
+        description: 'Takes one parameter of each type.',
+        parameters: [
+          {
+            name: 's',
+            description: 'A string.',
+            required: true,
+            value_schema: { val_type: 'string' },
+          },
+          {
+            name: 'i',
+            description: 'An integer.',
+            required: true,
+            value_schema: { val_type: 'integer' },
+          },
+          {
+            name: 'n',
+            description: 'A number.',
+            required: false,
+            value_schema: { val_type: 'number' },
+          },
+          {
+            name: 'b',
+            description: 'A boolean.',
+            required: false,
+            value_schema: { val_type: 'boolean' },
+          },
+          {
+            name: 'j',
+            description: 'A JSON object.',
+            required: false,
+            value_schema: { val_type: 'json' },
+          },
+          {
+            name: 'a',
+            description: 'Integers.',
+            required: true,
+            value_schema: { val_type: 'array', inner_val_type: 'integer' },
+          },
+          {
+            name: 'e',
+            description: 'A choice.',
+            required: false,
+            value_schema: { val_type: 'string', enum: ['x', 'y'] },
+          },
+          {
+            name: 'ae',
+            description: 'Several choices.',
+            required: false,
+            value_schema: { val_type: 'array', inner_val_type: 'string', enum: ['p', 'q'] },
+          },
+        ],
+        output: {
+          description: 'Nothing useful.',
+          available_modes: ['null'],
+          value_schema: { val_type: 'json' },
+        },
+      },
+    ],
+  },
+]);
+const sink = kitchenSink.find('Kitchen.Sink') as ToolSpecificationDefinition;
+
+describe('toToolInputJsonSchema', () => {
+  it('maps every val_type to JSON Schema', () => {
+    expect(toToolInputJsonSchema(sink)).toEqual({
+      type: 'object',
+      properties: {
+        s: { type: 'string', description: 'A string.' },
+        i: { type: 'integer', description: 'An integer.' },
+        n: { type: 'number', description: 'A number.' },
+        b: { type: 'boolean', description: 'A boolean.' },
+        j: { type: 'object', description: 'A JSON object.' },
+        a: { type: 'array', description: 'Integers.', items: { type: 'integer' } },
+        e: { type: 'string', description: 'A choice.', enum: ['x', 'y'] },
+        ae: {
+          type: 'array',
+          description: 'Several choices.',
+          items: { type: 'string', enum: ['p', 'q'] },
+        },
+      },
+      required: ['s', 'i', 'a'],
+      additionalProperties: false,
+    });
+  });
+
+  it('builds an empty object schema for a tool without parameters', () => {
+    expect(toToolInputJsonSchema({ parameters: [] })).toEqual({
+      type: 'object',
+      properties: {},
+      required: [],
+      additionalProperties: false,
+    });
+  });
+
+  it('does not share enum arrays with the frozen spec', () => {
+    const schema = toToolInputJsonSchema(sink);
+    schema.properties.e.enum!.push('z');
+    expect(sink.parameters.find((p) => p.name === 'e')!.value_schema.enum).toEqual(['x', 'y']);
+  });
+});
+
+describe('formatted tool schemas', () => {
+  it('wraps the schema for OpenAI function calling', () => {
+    expect(toOpenAiFunction(sink)).toEqual({
+      type: 'function',
+      function: {
+        name: 'Kitchen_Sink',
+        description: 'Takes one parameter of each type.',
+        parameters: toToolInputJsonSchema(sink),
+      },
+    });
+  });
+
+  it('wraps the schema for Anthropic and MCP', () => {
+    expect(toAnthropicTool(sink)).toEqual({
+      name: 'Kitchen_Sink',
+      description: 'Takes one parameter of each type.',
+      input_schema: toToolInputJsonSchema(sink),
+    });
+    expect(toMcpTool(sink)).toEqual({
+      name: 'Kitchen_Sink',
+      description: 'Takes one parameter of each type.',
+      inputSchema: toToolInputJsonSchema(sink),
+    });
+    expect(formatToolSchema(sink, 'openai')).toEqual(toOpenAiFunction(sink));
+    expect(formatToolSchema(sink, 'anthropic')).toEqual(toAnthropicTool(sink));
+    expect(formatToolSchema(sink, 'mcp')).toEqual(toMcpTool(sink));
+  });
+
+  it('replaces dots in the qualified name', () => {
+    expect(formattedToolName('Google.SendEmail')).toBe('Google_SendEmail');
+  });
+
+  it('produces valid, unique function names for the whole built-in catalog', () => {
+    const catalog = loadToolCatalog();
+    const { items } = catalog.list({ offset: 0, limit: 1000 });
+    const names = items.map((s) => toOpenAiFunction(s).function.name);
+    for (const name of names) expect(name).toMatch(FORMATTED_NAME_PATTERN);
+    expect(new Set(names.map((n) => n.toLowerCase())).size).toBe(names.length);
+    for (const spec of items) {
+      expect(catalog.findByFormattedName(toOpenAiFunction(spec).function.name)).toBe(spec);
+    }
+  });
+
+  it('maps a real tool', () => {
+    const spec = loadToolCatalog().find('Google.SendEmail')!;
+    const { parameters } = toOpenAiFunction(spec).function;
+    expect(parameters.required).toEqual(['recipient', 'subject', 'body']);
+    expect(parameters.properties.cc).toMatchObject({ type: 'array', items: { type: 'string' } });
+    expect(parameters.properties.is_html.type).toBe('boolean');
+  });
+});

@@ -1,0 +1,250 @@
+/**
+ * Types of the built-in tool catalog: the toolkit definition files in `catalog/toolkits/*.json`,
+ * the resolved in-memory specification, and the wire shapes served by GET /v1/tools/specs.
+ * Field names inside definitions stay snake_case because they are copied to the wire verbatim.
+ */
+
+export const VAL_TYPES = ['string', 'integer', 'number', 'boolean', 'json', 'array'] as const;
+export type ValType = (typeof VAL_TYPES)[number];
+
+/** Arrays of arrays are not expressible in the Arcade value schema, so the inner type excludes them. */
+export type InnerValType = Exclude<ValType, 'array'>;
+
+export const OUTPUT_MODES = ['value', 'error', 'null'] as const;
+export type OutputMode = (typeof OUTPUT_MODES)[number];
+
+export const PROVIDER_TYPES = ['oauth2'] as const;
+export type ProviderType = (typeof PROVIDER_TYPES)[number];
+
+// ---------------------------------------------------------------------------
+// Definition files (one toolkit per JSON file)
+// ---------------------------------------------------------------------------
+
+export interface ValueSchemaDefinition {
+  val_type: ValType;
+  /** Required when val_type is 'array', forbidden otherwise. */
+  inner_val_type?: InnerValType;
+  /** Allowed values; only on strings or arrays of strings. */
+  enum?: string[];
+}
+
+export interface ParameterDefinition {
+  name: string;
+  description: string;
+  required: boolean;
+  /** Whether an LLM may fill the value from context; defaults to true (Arcade semantics). */
+  inferrable?: boolean;
+  value_schema: ValueSchemaDefinition;
+}
+
+export interface OutputDefinition {
+  description: string;
+  available_modes: OutputMode[];
+  value_schema: ValueSchemaDefinition;
+}
+
+export interface OAuth2RequirementDefinition {
+  scopes: string[];
+}
+
+export interface SecretRequirementDefinition {
+  key: string;
+}
+
+export interface ToolkitAuthorizationDefinition {
+  provider_id: string;
+  provider_type: ProviderType;
+  /** Scopes every tool of the toolkit needs; tool scopes are added to these. */
+  oauth2?: OAuth2RequirementDefinition;
+}
+
+/** A tool may override the provider; otherwise it inherits the toolkit's. */
+export interface ToolAuthorizationDefinition {
+  provider_id?: string;
+  provider_type?: ProviderType;
+  oauth2?: OAuth2RequirementDefinition;
+}
+
+export interface ToolkitRequirementsDefinition {
+  authorization?: ToolkitAuthorizationDefinition;
+  secrets?: SecretRequirementDefinition[];
+}
+
+export interface ToolRequirementsDefinition {
+  authorization?: ToolAuthorizationDefinition;
+  secrets?: SecretRequirementDefinition[];
+}
+
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  parameters: ParameterDefinition[];
+  output: OutputDefinition;
+  requirements?: ToolRequirementsDefinition;
+}
+
+export interface ToolkitDefinition {
+  name: string;
+  description: string;
+  version: string;
+  requirements?: ToolkitRequirementsDefinition;
+  tools: ToolDefinition[];
+}
+
+// ---------------------------------------------------------------------------
+// Resolved specification (toolkit requirements merged into each tool)
+// ---------------------------------------------------------------------------
+
+export interface ToolkitInfo {
+  name: string;
+  description: string;
+  version: string;
+}
+
+export interface ResolvedAuthorizationRequirement {
+  provider_id: string;
+  provider_type: ProviderType;
+  scopes: string[];
+}
+
+export interface ResolvedRequirements {
+  authorization?: ResolvedAuthorizationRequirement;
+  secrets: SecretRequirementDefinition[];
+}
+
+/** A parameter with defaults applied. */
+export interface ParameterSpecification extends ParameterDefinition {
+  inferrable: boolean;
+}
+
+export interface ToolSpecificationDefinition {
+  name: string;
+  /** `Toolkit.Tool` */
+  qualifiedName: string;
+  /** `Toolkit.Tool@<toolkit version>` */
+  fullyQualifiedName: string;
+  description: string;
+  parameters: ParameterSpecification[];
+  output: OutputDefinition;
+  requirements: ResolvedRequirements;
+  toolkit: ToolkitInfo;
+}
+
+// ---------------------------------------------------------------------------
+// Formatted schemas (LLM function-calling shapes)
+// ---------------------------------------------------------------------------
+
+export type JsonSchemaType = 'string' | 'integer' | 'number' | 'boolean' | 'object' | 'array';
+
+export interface JsonSchemaItems {
+  type: JsonSchemaType;
+  enum?: string[];
+}
+
+export interface JsonSchemaProperty {
+  type: JsonSchemaType;
+  description: string;
+  enum?: string[];
+  items?: JsonSchemaItems;
+}
+
+export interface ToolInputJsonSchema {
+  type: 'object';
+  properties: Record<string, JsonSchemaProperty>;
+  required: string[];
+  additionalProperties: false;
+}
+
+export interface OpenAiFunctionTool {
+  type: 'function';
+  function: { name: string; description: string; parameters: ToolInputJsonSchema };
+}
+
+export interface AnthropicTool {
+  name: string;
+  description: string;
+  input_schema: ToolInputJsonSchema;
+}
+
+export interface McpTool {
+  name: string;
+  description: string;
+  inputSchema: ToolInputJsonSchema;
+}
+
+export const TOOL_SCHEMA_FORMATS = ['openai', 'anthropic', 'mcp'] as const;
+export type ToolSchemaFormat = (typeof TOOL_SCHEMA_FORMATS)[number];
+
+export type FormattedToolSchema = OpenAiFunctionTool | AnthropicTool | McpTool;
+
+// ---------------------------------------------------------------------------
+// Requirement state (computed by the caller) and the response item
+// ---------------------------------------------------------------------------
+
+export type AuthorizationStatus = 'pending' | 'completed' | 'failed' | 'not_started';
+
+export interface AuthorizationState {
+  /** Authorization record id; when absent the provider id is reported. */
+  id?: string;
+  status: AuthorizationStatus;
+  status_reason: string;
+  token_status: string;
+}
+
+/**
+ * What the caller knows about the agent/user context. An empty object (no context) reports
+ * every requirement as unmet: authorization 'not_started', secrets missing.
+ */
+export interface RequirementState {
+  authorization?: AuthorizationState;
+  /** Keys of the secrets that are configured for the caller. */
+  configuredSecrets?: readonly string[] | ReadonlySet<string>;
+}
+
+export interface ValueSchemaResponse {
+  val_type: ValType;
+  inner_val_type?: InnerValType;
+  enum?: string[];
+}
+
+export interface ParameterResponse {
+  name: string;
+  description: string;
+  required: boolean;
+  inferrable: boolean;
+  value_schema: ValueSchemaResponse;
+}
+
+export interface AuthorizationRequirementResponse {
+  id: string;
+  provider_id: string;
+  provider_type: ProviderType;
+  status: AuthorizationStatus;
+  status_reason: string;
+  token_status: string;
+  oauth2: { scopes: string[] };
+}
+
+export interface SecretRequirementResponse {
+  key: string;
+  met: boolean;
+  status_reason: string;
+}
+
+export interface RequirementsResponse {
+  met: boolean;
+  authorization?: AuthorizationRequirementResponse;
+  secrets: SecretRequirementResponse[];
+}
+
+export interface ToolSpecificationResponse {
+  name: string;
+  qualified_name: string;
+  fully_qualified_name: string;
+  description: string;
+  formatted_schema: FormattedToolSchema;
+  input: { parameters: ParameterResponse[] };
+  output: { description: string; available_modes: OutputMode[]; value_schema: ValueSchemaResponse };
+  requirements: RequirementsResponse;
+  toolkit: ToolkitInfo;
+}

@@ -1,0 +1,255 @@
+import { randomUUID } from 'node:crypto';
+import { aMessangerChannel, aWhatsappChannel } from './support/factories';
+import { bearer, newOrganization, startApp, TestApp, tokenFor } from './support/test-app';
+
+describe('Channels (e2e)', () => {
+  let t: TestApp;
+  let org: string;
+  let auth: Record<string, string>;
+
+  beforeAll(async () => {
+    t = await startApp();
+  });
+  afterAll(async () => t.close());
+  beforeEach(() => {
+    org = newOrganization();
+    auth = bearer(tokenFor({ org, sub: 'alice' }));
+  });
+
+  describe('POST /v1/channels/whatsapp', () => {
+    it('creates a channel, wrapped in data, without the access token', async () => {
+      const body = aWhatsappChannel({ number_id: '106540352242922' });
+      const before = Date.now();
+      const res = await t.http().post('/v1/channels/whatsapp').set(auth).send(body).expect(201);
+      const channel = res.body.data;
+      expect(Object.keys(res.body)).toEqual(['data']);
+      expect(channel).toEqual({
+        id: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/),
+        agent_id: 'agent-1',
+        number_id: '106540352242922',
+        status: 'active',
+        type: 'Whatsapp',
+        organization_id: org,
+        created_by: 'alice',
+        verification_token: expect.stringMatching(/^[A-Za-z0-9_-]{32,}$/),
+        created_at: expect.any(Number),
+        updated_at: expect.any(Number),
+      });
+      expect(channel.created_at).toBeGreaterThanOrEqual(before - 1000);
+      expect(channel.created_at).toBeLessThanOrEqual(Date.now() + 1000);
+      expect(channel.updated_at).toBe(channel.created_at);
+      expect(JSON.stringify(res.body)).not.toContain(body.access_token);
+    });
+
+    it('generates a different verification token for every channel', async () => {
+      const a = await t.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201);
+      const b = await t.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201);
+      expect(a.body.data.verification_token).not.toBe(b.body.data.verification_token);
+    });
+
+    it('answers 409 for a second channel with the same number_id in the organization', async () => {
+      const body = aWhatsappChannel();
+      await t.http().post('/v1/channels/whatsapp').set(auth).send(body).expect(201);
+      const res = await t
+        .http()
+        .post('/v1/channels/whatsapp')
+        .set(auth)
+        .send(aWhatsappChannel({ number_id: body.number_id, agent_id: 'agent-2' }))
+        .expect(409);
+      expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(res.body).toMatchObject({ status: 409, code: 'conflict' });
+    });
+
+    it('allows the same number_id in another organization', async () => {
+      const body = aWhatsappChannel();
+      await t.http().post('/v1/channels/whatsapp').set(auth).send(body).expect(201);
+      await t
+        .http()
+        .post('/v1/channels/whatsapp')
+        .set(bearer(tokenFor()))
+        .send(aWhatsappChannel({ number_id: body.number_id }))
+        .expect(201);
+    });
+
+    it.each([
+      ['a missing access_token', { access_token: undefined }, 'access_token'],
+      ['a missing agent_id', { agent_id: undefined }, 'agent_id'],
+      ['a missing number_id', { number_id: undefined }, 'number_id'],
+      ['a number access_token', { access_token: 42 }, 'access_token'],
+      ['an empty number_id', { number_id: '' }, 'number_id'],
+      ['an unknown field', { status: 'inactive' }, 'status'],
+      ['a type field', { type: 'Messanger' }, 'type'],
+    ])('answers 400 for %s', async (_name, override, field) => {
+      const res = await t
+        .http()
+        .post('/v1/channels/whatsapp')
+        .set(auth)
+        .send(aWhatsappChannel(override))
+        .expect(400);
+      expect(res.body).toMatchObject({ status: 400, code: 'validation_failed', title: 'Bad Request' });
+      expect(res.body.errors.map((error: { field: string }) => error.field)).toContain(field);
+    });
+  });
+
+  describe('PUT /v1/channels/whatsapp/:id', () => {
+    it('changes the number and token, keeps the rest, and moves updated_at', async () => {
+      const created = (await t.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201))
+        .body.data;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      const res = await t
+        .http()
+        .put(`/v1/channels/whatsapp/${created.id}`)
+        .set(auth)
+        .send({ number_id: '999000111', access_token: 'EAAG-new-token' })
+        .expect(200);
+      expect(res.body.data).toMatchObject({
+        id: created.id,
+        number_id: '999000111',
+        agent_id: created.agent_id,
+        verification_token: created.verification_token,
+        created_at: created.created_at,
+        status: 'active',
+      });
+      expect(res.body.data.updated_at).toBeGreaterThan(created.updated_at);
+      expect(JSON.stringify(res.body)).not.toContain('EAAG-new-token');
+    });
+
+    it('accepts only one of the fields', async () => {
+      const created = (await t.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201))
+        .body.data;
+      const res = await t
+        .http()
+        .put(`/v1/channels/whatsapp/${created.id}`)
+        .set(auth)
+        .send({ access_token: 'EAAG-rotated' })
+        .expect(200);
+      expect(res.body.data.number_id).toBe(created.number_id);
+    });
+
+    it('refuses agent_id in the body (400, unknown field)', async () => {
+      const created = (await t.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201))
+        .body.data;
+      const res = await t
+        .http()
+        .put(`/v1/channels/whatsapp/${created.id}`)
+        .set(auth)
+        .send({ agent_id: 'agent-2', number_id: '123' })
+        .expect(400);
+      expect(res.body.errors).toContainEqual({ field: 'agent_id', message: 'unknown field agent_id' });
+    });
+
+    it('refuses an empty body', async () => {
+      const created = (await t.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201))
+        .body.data;
+      await t.http().put(`/v1/channels/whatsapp/${created.id}`).set(auth).send({}).expect(400);
+    });
+
+    it('answers 409 when the new number_id is taken', async () => {
+      const a = (await t.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201)).body.data;
+      const b = (await t.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201)).body.data;
+      await t.http().put(`/v1/channels/whatsapp/${b.id}`).set(auth).send({ number_id: a.number_id }).expect(409);
+    });
+
+    it.each([
+      ['an unknown id', () => randomUUID()],
+      ['a malformed id', () => 'not-a-uuid'],
+    ])('answers 404 for %s', async (_name, id) => {
+      const res = await t.http().put(`/v1/channels/whatsapp/${id()}`).set(auth).send({ number_id: '1' }).expect(404);
+      expect(res.body).toMatchObject({ status: 404, code: 'not_found' });
+    });
+
+    it("answers 404 for another organization's channel and leaves it unchanged", async () => {
+      const created = (await t.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201))
+        .body.data;
+      const intruder = bearer(tokenFor({ org: newOrganization() }));
+      await t.http().put(`/v1/channels/whatsapp/${created.id}`).set(intruder).send({ number_id: '1' }).expect(404);
+      const again = await t.http().put(`/v1/channels/whatsapp/${created.id}`).set(auth).send({ access_token: 'x' });
+      expect(again.body.data.number_id).toBe(created.number_id);
+    });
+
+    it('does not find a Messanger channel through the WhatsApp path', async () => {
+      const messanger = (
+        await t.http().post('/v1/channels/messanger').set(auth).send(aMessangerChannel()).expect(201)
+      ).body.data;
+      await t.http().put(`/v1/channels/whatsapp/${messanger.id}`).set(auth).send({ number_id: '1' }).expect(404);
+    });
+  });
+
+  describe('Messanger channels', () => {
+    it('creates a channel with type Messanger and no status', async () => {
+      const body = aMessangerChannel({ user_id: '1029384756' });
+      const res = await t.http().post('/v1/channels/messanger').set(auth).send(body).expect(201);
+      expect(res.body.data).toEqual({
+        id: expect.any(String),
+        agent_id: 'agent-1',
+        user_id: '1029384756',
+        type: 'Messanger',
+        organization_id: org,
+        created_by: 'alice',
+        verification_token: expect.stringMatching(/^[A-Za-z0-9_-]{32,}$/),
+        created_at: expect.any(Number),
+        updated_at: expect.any(Number),
+      });
+      expect(JSON.stringify(res.body)).not.toContain(body.access_token);
+    });
+
+    it('updates with both required fields', async () => {
+      const created = (await t.http().post('/v1/channels/messanger').set(auth).send(aMessangerChannel()).expect(201))
+        .body.data;
+      const res = await t
+        .http()
+        .put(`/v1/channels/messanger/${created.id}`)
+        .set(auth)
+        .send({ user_id: '555', access_token: 'EAAG-fb-new' })
+        .expect(200);
+      expect(res.body.data).toMatchObject({ id: created.id, user_id: '555', type: 'Messanger' });
+    });
+
+    it.each([
+      ['without access_token', { user_id: '555' }, 'access_token'],
+      ['without user_id', { access_token: 'x' }, 'user_id'],
+      ['with agent_id', { user_id: '555', access_token: 'x', agent_id: 'agent-2' }, 'agent_id'],
+    ])('refuses an update %s', async (_name, body, field) => {
+      const created = (await t.http().post('/v1/channels/messanger').set(auth).send(aMessangerChannel()).expect(201))
+        .body.data;
+      const res = await t.http().put(`/v1/channels/messanger/${created.id}`).set(auth).send(body).expect(400);
+      expect(res.body.errors.map((error: { field: string }) => error.field)).toContain(field);
+    });
+
+    it("answers 404 for another organization's channel", async () => {
+      const created = (await t.http().post('/v1/channels/messanger').set(auth).send(aMessangerChannel()).expect(201))
+        .body.data;
+      await t
+        .http()
+        .put(`/v1/channels/messanger/${created.id}`)
+        .set(bearer(tokenFor()))
+        .send({ user_id: '1', access_token: 'x' })
+        .expect(404);
+    });
+  });
+
+  it('never writes an access token to the log', async () => {
+    const whatsapp = aWhatsappChannel();
+    const messanger = aMessangerChannel();
+    await t.http().post('/v1/channels/whatsapp').set(auth).send(whatsapp).expect(201);
+    await t.http().post('/v1/channels/messanger').set(auth).send(messanger).expect(201);
+    await t.http().post('/v1/channels/whatsapp').set(auth).send({ ...whatsapp, extra: true }).expect(400);
+    const logs = t.logs();
+    expect(logs).toContain('/v1/channels/whatsapp');
+    expect(logs).not.toContain(whatsapp.access_token);
+    expect(logs).not.toContain(messanger.access_token);
+    expect(logs).not.toContain(auth.Authorization.slice(7));
+  });
+
+  it('stores access tokens encrypted', async () => {
+    const body = aWhatsappChannel();
+    const created = (await t.http().post('/v1/channels/whatsapp').set(auth).send(body).expect(201)).body.data;
+    const { DataSource } = await import('typeorm');
+    const rows = await t.app.get(DataSource).query(
+      'SELECT access_token_encrypted FROM whatsapp_channels WHERE id = $1',
+      [created.id],
+    );
+    expect(rows[0].access_token_encrypted).toMatch(/^v1\.[0-9a-f]{8}\./);
+    expect(rows[0].access_token_encrypted).not.toContain(body.access_token);
+  });
+});
