@@ -1,7 +1,7 @@
 /** Two projects: unit specs beside the code, e2e specs that boot AppModule over HTTP. */
 const base = {
   moduleFileExtensions: ['js', 'json', 'ts'],
-  transform: { '^.+\\.ts$': ['ts-jest', { isolatedModules: true }] },
+  transform: { '^.+\\.ts$': 'ts-jest' },
   testEnvironment: 'node',
 };
 module.exports = {

@@ -3,10 +3,16 @@ import { NestFactory } from '@nestjs/core';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import { configureApp } from './app.setup';
-import { AppConfig } from './config/app-config';
+import { AppConfig, loadConfig } from './config/app-config';
+import { EmbeddedDatabaseLock } from './database/embedded-database.lock';
 import { APP_CONFIG } from './config/config.module';
 
 async function bootstrap(): Promise<void> {
+  // The operator's usual mistakes (bad configuration, a data directory in use) get a one-line
+  // message before Nest starts, instead of a framework stack trace.
+  const preflight = loadConfig();
+  if (!preflight.databaseUrl) EmbeddedDatabaseLock.assertAvailable(preflight.dataDir);
+
   const app = await NestFactory.create(AppModule, { bodyParser: false, bufferLogs: true });
   configureApp(app);
   const config = app.get<AppConfig>(APP_CONFIG);

@@ -8,7 +8,12 @@ import { dataSourceOptions, openDataSource } from './data-source';
   imports: [
     TypeOrmModule.forRootAsync({
       inject: [APP_CONFIG],
-      useFactory: (config: AppConfig) => dataSourceOptions(config),
+      useFactory: (config: AppConfig) => ({
+        ...dataSourceOptions(config),
+        // PostgreSQL may still be starting (docker compose); a locked embedded directory will not free itself.
+        retryAttempts: config.databaseUrl ? 5 : 0,
+        retryDelay: 2000,
+      }),
       dataSourceFactory: async (options) => openDataSource(options!),
     }),
   ],

@@ -1,7 +1,16 @@
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 
 export class EmbeddedDatabaseInUseError extends Error {}
+
+const LOCK_FILE = 'agentline.pid';
+
+const inUse = (dataDir: string, pid: number) =>
+  new EmbeddedDatabaseInUseError(
+    `The embedded database in ${dataDir} is in use by another agentline process (pid ${pid}). ` +
+      'PGlite serves one process: stop that process, start this one with another DATA_DIR, ' +
+      'or set DATABASE_URL to run several processes on PostgreSQL.',
+  );
 
 function isAlive(pid: number): boolean {
   try {
@@ -19,9 +28,22 @@ function isAlive(pid: number): boolean {
 export class EmbeddedDatabaseLock {
   private constructor(private readonly file: string) {}
 
+  /** Fails fast, before anything else starts, when another live process holds the directory. */
+  static assertAvailable(dataDir: string): void {
+    const holder = EmbeddedDatabaseLock.holder(join(dataDir, LOCK_FILE));
+    if (holder !== undefined) throw inUse(dataDir, holder);
+  }
+
+  /** The pid of another live process that holds the lock file, if any. */
+  private static holder(file: string): number | undefined {
+    if (!existsSync(file)) return undefined;
+    const pid = Number.parseInt(readFileSync(file, 'utf8'), 10);
+    return Number.isInteger(pid) && pid !== process.pid && isAlive(pid) ? pid : undefined;
+  }
+
   static acquire(dataDir: string): EmbeddedDatabaseLock {
     mkdirSync(dataDir, { recursive: true });
-    const file = join(dataDir, 'agentline.pid');
+    const file = join(dataDir, LOCK_FILE);
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
         const fd = openSync(file, 'wx', 0o600);
@@ -30,14 +52,8 @@ export class EmbeddedDatabaseLock {
         return new EmbeddedDatabaseLock(file);
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-        const holder = Number.parseInt(readFileSync(file, 'utf8'), 10);
-        if (Number.isInteger(holder) && holder !== process.pid && isAlive(holder)) {
-          throw new EmbeddedDatabaseInUseError(
-            `The embedded database in ${dataDir} is in use by another agentline process (pid ${holder}). ` +
-              'PGlite serves one process: stop that process, start this one with another DATA_DIR, ' +
-              'or set DATABASE_URL to run several processes on PostgreSQL.',
-          );
-        }
+        const holder = EmbeddedDatabaseLock.holder(file);
+        if (holder !== undefined) throw inUse(dataDir, holder);
         // A stale lock from a process that died (or from this one, before a restart): take it over.
         rmSync(file, { force: true });
       }

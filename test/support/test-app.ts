@@ -76,7 +76,8 @@ export function tokenFor({ org, sub = 'user-1', claims = {}, secret = TEST_JWT_S
   return jwt.sign({ organization_id: org ?? newOrganization(), ...claims }, secret, {
     algorithm: 'HS256',
     subject: sub,
-    expiresIn: '1h',
+    // An explicit `exp` claim replaces the default lifetime.
+    ...('exp' in claims ? {} : { expiresIn: '1h' }),
     ...options,
   });
 }

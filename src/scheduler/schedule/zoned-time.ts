@@ -12,14 +12,14 @@ export const DAY_MS = 86_400_000;
 /** Instants/walls past the end of year 9999 are treated as "never" (Intl and Date stop nearby). */
 export const MAX_TIME_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 
-// Hour buckets of offsets per zone; cleared when full so memory stays bounded.
-const OFFSET_CACHE_LIMIT = 50_000;
-/** Marks a bucket that contains a transition, so its offset is computed per instant. */
-const MIXED = Number.NaN;
+// Offsets per zone and UTC day (a few KB per zone-year); cleared when full to bound memory.
+const OFFSET_CACHE_LIMIT = 100_000;
 const GREGORIAN_400Y_MS = 146_097 * 86_400_000;
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
-const offsetCaches = new Map<string, Map<number, number>>();
+/** One offset for the whole day, or the instant that day's transition happens. */
+type DayOffsets = number | { readonly at: number; readonly before: number; readonly after: number };
+const offsetCaches = new Map<string, Map<number, DayOffsets>>();
 
 // IANA names are Area/Location words; this rules out offsets such as +02:00 that Intl may take.
 const IANA_NAME = /^[A-Za-z][A-Za-z0-9_+-]*(?:\/[A-Za-z0-9_+-]+)*$/;
@@ -48,29 +48,47 @@ export function wallFromFields(
 ): number {
   if (year >= 0 && year < 100) {
     // 400 Gregorian years are a whole number of days, so shift out of the mapped range and back.
-    return Date.UTC(year + 400, month - 1, day, hour, minute, second, millisecond) - GREGORIAN_400Y_MS;
+    return (
+      Date.UTC(year + 400, month - 1, day, hour, minute, second, millisecond) - GREGORIAN_400Y_MS
+    );
   }
   return Date.UTC(year, month - 1, day, hour, minute, second, millisecond);
 }
 
 /** UTC offset (wall - instant, in ms) in force at the instant. */
 export function offsetAt(timeZone: string, instantMs: number): number {
+  const day = Math.floor(instantMs / DAY_MS);
   let cache = offsetCaches.get(timeZone);
   if (!cache) {
     cache = new Map();
     offsetCaches.set(timeZone, cache);
   }
-  const bucket = Math.floor(instantMs / HOUR_MS);
-  const cached = cache.get(bucket);
-  if (cached !== undefined) {
-    return Number.isNaN(cached) ? rawOffset(timeZone, instantMs) : cached;
+  let entry = cache.get(day);
+  if (entry === undefined) {
+    entry = dayOffsets(timeZone, day * DAY_MS);
+    if (cache.size >= OFFSET_CACHE_LIMIT) cache.clear();
+    cache.set(day, entry);
   }
-  // Zones change offset at most once an hour, so equal ends mean the whole hour shares one offset.
-  const start = rawOffset(timeZone, bucket * HOUR_MS);
-  const end = rawOffset(timeZone, bucket * HOUR_MS + HOUR_MS - 1000);
-  if (cache.size >= OFFSET_CACHE_LIMIT) cache.clear();
-  cache.set(bucket, start === end ? start : MIXED);
-  return start === end ? start : rawOffset(timeZone, instantMs);
+  if (typeof entry === 'number') return entry;
+  return instantMs < entry.at ? entry.before : entry.after;
+}
+
+/**
+ * The offsets of one UTC day. A zone changes offset at most once a day, so equal offsets at both
+ * ends mean one offset all day; otherwise bisect to the second the change happens.
+ */
+function dayOffsets(timeZone: string, dayStart: number): DayOffsets {
+  const before = rawOffset(timeZone, dayStart);
+  const after = rawOffset(timeZone, dayStart + DAY_MS - 1000);
+  if (before === after) return before;
+  let low = dayStart;
+  let high = dayStart + DAY_MS - 1000;
+  while (high - low > 1000) {
+    const mid = low + Math.floor((high - low) / 2000) * 1000;
+    if (rawOffset(timeZone, mid) === before) low = mid;
+    else high = mid;
+  }
+  return { at: high, before, after };
 }
 
 /** The wall-clock time shown in the zone at the instant. */

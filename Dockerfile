@@ -1,0 +1,22 @@
+# Build stage: compile TypeScript.
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json nest-cli.json ./
+COPY src ./src
+COPY migrations ./migrations
+RUN npm run build && npm prune --omit=dev
+
+# Runtime stage: compiled code, production dependencies and the tool catalog.
+FROM node:20-bookworm-slim
+ENV NODE_ENV=production
+WORKDIR /app
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY package.json ./
+COPY catalog ./catalog
+USER node
+EXPOSE 3000
+# Migrations run at start-up (serialised across replicas by an advisory lock).
+CMD ["node", "dist/src/main.js"]

@@ -1,0 +1,76 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError, loadConfig } from './app-config';
+
+const key = Buffer.alloc(32, 1).toString('base64');
+const secret = 's'.repeat(40);
+
+describe('loadConfig', () => {
+  const dataDir = () => mkdtempSync(join(tmpdir(), 'agentline-config-'));
+
+  it('starts with nothing set: embedded database, generated dev secrets, defaults from CONTRACT.md', () => {
+    const dir = dataDir();
+    const config = loadConfig({ DATA_DIR: dir });
+    expect(config).toMatchObject({
+      port: 3000,
+      databaseUrl: undefined,
+      graphApiUrl: 'https://graph.facebook.com/v23.0',
+      publicUrl: 'http://localhost:3000',
+      scheduler: { enabled: true, tickMs: 1000 },
+      jwt: { kind: 'secret', algorithms: ['HS256'], organizationClaim: 'organization_id', generated: true },
+    });
+    const stored = JSON.parse(readFileSync(join(dir, 'dev-secrets.json'), 'utf8'));
+    expect(config.jwt.kind === 'secret' && config.jwt.secret).toBe(stored.jwt_secret);
+    // A restart reads the same secrets back instead of generating new ones.
+    expect(loadConfig({ DATA_DIR: dir }).encryption.currentKey).toEqual(config.encryption.currentKey);
+  });
+
+  it('fails with DATABASE_URL and no token key', () => {
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://x/y', ENCRYPTION_KEY: key })).toThrow(
+      /DATABASE_URL is set but no token key is: set JWT_SECRET, JWT_PUBLIC_KEY or JWT_JWKS_URL/,
+    );
+  });
+
+  it('fails with DATABASE_URL and no ENCRYPTION_KEY', () => {
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://x/y', JWT_SECRET: secret })).toThrow(/ENCRYPTION_KEY/);
+  });
+
+  it('refuses two key sources at once, and algorithms that do not fit the key', () => {
+    expect(() => loadConfig({ DATA_DIR: dataDir(), JWT_SECRET: secret, JWT_JWKS_URL: 'https://id.example.com/jwks' })).toThrow(
+      ConfigError,
+    );
+    expect(() => loadConfig({ DATA_DIR: dataDir(), JWT_SECRET: secret, JWT_ALGORITHMS: 'RS256' })).toThrow(/do not fit/);
+    expect(() => loadConfig({ DATA_DIR: dataDir(), JWT_PUBLIC_KEY: 'pem', JWT_ALGORITHMS: 'HS256,RS256' })).toThrow(
+      /do not fit/,
+    );
+    expect(() => loadConfig({ DATA_DIR: dataDir(), JWT_SECRET: secret, JWT_ALGORITHMS: 'none' })).toThrow(ConfigError);
+  });
+
+  it('names what is wrong with a bad value', () => {
+    expect(() => loadConfig({ DATA_DIR: dataDir(), PORT: 'eighty' })).toThrow(/PORT/);
+    expect(() => loadConfig({ DATA_DIR: dataDir(), JWT_SECRET: 'short' })).toThrow(/at least 32 characters/);
+    expect(() => loadConfig({ DATA_DIR: dataDir(), ENCRYPTION_KEY: 'dG9vIHNob3J0' })).toThrow(/exactly 32 bytes/);
+    expect(() => loadConfig({ DATA_DIR: dataDir(), SCHEDULER_TICK_MS: '5' })).toThrow(/SCHEDULER_TICK_MS/);
+  });
+
+  it('reads the PostgreSQL configuration', () => {
+    const config = loadConfig({
+      DATABASE_URL: 'postgres://db/agentline',
+      JWT_SECRET: secret,
+      ENCRYPTION_KEY: key,
+      ENCRYPTION_PREVIOUS_KEYS: `${Buffer.alloc(32, 2).toString('base64')}`,
+      PORT: '8080',
+      SCHEDULER_ENABLED: 'false',
+      PUBLIC_URL: 'https://agentline.example.com/',
+    });
+    expect(config).toMatchObject({
+      databaseUrl: 'postgres://db/agentline',
+      port: 8080,
+      publicUrl: 'https://agentline.example.com',
+      scheduler: { enabled: false },
+      jwt: { generated: false },
+    });
+    expect(config.encryption.previousKeys).toHaveLength(1);
+  });
+});

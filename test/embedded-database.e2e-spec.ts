@@ -1,0 +1,81 @@
+import { execFile, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { aWhatsappChannel } from './support/factories';
+import { bearer, startApp, tokenFor } from './support/test-app';
+
+const root = resolve(__dirname, '..');
+const tsNode = [require.resolve('ts-node/dist/bin.js'), '--transpile-only'];
+const run = promisify(execFile);
+
+/** The embedded (PGlite) mode only: these tests pin DATABASE_URL to unset. */
+describe('Embedded database (e2e)', () => {
+  it('keeps the data across a restart on the same DATA_DIR', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'agentline-restart-'));
+    const auth = bearer(tokenFor({ org: 'org-restart' }));
+    const first = await startApp({ DATABASE_URL: undefined, DATA_DIR: dataDir });
+    const created = (await first.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201))
+      .body.data;
+    await first.close();
+
+    const second = await startApp({ DATABASE_URL: undefined, DATA_DIR: dataDir });
+    try {
+      const res = await second
+        .http()
+        .put(`/v1/channels/whatsapp/${created.id}`)
+        .set(auth)
+        .send({ access_token: 'EAAG-after-restart' })
+        .expect(200);
+      expect(res.body.data).toMatchObject({
+        id: created.id,
+        number_id: created.number_id,
+        verification_token: created.verification_token,
+        created_at: created.created_at,
+      });
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('refuses a second process on the same DATA_DIR at once, with a clear message', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'agentline-lock-'));
+    const holder = await startApp({ DATABASE_URL: undefined, DATA_DIR: dataDir });
+    try {
+      const child = spawn(process.execPath, [...tsNode, 'src/main.ts'], {
+        cwd: root,
+        env: { PATH: process.env.PATH, DATA_DIR: dataDir, PORT: '0', JWT_SECRET: 'x'.repeat(40) },
+      });
+      let stderr = '';
+      child.stderr.on('data', (chunk) => (stderr += chunk));
+      const code = await new Promise<number | null>((done) => child.on('exit', done));
+      expect(code).toBe(1);
+      expect(stderr).toContain(`The embedded database in ${dataDir} is in use by another agentline process (pid ${process.pid})`);
+      expect(stderr).not.toMatch(/\n\s+at /);
+    } finally {
+      await holder.close();
+    }
+  });
+
+  it('generates development secrets when nothing is configured, and mints tokens for them', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'agentline-dev-'));
+    const t = await startApp({ DATABASE_URL: undefined, DATA_DIR: dataDir, JWT_SECRET: undefined, ENCRYPTION_KEY: undefined });
+    try {
+      const secrets = join(dataDir, 'dev-secrets.json');
+      expect(existsSync(secrets)).toBe(true);
+      expect(statSync(secrets).mode & 0o077).toBe(0);
+      const { stdout } = await run(process.execPath, [...tsNode, 'src/cli/token.ts', '--org', 'org-dev', '--sub', 'dev'], {
+        cwd: root,
+        env: { PATH: process.env.PATH, DATA_DIR: dataDir },
+      });
+      const token = stdout.trim();
+      const res = await t.http().post('/v1/tools').set(bearer(token)).send({ agent_id: 'a', name: 'Math.Calculate' }).expect(201);
+      expect(res.body.data).toMatchObject({ organization_id: 'org-dev', created_by: 'dev' });
+      // The test secret does not open a service that uses its own generated one.
+      await t.http().get('/v1/tools/specs').set(bearer(tokenFor())).expect(401);
+    } finally {
+      await t.close();
+    }
+  });
+});
