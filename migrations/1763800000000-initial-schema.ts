@@ -84,7 +84,9 @@ export class InitialSchema1763800000000 implements MigrationInterface {
         created_at timestamptz NOT NULL,
         updated_at timestamptz NOT NULL
       )`);
-    await db.query('CREATE INDEX follow_ups_org_agent_idx ON follow_ups (organization_id, agent_id)');
+    await db.query(
+      'CREATE INDEX follow_ups_org_agent_idx ON follow_ups (organization_id, agent_id)',
+    );
     await db.query(
       'CREATE INDEX follow_ups_org_channel_idx ON follow_ups (organization_id, channel_id)',
     );

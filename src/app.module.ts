@@ -20,7 +20,10 @@ import { ToolsModule } from './tools/tools.module';
 @Module({
   imports: [
     ConfigModule,
-    LoggerModule.forRootAsync({ inject: [APP_CONFIG], useFactory: (config: AppConfig) => loggerOptions(config) }),
+    LoggerModule.forRootAsync({
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => loggerOptions(config),
+    }),
     CommonModule,
     CryptoModule,
     DatabaseModule,

@@ -1,6 +1,5 @@
 import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import type { Request, Response } from 'express';
 import { Logger } from 'nestjs-pino';
 import { bodyParserErrors, parseJsonBody, requireJsonBody } from './common/http/body-parsing';
 

@@ -30,6 +30,8 @@ async function bootstrap(): Promise<void> {
 
 bootstrap().catch((error: unknown) => {
   // Start-up failures (bad configuration, a locked data directory) are the operator's to fix: say what, not where.
-  process.stderr.write(`agentline failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.stderr.write(
+    `agentline failed to start: ${error instanceof Error ? error.message : String(error)}\n`,
+  );
   process.exit(1);
 });

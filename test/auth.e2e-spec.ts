@@ -8,9 +8,14 @@ const now = () => Math.floor(Date.now() / 1000);
 
 /** Every operation of the API, from the OpenAPI document the app serves. */
 async function operations(t: TestApp): Promise<[string, string][]> {
-  const doc = (await t.http().get('/v1/openapi.json').expect(200)).body as { paths: Record<string, Record<string, unknown>> };
+  const doc = (await t.http().get('/v1/openapi.json').expect(200)).body as {
+    paths: Record<string, Record<string, unknown>>;
+  };
   return Object.entries(doc.paths).flatMap(([path, methods]) =>
-    Object.keys(methods).map((method): [string, string] => [method, path.replace(/\{[^}]+\}/g, '00000000-0000-7000-8000-000000000000')]),
+    Object.keys(methods).map((method): [string, string] => [
+      method,
+      path.replace(/\{[^}]+\}/g, '00000000-0000-7000-8000-000000000000'),
+    ]),
   );
 }
 
@@ -28,7 +33,12 @@ describe('Authentication (e2e)', () => {
       const ops = await operations(t);
       expect(ops.length).toBeGreaterThanOrEqual(7);
       for (const [method, path] of ops) {
-        const res = await (t.http() as unknown as Record<string, (p: string) => Promise<{ status: number; body: { code: string } }>>)[method](path);
+        const res = await (
+          t.http() as unknown as Record<
+            string,
+            (p: string) => Promise<{ status: number; body: { code: string } }>
+          >
+        )[method](path);
         expect({ method, path, status: res.status }).toEqual({ method, path, status: 401 });
         expect(res.body.code).toBe('unauthorized');
       }
@@ -37,7 +47,10 @@ describe('Authentication (e2e)', () => {
     it('leaves only the documentation and health public', async () => {
       await t.http().get('/health').expect(200);
       await t.http().get('/v1/openapi.json').expect(200);
-      await t.http().get('/docs').expect((res) => expect([200, 301]).toContain(res.status));
+      await t
+        .http()
+        .get('/docs')
+        .expect((res) => expect([200, 301]).toContain(res.status));
     });
 
     it('accepts a valid token', async () => {
@@ -59,17 +72,23 @@ describe('Authentication (e2e)', () => {
     });
 
     it('answers 401 for a token signed with another key', async () => {
-      const res = await get(bearer(tokenFor({ secret: 'another-secret-that-is-long-enough-0123456789' }))).expect(401);
+      const res = await get(
+        bearer(tokenFor({ secret: 'another-secret-that-is-long-enough-0123456789' })),
+      ).expect(401);
       expect(res.body.detail).toMatch(/signature/);
     });
 
     it('answers 401 for alg: none', async () => {
-      const unsigned = jwt.sign({ sub: 'mallory', organization_id: 'org-1' }, '', { algorithm: 'none' });
+      const unsigned = jwt.sign({ sub: 'mallory', organization_id: 'org-1' }, '', {
+        algorithm: 'none',
+      });
       await get(bearer(unsigned)).expect(401);
     });
 
     it('answers 401 for an algorithm outside the allow-list (HS512)', async () => {
-      const token = jwt.sign({ sub: 'u', organization_id: 'o' }, TEST_JWT_SECRET, { algorithm: 'HS512' });
+      const token = jwt.sign({ sub: 'u', organization_id: 'o' }, TEST_JWT_SECRET, {
+        algorithm: 'HS512',
+      });
       const res = await get(bearer(token)).expect(401);
       expect(res.body.detail).toMatch(/algorithm/);
     });
@@ -88,13 +107,20 @@ describe('Authentication (e2e)', () => {
     });
 
     it('answers 401 without sub', async () => {
-      const token = jwt.sign({ organization_id: 'org-1' }, TEST_JWT_SECRET, { algorithm: 'HS256', expiresIn: '1h' });
+      const token = jwt.sign({ organization_id: 'org-1' }, TEST_JWT_SECRET, {
+        algorithm: 'HS256',
+        expiresIn: '1h',
+      });
       const res = await get(bearer(token)).expect(401);
       expect(res.body.detail).toContain('sub');
     });
 
     it('answers 401 without the organization claim', async () => {
-      const token = jwt.sign({}, TEST_JWT_SECRET, { algorithm: 'HS256', subject: 'u', expiresIn: '1h' });
+      const token = jwt.sign({}, TEST_JWT_SECRET, {
+        algorithm: 'HS256',
+        subject: 'u',
+        expiresIn: '1h',
+      });
       const res = await get(bearer(token)).expect(401);
       expect(res.body.detail).toContain('organization_id');
     });
@@ -114,7 +140,11 @@ describe('Authentication (e2e)', () => {
   describe('with issuer, audience and a custom organization claim', () => {
     let t: TestApp;
     beforeAll(async () => {
-      t = await startApp({ JWT_ISSUER: 'https://id.example.com/', JWT_AUDIENCE: 'agentline', JWT_ORGANIZATION_CLAIM: 'tenant' });
+      t = await startApp({
+        JWT_ISSUER: 'https://id.example.com/',
+        JWT_AUDIENCE: 'agentline',
+        JWT_ORGANIZATION_CLAIM: 'tenant',
+      });
     });
     afterAll(async () => t.close());
 
@@ -129,15 +159,32 @@ describe('Authentication (e2e)', () => {
       });
 
     it('accepts the configured issuer, audience and claim', async () => {
-      await t.http().post('/v1/tools').set(bearer(sign({}))).send({ agent_id: 'a', name: 'Math.Calculate' }).expect(201)
+      await t
+        .http()
+        .post('/v1/tools')
+        .set(bearer(sign({})))
+        .send({ agent_id: 'a', name: 'Math.Calculate' })
+        .expect(201)
         .expect((res) => expect(res.body.data.organization_id).toBe('org-t'));
     });
 
     it('answers 401 for another issuer, another audience or the default claim only', async () => {
-      await t.http().get('/v1/tools/specs').set(bearer(sign({}, { issuer: 'https://evil.example.com/' }))).expect(401);
-      await t.http().get('/v1/tools/specs').set(bearer(sign({}, { audience: 'someone-else' }))).expect(401);
+      await t
+        .http()
+        .get('/v1/tools/specs')
+        .set(bearer(sign({}, { issuer: 'https://evil.example.com/' })))
+        .expect(401);
+      await t
+        .http()
+        .get('/v1/tools/specs')
+        .set(bearer(sign({}, { audience: 'someone-else' })))
+        .expect(401);
       const defaultClaim = jwt.sign({ organization_id: 'o' }, TEST_JWT_SECRET, {
-        algorithm: 'HS256', subject: 'u', expiresIn: '1h', issuer: 'https://id.example.com/', audience: 'agentline',
+        algorithm: 'HS256',
+        subject: 'u',
+        expiresIn: '1h',
+        issuer: 'https://id.example.com/',
+        audience: 'agentline',
       });
       await t.http().get('/v1/tools/specs').set(bearer(defaultClaim)).expect(401);
     });
@@ -153,7 +200,11 @@ describe('Authentication (e2e)', () => {
     afterAll(async () => t.close());
 
     it('accepts an RS256 token', async () => {
-      const token = jwt.sign({ organization_id: 'o' }, privateKey, { algorithm: 'RS256', subject: 'u', expiresIn: '1h' });
+      const token = jwt.sign({ organization_id: 'o' }, privateKey, {
+        algorithm: 'RS256',
+        subject: 'u',
+        expiresIn: '1h',
+      });
       await t.http().get('/v1/tools/specs').set(bearer(token)).expect(200);
     });
 
@@ -179,7 +230,10 @@ describe('Authentication (e2e)', () => {
       });
       await new Promise<void>((resolve) => jwks.listen(0, '127.0.0.1', resolve));
       const { port } = jwks.address() as AddressInfo;
-      t = await startApp({ JWT_SECRET: undefined, JWT_JWKS_URL: `http://127.0.0.1:${port}/.well-known/jwks.json` });
+      t = await startApp({
+        JWT_SECRET: undefined,
+        JWT_JWKS_URL: `http://127.0.0.1:${port}/.well-known/jwks.json`,
+      });
     });
     afterAll(async () => {
       await t.close();
@@ -187,17 +241,38 @@ describe('Authentication (e2e)', () => {
     });
 
     const sign = (key: KeyObject, kid = 'key-1') =>
-      jwt.sign({ organization_id: 'o' }, key, { algorithm: 'ES256', subject: 'u', expiresIn: '1h', keyid: kid });
+      jwt.sign({ organization_id: 'o' }, key, {
+        algorithm: 'ES256',
+        subject: 'u',
+        expiresIn: '1h',
+        keyid: kid,
+      });
 
     it('accepts an ES256 token whose key the JWKS publishes, and caches the key set', async () => {
-      await t.http().get('/v1/tools/specs').set(bearer(sign(privateKey))).expect(200);
-      await t.http().get('/v1/tools/specs').set(bearer(sign(privateKey))).expect(200);
+      await t
+        .http()
+        .get('/v1/tools/specs')
+        .set(bearer(sign(privateKey)))
+        .expect(200);
+      await t
+        .http()
+        .get('/v1/tools/specs')
+        .set(bearer(sign(privateKey)))
+        .expect(200);
       expect(jwksHits).toBe(1);
     });
 
     it('answers 401 for a key id the JWKS does not have, or a key it does not match', async () => {
-      await t.http().get('/v1/tools/specs').set(bearer(sign(privateKey, 'unknown'))).expect(401);
-      await t.http().get('/v1/tools/specs').set(bearer(sign(otherKey))).expect(401);
+      await t
+        .http()
+        .get('/v1/tools/specs')
+        .set(bearer(sign(privateKey, 'unknown')))
+        .expect(401);
+      await t
+        .http()
+        .get('/v1/tools/specs')
+        .set(bearer(sign(otherKey)))
+        .expect(401);
     });
   });
 });

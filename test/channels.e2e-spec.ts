@@ -24,7 +24,9 @@ describe('Channels (e2e)', () => {
       const channel = res.body.data;
       expect(Object.keys(res.body)).toEqual(['data']);
       expect(channel).toEqual({
-        id: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/),
+        id: expect.stringMatching(
+          /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+        ),
         agent_id: 'agent-1',
         number_id: '106540352242922',
         status: 'active',
@@ -42,8 +44,18 @@ describe('Channels (e2e)', () => {
     });
 
     it('generates a different verification token for every channel', async () => {
-      const a = await t.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201);
-      const b = await t.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201);
+      const a = await t
+        .http()
+        .post('/v1/channels/whatsapp')
+        .set(auth)
+        .send(aWhatsappChannel())
+        .expect(201);
+      const b = await t
+        .http()
+        .post('/v1/channels/whatsapp')
+        .set(auth)
+        .send(aWhatsappChannel())
+        .expect(201);
       expect(a.body.data.verification_token).not.toBe(b.body.data.verification_token);
     });
 
@@ -86,15 +98,20 @@ describe('Channels (e2e)', () => {
         .set(auth)
         .send(aWhatsappChannel(override))
         .expect(400);
-      expect(res.body).toMatchObject({ status: 400, code: 'validation_failed', title: 'Bad Request' });
+      expect(res.body).toMatchObject({
+        status: 400,
+        code: 'validation_failed',
+        title: 'Bad Request',
+      });
       expect(res.body.errors.map((error: { field: string }) => error.field)).toContain(field);
     });
   });
 
   describe('PUT /v1/channels/whatsapp/:id', () => {
     it('changes the number and token, keeps the rest, and moves updated_at', async () => {
-      const created = (await t.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201))
-        .body.data;
+      const created = (
+        await t.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201)
+      ).body.data;
       await new Promise((resolve) => setTimeout(resolve, 5));
       const res = await t
         .http()
@@ -115,8 +132,9 @@ describe('Channels (e2e)', () => {
     });
 
     it('accepts only one of the fields', async () => {
-      const created = (await t.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201))
-        .body.data;
+      const created = (
+        await t.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201)
+      ).body.data;
       const res = await t
         .http()
         .put(`/v1/channels/whatsapp/${created.id}`)
@@ -127,51 +145,90 @@ describe('Channels (e2e)', () => {
     });
 
     it('refuses agent_id in the body (400, unknown field)', async () => {
-      const created = (await t.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201))
-        .body.data;
+      const created = (
+        await t.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201)
+      ).body.data;
       const res = await t
         .http()
         .put(`/v1/channels/whatsapp/${created.id}`)
         .set(auth)
         .send({ agent_id: 'agent-2', number_id: '123' })
         .expect(400);
-      expect(res.body.errors).toContainEqual({ field: 'agent_id', message: 'unknown field agent_id' });
+      expect(res.body.errors).toContainEqual({
+        field: 'agent_id',
+        message: 'unknown field agent_id',
+      });
     });
 
     it('refuses an empty body', async () => {
-      const created = (await t.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201))
-        .body.data;
+      const created = (
+        await t.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201)
+      ).body.data;
       await t.http().put(`/v1/channels/whatsapp/${created.id}`).set(auth).send({}).expect(400);
     });
 
     it('answers 409 when the new number_id is taken', async () => {
-      const a = (await t.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201)).body.data;
-      const b = (await t.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201)).body.data;
-      await t.http().put(`/v1/channels/whatsapp/${b.id}`).set(auth).send({ number_id: a.number_id }).expect(409);
+      const a = (
+        await t.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201)
+      ).body.data;
+      const b = (
+        await t.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201)
+      ).body.data;
+      await t
+        .http()
+        .put(`/v1/channels/whatsapp/${b.id}`)
+        .set(auth)
+        .send({ number_id: a.number_id })
+        .expect(409);
     });
 
     it.each([
       ['an unknown id', () => randomUUID()],
       ['a malformed id', () => 'not-a-uuid'],
     ])('answers 404 for %s', async (_name, id) => {
-      const res = await t.http().put(`/v1/channels/whatsapp/${id()}`).set(auth).send({ number_id: '1' }).expect(404);
+      const res = await t
+        .http()
+        .put(`/v1/channels/whatsapp/${id()}`)
+        .set(auth)
+        .send({ number_id: '1' })
+        .expect(404);
       expect(res.body).toMatchObject({ status: 404, code: 'not_found' });
     });
 
     it("answers 404 for another organization's channel and leaves it unchanged", async () => {
-      const created = (await t.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201))
-        .body.data;
+      const created = (
+        await t.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201)
+      ).body.data;
       const intruder = bearer(tokenFor({ org: newOrganization() }));
-      await t.http().put(`/v1/channels/whatsapp/${created.id}`).set(intruder).send({ number_id: '1' }).expect(404);
-      const again = await t.http().put(`/v1/channels/whatsapp/${created.id}`).set(auth).send({ access_token: 'x' });
+      await t
+        .http()
+        .put(`/v1/channels/whatsapp/${created.id}`)
+        .set(intruder)
+        .send({ number_id: '1' })
+        .expect(404);
+      const again = await t
+        .http()
+        .put(`/v1/channels/whatsapp/${created.id}`)
+        .set(auth)
+        .send({ access_token: 'x' });
       expect(again.body.data.number_id).toBe(created.number_id);
     });
 
     it('does not find a Messanger channel through the WhatsApp path', async () => {
       const messanger = (
-        await t.http().post('/v1/channels/messanger').set(auth).send(aMessangerChannel()).expect(201)
+        await t
+          .http()
+          .post('/v1/channels/messanger')
+          .set(auth)
+          .send(aMessangerChannel())
+          .expect(201)
       ).body.data;
-      await t.http().put(`/v1/channels/whatsapp/${messanger.id}`).set(auth).send({ number_id: '1' }).expect(404);
+      await t
+        .http()
+        .put(`/v1/channels/whatsapp/${messanger.id}`)
+        .set(auth)
+        .send({ number_id: '1' })
+        .expect(404);
     });
   });
 
@@ -194,8 +251,14 @@ describe('Channels (e2e)', () => {
     });
 
     it('updates with both required fields', async () => {
-      const created = (await t.http().post('/v1/channels/messanger').set(auth).send(aMessangerChannel()).expect(201))
-        .body.data;
+      const created = (
+        await t
+          .http()
+          .post('/v1/channels/messanger')
+          .set(auth)
+          .send(aMessangerChannel())
+          .expect(201)
+      ).body.data;
       const res = await t
         .http()
         .put(`/v1/channels/messanger/${created.id}`)
@@ -210,15 +273,32 @@ describe('Channels (e2e)', () => {
       ['without user_id', { access_token: 'x' }, 'user_id'],
       ['with agent_id', { user_id: '555', access_token: 'x', agent_id: 'agent-2' }, 'agent_id'],
     ])('refuses an update %s', async (_name, body, field) => {
-      const created = (await t.http().post('/v1/channels/messanger').set(auth).send(aMessangerChannel()).expect(201))
-        .body.data;
-      const res = await t.http().put(`/v1/channels/messanger/${created.id}`).set(auth).send(body).expect(400);
+      const created = (
+        await t
+          .http()
+          .post('/v1/channels/messanger')
+          .set(auth)
+          .send(aMessangerChannel())
+          .expect(201)
+      ).body.data;
+      const res = await t
+        .http()
+        .put(`/v1/channels/messanger/${created.id}`)
+        .set(auth)
+        .send(body)
+        .expect(400);
       expect(res.body.errors.map((error: { field: string }) => error.field)).toContain(field);
     });
 
     it("answers 404 for another organization's channel", async () => {
-      const created = (await t.http().post('/v1/channels/messanger').set(auth).send(aMessangerChannel()).expect(201))
-        .body.data;
+      const created = (
+        await t
+          .http()
+          .post('/v1/channels/messanger')
+          .set(auth)
+          .send(aMessangerChannel())
+          .expect(201)
+      ).body.data;
       await t
         .http()
         .put(`/v1/channels/messanger/${created.id}`)
@@ -233,7 +313,12 @@ describe('Channels (e2e)', () => {
     const messanger = aMessangerChannel();
     await t.http().post('/v1/channels/whatsapp').set(auth).send(whatsapp).expect(201);
     await t.http().post('/v1/channels/messanger').set(auth).send(messanger).expect(201);
-    await t.http().post('/v1/channels/whatsapp').set(auth).send({ ...whatsapp, extra: true }).expect(400);
+    await t
+      .http()
+      .post('/v1/channels/whatsapp')
+      .set(auth)
+      .send({ ...whatsapp, extra: true })
+      .expect(400);
     const logs = t.logs();
     expect(logs).toContain('/v1/channels/whatsapp');
     expect(logs).not.toContain(whatsapp.access_token);
@@ -243,12 +328,12 @@ describe('Channels (e2e)', () => {
 
   it('stores access tokens encrypted', async () => {
     const body = aWhatsappChannel();
-    const created = (await t.http().post('/v1/channels/whatsapp').set(auth).send(body).expect(201)).body.data;
+    const created = (await t.http().post('/v1/channels/whatsapp').set(auth).send(body).expect(201))
+      .body.data;
     const { DataSource } = await import('typeorm');
-    const rows = await t.app.get(DataSource).query(
-      'SELECT access_token_encrypted FROM whatsapp_channels WHERE id = $1',
-      [created.id],
-    );
+    const rows = await t.app
+      .get(DataSource)
+      .query('SELECT access_token_encrypted FROM whatsapp_channels WHERE id = $1', [created.id]);
     expect(rows[0].access_token_encrypted).toMatch(/^v1\.[0-9a-f]{8}\./);
     expect(rows[0].access_token_encrypted).not.toContain(body.access_token);
   });

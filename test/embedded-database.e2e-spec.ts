@@ -16,8 +16,14 @@ describe('Embedded database (e2e)', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'agentline-restart-'));
     const auth = bearer(tokenFor({ org: 'org-restart' }));
     const first = await startApp({ DATABASE_URL: undefined, DATA_DIR: dataDir });
-    const created = (await first.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201))
-      .body.data;
+    const created = (
+      await first
+        .http()
+        .post('/v1/channels/whatsapp')
+        .set(auth)
+        .send(aWhatsappChannel())
+        .expect(201)
+    ).body.data;
     await first.close();
 
     const second = await startApp({ DATABASE_URL: undefined, DATA_DIR: dataDir });
@@ -51,7 +57,9 @@ describe('Embedded database (e2e)', () => {
       child.stderr.on('data', (chunk) => (stderr += chunk));
       const code = await new Promise<number | null>((done) => child.on('exit', done));
       expect(code).toBe(1);
-      expect(stderr).toContain(`The embedded database in ${dataDir} is in use by another agentline process (pid ${process.pid})`);
+      expect(stderr).toContain(
+        `The embedded database in ${dataDir} is in use by another agentline process (pid ${process.pid})`,
+      );
       expect(stderr).not.toMatch(/\n\s+at /);
     } finally {
       await holder.close();
@@ -60,17 +68,31 @@ describe('Embedded database (e2e)', () => {
 
   it('generates development secrets when nothing is configured, and mints tokens for them', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'agentline-dev-'));
-    const t = await startApp({ DATABASE_URL: undefined, DATA_DIR: dataDir, JWT_SECRET: undefined, ENCRYPTION_KEY: undefined });
+    const t = await startApp({
+      DATABASE_URL: undefined,
+      DATA_DIR: dataDir,
+      JWT_SECRET: undefined,
+      ENCRYPTION_KEY: undefined,
+    });
     try {
       const secrets = join(dataDir, 'dev-secrets.json');
       expect(existsSync(secrets)).toBe(true);
       expect(statSync(secrets).mode & 0o077).toBe(0);
-      const { stdout } = await run(process.execPath, [...tsNode, 'src/cli/token.ts', '--org', 'org-dev', '--sub', 'dev'], {
-        cwd: root,
-        env: { PATH: process.env.PATH, DATA_DIR: dataDir },
-      });
+      const { stdout } = await run(
+        process.execPath,
+        [...tsNode, 'src/cli/token.ts', '--org', 'org-dev', '--sub', 'dev'],
+        {
+          cwd: root,
+          env: { PATH: process.env.PATH, DATA_DIR: dataDir },
+        },
+      );
       const token = stdout.trim();
-      const res = await t.http().post('/v1/tools').set(bearer(token)).send({ agent_id: 'a', name: 'Math.Calculate' }).expect(201);
+      const res = await t
+        .http()
+        .post('/v1/tools')
+        .set(bearer(token))
+        .send({ agent_id: 'a', name: 'Math.Calculate' })
+        .expect(201);
       expect(res.body.data).toMatchObject({ organization_id: 'org-dev', created_by: 'dev' });
       // The test secret does not open a service that uses its own generated one.
       await t.http().get('/v1/tools/specs').set(bearer(tokenFor())).expect(401);

@@ -11,14 +11,30 @@ describe('Errors (e2e)', () => {
   });
   afterAll(async () => t.close());
 
-  const expectProblem = (res: { headers: Record<string, string>; body: Record<string, unknown> }, status: number, code: string) => {
+  const expectProblem = (
+    res: { headers: Record<string, string>; body: Record<string, unknown> },
+    status: number,
+    code: string,
+  ) => {
     expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
-    expect(res.body).toMatchObject({ status, code, type: expect.any(String), title: expect.any(String), detail: expect.any(String) });
+    expect(res.body).toMatchObject({
+      status,
+      code,
+      type: expect.any(String),
+      title: expect.any(String),
+      detail: expect.any(String),
+    });
     expect(JSON.stringify(res.body)).not.toMatch(/at .+\.(ts|js):\d+/);
   };
 
   it('answers 400 malformed_json for a body that is not valid JSON', async () => {
-    const res = await t.http().post('/v1/tools').set(auth).set('Content-Type', 'application/json').send('{"agent_id": "a",').expect(400);
+    const res = await t
+      .http()
+      .post('/v1/tools')
+      .set(auth)
+      .set('Content-Type', 'application/json')
+      .send('{"agent_id": "a",')
+      .expect(400);
     expectProblem(res, 400, 'malformed_json');
   });
 
@@ -28,14 +44,32 @@ describe('Errors (e2e)', () => {
     ['null', 'null'],
     ['a number', '42'],
   ])('answers 400 for a JSON body that is %s', async (_name, body) => {
-    const res = await t.http().post('/v1/channels/whatsapp').set(auth).set('Content-Type', 'application/json').send(body).expect(400);
+    const res = await t
+      .http()
+      .post('/v1/channels/whatsapp')
+      .set(auth)
+      .set('Content-Type', 'application/json')
+      .send(body)
+      .expect(400);
     expectProblem(res, 400, 'validation_failed');
   });
 
   it('answers 415 for a body that is not JSON', async () => {
-    const res = await t.http().post('/v1/tools').set(auth).set('Content-Type', 'text/plain').send('agent_id=a').expect(415);
+    const res = await t
+      .http()
+      .post('/v1/tools')
+      .set(auth)
+      .set('Content-Type', 'text/plain')
+      .send('agent_id=a')
+      .expect(415);
     expectProblem(res, 415, 'unsupported_media_type');
-    const form = await t.http().post('/v1/tools').set(auth).type('form').send({ agent_id: 'a', name: 'Math.Calculate' }).expect(415);
+    const form = await t
+      .http()
+      .post('/v1/tools')
+      .set(auth)
+      .type('form')
+      .send({ agent_id: 'a', name: 'Math.Calculate' })
+      .expect(415);
     expectProblem(form, 415, 'unsupported_media_type');
   });
 
@@ -47,7 +81,12 @@ describe('Errors (e2e)', () => {
       .send(aTool({ params: { blob: 'x'.repeat(1024 * 1024) } }))
       .expect(413);
     expectProblem(res, 413, 'payload_too_large');
-    await t.http().post('/v1/tools').set(auth).send(aTool({ params: { blob: 'x'.repeat(512 * 1024) } })).expect(201);
+    await t
+      .http()
+      .post('/v1/tools')
+      .set(auth)
+      .send(aTool({ params: { blob: 'x'.repeat(512 * 1024) } }))
+      .expect(201);
   });
 
   it('answers 404 problem details for an unknown route', async () => {
@@ -56,9 +95,16 @@ describe('Errors (e2e)', () => {
   });
 
   it('answers 400 with every failing field at once', async () => {
-    const res = await t.http().post('/v1/channels/whatsapp').set(auth).send({ agent_id: 5, extra: 1 }).expect(400);
+    const res = await t
+      .http()
+      .post('/v1/channels/whatsapp')
+      .set(auth)
+      .send({ agent_id: 5, extra: 1 })
+      .expect(400);
     const fields = res.body.errors.map((error: { field: string }) => error.field);
-    expect(fields).toEqual(expect.arrayContaining(['agent_id', 'access_token', 'number_id', 'extra']));
+    expect(fields).toEqual(
+      expect.arrayContaining(['agent_id', 'access_token', 'number_id', 'extra']),
+    );
   });
 
   it('ignores a prototype-pollution attempt', async () => {
@@ -67,7 +113,12 @@ describe('Errors (e2e)', () => {
       .post('/v1/channels/whatsapp')
       .set(auth)
       .set('Content-Type', 'application/json')
-      .send(JSON.stringify({ ...aWhatsappChannel(), __proto__: { polluted: true } }).replace('}', ',"__proto__":{"polluted":true}}'));
+      .send(
+        JSON.stringify({ ...aWhatsappChannel(), __proto__: { polluted: true } }).replace(
+          '}',
+          ',"__proto__":{"polluted":true}}',
+        ),
+      );
     expect([201, 400]).toContain(res.status);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });

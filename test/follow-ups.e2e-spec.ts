@@ -17,11 +17,13 @@ describe('Follow-ups (e2e)', () => {
   beforeEach(async () => {
     org = newOrganization();
     auth = bearer(tokenFor({ org, sub: 'carol' }));
-    channelId = (await t.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201)).body
-      .data.id;
+    channelId = (
+      await t.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201)
+    ).body.data.id;
   });
 
-  const create = (body: object) => t.http().post('/v1/scheduler/follow-up/whatsapp').set(auth).send(body);
+  const create = (body: object) =>
+    t.http().post('/v1/scheduler/follow-up/whatsapp').set(auth).send(body);
 
   describe('POST /v1/scheduler/follow-up/whatsapp', () => {
     it('creates a follow-up and answers it bare, with next_run_at', async () => {
@@ -76,16 +78,25 @@ describe('Follow-ups (e2e)', () => {
       ['an ISO 8601 duration', 'PT6H'],
       ['a preset in capitals', 'WEEKLY'],
     ])('accepts %s, with a next run after creation', async (_name, frequency) => {
-      const res = await create(aFollowUp(channelId, { frequency, time_zone: 'America/New_York' })).expect(201);
+      const res = await create(
+        aFollowUp(channelId, { frequency, time_zone: 'America/New_York' }),
+      ).expect(201);
       expect(res.body.next_run_at).toBeGreaterThan(res.body.created_at);
     });
 
     it('next_run_at agrees with the preview of the same frequency', async () => {
-      const res = await create(aFollowUp(channelId, { frequency: '30 8 * * *', time_zone: 'Asia/Kolkata' })).expect(201);
+      const res = await create(
+        aFollowUp(channelId, { frequency: '30 8 * * *', time_zone: 'Asia/Kolkata' }),
+      ).expect(201);
       const preview = await t
         .http()
         .get('/v1/scheduler/preview')
-        .query({ frequency: '30 8 * * *', time_zone: 'Asia/Kolkata', from: res.body.created_at, count: 1 })
+        .query({
+          frequency: '30 8 * * *',
+          time_zone: 'Asia/Kolkata',
+          from: res.body.created_at,
+          count: 1,
+        })
         .set(auth)
         .expect(200);
       expect(preview.body.data.occurrences).toEqual([res.body.next_run_at]);
@@ -105,8 +116,21 @@ describe('Follow-ups (e2e)', () => {
 
     it.each([
       ['an empty phone list', { client_phone_numbers: [] }, 'client_phone_numbers'],
-      ['a phone list that is a string', { client_phone_numbers: '+34612345678' }, 'client_phone_numbers'],
-      ['more than 10,000 numbers', { client_phone_numbers: Array.from({ length: 10_001 }, (_, i) => `+3461${String(i).padStart(7, '0')}`) }, 'client_phone_numbers'],
+      [
+        'a phone list that is a string',
+        { client_phone_numbers: '+34612345678' },
+        'client_phone_numbers',
+      ],
+      [
+        'more than 10,000 numbers',
+        {
+          client_phone_numbers: Array.from(
+            { length: 10_001 },
+            (_, i) => `+3461${String(i).padStart(7, '0')}`,
+          ),
+        },
+        'client_phone_numbers',
+      ],
       ['a bad time zone', { time_zone: 'Mars/Olympus' }, 'time_zone'],
       ['an offset instead of a zone', { time_zone: '+02:00' }, 'time_zone'],
       ['a bad frequency', { frequency: 'every now and then' }, 'frequency'],
@@ -132,8 +156,14 @@ describe('Follow-ups (e2e)', () => {
 
     it("answers 422 for another organization's channel", async () => {
       const otherAuth = bearer(tokenFor());
-      const foreign = (await t.http().post('/v1/channels/whatsapp').set(otherAuth).send(aWhatsappChannel()).expect(201))
-        .body.data.id;
+      const foreign = (
+        await t
+          .http()
+          .post('/v1/channels/whatsapp')
+          .set(otherAuth)
+          .send(aWhatsappChannel())
+          .expect(201)
+      ).body.data.id;
       const res = await create(aFollowUp(foreign)).expect(422);
       expect(res.body.detail).toContain('No WhatsApp channel');
     });
@@ -144,8 +174,14 @@ describe('Follow-ups (e2e)', () => {
     });
 
     it('answers 422 for a Messanger channel', async () => {
-      const messanger = (await t.http().post('/v1/channels/messanger').set(auth).send(aMessangerChannel()).expect(201))
-        .body.data.id;
+      const messanger = (
+        await t
+          .http()
+          .post('/v1/channels/messanger')
+          .set(auth)
+          .send(aMessangerChannel())
+          .expect(201)
+      ).body.data.id;
       const res = await create(aFollowUp(messanger)).expect(422);
       expect(res.body.detail).toContain('Messanger');
     });
@@ -157,7 +193,12 @@ describe('Follow-ups (e2e)', () => {
 
     it('lists the next occurrences after from, wrapped in data', async () => {
       const from = Date.UTC(2026, 0, 5, 8, 0); // Monday 08:00 UTC
-      const res = await preview({ frequency: '0 9 * * 1-5', time_zone: 'UTC', from, count: 3 }).expect(200);
+      const res = await preview({
+        frequency: '0 9 * * 1-5',
+        time_zone: 'UTC',
+        from,
+        count: 3,
+      }).expect(200);
       expect(res.body).toEqual({
         data: {
           occurrences: [Date.UTC(2026, 0, 5, 9), Date.UTC(2026, 0, 6, 9), Date.UTC(2026, 0, 7, 9)],
@@ -167,7 +208,12 @@ describe('Follow-ups (e2e)', () => {
 
     it('evaluates in the time zone across a DST change', async () => {
       const from = Date.UTC(2026, 2, 27, 12); // Friday before Europe's spring change
-      const res = await preview({ frequency: 'daily', time_zone: 'Europe/Madrid', from, count: 3 }).expect(200);
+      const res = await preview({
+        frequency: 'daily',
+        time_zone: 'Europe/Madrid',
+        from,
+        count: 3,
+      }).expect(200);
       // Created 13:00 CET; daily stays at 13:00 wall-clock: CET, then CEST (one hour earlier in UTC).
       expect(res.body.data.occurrences).toEqual([
         Date.UTC(2026, 2, 28, 12),
@@ -183,8 +229,12 @@ describe('Follow-ups (e2e)', () => {
     });
 
     it('defaults to 10 occurrences and allows up to 500', async () => {
-      expect((await preview({ frequency: 'hourly' }).expect(200)).body.data.occurrences).toHaveLength(10);
-      expect((await preview({ frequency: 'hourly', count: 500 }).expect(200)).body.data.occurrences).toHaveLength(500);
+      expect(
+        (await preview({ frequency: 'hourly' }).expect(200)).body.data.occurrences,
+      ).toHaveLength(10);
+      expect(
+        (await preview({ frequency: 'hourly', count: 500 }).expect(200)).body.data.occurrences,
+      ).toHaveLength(500);
     });
 
     it.each([

@@ -29,9 +29,15 @@ describe('OpenAPI document (e2e)', () => {
     ];
     for (const [method, path, success] of operations) {
       const operation = doc.paths[path]?.[method];
-      expect({ path, method, documented: Boolean(operation) }).toEqual({ path, method, documented: true });
+      expect({ path, method, documented: Boolean(operation) }).toEqual({
+        path,
+        method,
+        documented: true,
+      });
       expect(operation.security).toEqual([{ bearer: [] }]);
-      expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining([success, '400', '401']));
+      expect(Object.keys(operation.responses)).toEqual(
+        expect.arrayContaining([success, '400', '401']),
+      );
       expect(operation.responses['401'].content).toHaveProperty(['application/problem+json']);
     }
     expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });

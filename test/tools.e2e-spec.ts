@@ -6,11 +6,19 @@ interface Spec {
   name: string;
   qualified_name: string;
   fully_qualified_name: string;
-  formatted_schema: { type: string; function: { name: string; parameters: { type: string; properties: object } } };
+  formatted_schema: {
+    type: string;
+    function: { name: string; parameters: { type: string; properties: object } };
+  };
   input: { parameters: { name: string; value_schema: { val_type: string } }[] };
   requirements: {
     met: boolean;
-    authorization?: { id: string; provider_id: string; status: string; oauth2: { scopes: string[] } };
+    authorization?: {
+      id: string;
+      provider_id: string;
+      status: string;
+      oauth2: { scopes: string[] };
+    };
     secrets: { key: string; met: boolean }[];
   };
   toolkit: { name: string; version: string };
@@ -30,7 +38,9 @@ describe('Tools (e2e)', () => {
     auth = bearer(tokenFor({ org, sub: 'bob' }));
   });
 
-  const specs = async (query = ''): Promise<{ items: Spec[]; offset: number; total_count: number }> =>
+  const specs = async (
+    query = '',
+  ): Promise<{ items: Spec[]; offset: number; total_count: number }> =>
     (await t.http().get(`/v1/tools/specs${query}`).set(auth).expect(200)).body.data;
 
   describe('GET /v1/tools/specs', () => {
@@ -48,15 +58,21 @@ describe('Tools (e2e)', () => {
         expect(spec.formatted_schema.function.name).toMatch(/^[a-zA-Z0-9_-]{1,64}$/);
         expect(spec.formatted_schema.function.parameters.type).toBe('object');
       }
-      expect(new Set(page.items.map((spec: Spec) => spec.toolkit.name)).size).toBeGreaterThanOrEqual(3);
+      expect(
+        new Set(page.items.map((spec: Spec) => spec.toolkit.name)).size,
+      ).toBeGreaterThanOrEqual(3);
     });
 
     it('pages in a stable order', async () => {
       const all = await specs('?limit=200');
       const first = await specs('?offset=0&limit=3');
       const second = await specs('?offset=3&limit=3');
-      expect(first.items.map((s) => s.qualified_name)).toEqual(all.items.slice(0, 3).map((s) => s.qualified_name));
-      expect(second.items.map((s) => s.qualified_name)).toEqual(all.items.slice(3, 6).map((s) => s.qualified_name));
+      expect(first.items.map((s) => s.qualified_name)).toEqual(
+        all.items.slice(0, 3).map((s) => s.qualified_name),
+      );
+      expect(second.items.map((s) => s.qualified_name)).toEqual(
+        all.items.slice(3, 6).map((s) => s.qualified_name),
+      );
       expect(second.offset).toBe(3);
       expect(second.total_count).toBe(all.total_count);
       const beyond = await specs(`?offset=${all.total_count}`);
@@ -103,25 +119,50 @@ describe('Tools (e2e)', () => {
     });
 
     it("tells with agent_id whether that agent's attachment is authorized", async () => {
-      await t.http().post('/v1/tools').set(auth).send(aTool({ name: 'Weather.GetCurrentWeather', api_key: 'owm-key' })).expect(201);
-      await t.http().post('/v1/tools').set(auth).send(aTool({ name: 'Search.WebSearch' })).expect(201);
+      await t
+        .http()
+        .post('/v1/tools')
+        .set(auth)
+        .send(aTool({ name: 'Weather.GetCurrentWeather', api_key: 'owm-key' }))
+        .expect(201);
+      await t
+        .http()
+        .post('/v1/tools')
+        .set(auth)
+        .send(aTool({ name: 'Search.WebSearch' }))
+        .expect(201);
       const mine = await specs('?limit=200&agent_id=agent-1');
       const other = await specs('?limit=200&agent_id=agent-2');
-      const find = (page: { items: Spec[] }, name: string) => page.items.find((s) => s.qualified_name === name)!;
+      const find = (page: { items: Spec[] }, name: string) =>
+        page.items.find((s) => s.qualified_name === name)!;
       expect(find(mine, 'Weather.GetCurrentWeather').requirements.met).toBe(true);
       expect(find(mine, 'Weather.GetCurrentWeather').requirements.secrets[0].met).toBe(true);
       expect(find(mine, 'Search.WebSearch').requirements.met).toBe(false);
       expect(find(other, 'Weather.GetCurrentWeather').requirements.met).toBe(false);
       expect(find(mine, 'Math.Calculate').requirements.met).toBe(true);
       // Another organization's agent with the same id sees nothing of ours.
-      const stranger = (await t.http().get('/v1/tools/specs?limit=200&agent_id=agent-1').set(bearer(tokenFor())).expect(200))
-        .body.data;
+      const stranger = (
+        await t
+          .http()
+          .get('/v1/tools/specs?limit=200&agent_id=agent-1')
+          .set(bearer(tokenFor()))
+          .expect(200)
+      ).body.data;
       expect(find(stranger, 'Weather.GetCurrentWeather').requirements.met).toBe(false);
     });
 
     it('reports an OAuth2 attachment that has not completed as unmet, naming the attachment', async () => {
-      const tool = (await t.http().post('/v1/tools').set(auth).send(aTool({ name: 'Google.SendEmail' })).expect(201)).body.data;
-      const spec = (await specs('?toolkit=google&agent_id=agent-1')).items.find((s) => s.name === 'SendEmail')!;
+      const tool = (
+        await t
+          .http()
+          .post('/v1/tools')
+          .set(auth)
+          .send(aTool({ name: 'Google.SendEmail' }))
+          .expect(201)
+      ).body.data;
+      const spec = (await specs('?toolkit=google&agent_id=agent-1')).items.find(
+        (s) => s.name === 'SendEmail',
+      )!;
       expect(spec.requirements.met).toBe(false);
       expect(spec.requirements.authorization).toMatchObject({ id: tool.id, status: 'not_started' });
     });
@@ -166,7 +207,12 @@ describe('Tools (e2e)', () => {
     });
 
     it('accepts the fully qualified name', async () => {
-      const res = await t.http().post('/v1/tools').set(auth).send(aTool({ name: 'Math.Calculate@1.0.0' })).expect(201);
+      const res = await t
+        .http()
+        .post('/v1/tools')
+        .set(auth)
+        .send(aTool({ name: 'Math.Calculate@1.0.0' }))
+        .expect(201);
       expect(res.body.data.name).toBe('Math.Calculate@1.0.0');
     });
 
@@ -182,18 +228,30 @@ describe('Tools (e2e)', () => {
       expect(res.body.data).not.toHaveProperty('api_key');
       expect(JSON.stringify(res.body)).not.toContain(apiKey);
       expect(t.logs()).not.toContain(apiKey);
-      const rows = await t.app.get(DataSource).query('SELECT api_key_encrypted FROM tools WHERE id = $1', [res.body.data.id]);
+      const rows = await t.app
+        .get(DataSource)
+        .query('SELECT api_key_encrypted FROM tools WHERE id = $1', [res.body.data.id]);
       expect(rows[0].api_key_encrypted).toMatch(/^v1\./);
       expect(rows[0].api_key_encrypted).not.toContain(apiKey);
     });
 
     it('leaves a secret tool not_started without api_key', async () => {
-      const res = await t.http().post('/v1/tools').set(auth).send(aTool({ name: 'Weather.GetForecast' })).expect(201);
+      const res = await t
+        .http()
+        .post('/v1/tools')
+        .set(auth)
+        .send(aTool({ name: 'Weather.GetForecast' }))
+        .expect(201);
       expect(res.body.data.authorization_status).toBe('not_started');
     });
 
     it('leaves an OAuth2 tool not_started', async () => {
-      const res = await t.http().post('/v1/tools').set(auth).send(aTool({ name: 'Google.SendEmail' })).expect(201);
+      const res = await t
+        .http()
+        .post('/v1/tools')
+        .set(auth)
+        .send(aTool({ name: 'Google.SendEmail' }))
+        .expect(201);
       expect(res.body.data).toMatchObject({ authorization_status: 'not_started', oauth2_url: '' });
     });
 

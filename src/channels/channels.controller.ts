@@ -1,5 +1,11 @@
 import { Body, Controller, HttpCode, Param, Post, Put } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBearerAuth,
+  ApiCreatedResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
 import { CurrentPrincipal, Principal } from '../common/auth/principal';
 import { ApiProblemResponses, DataEnvelope } from '../common/http/openapi.decorators';
 import { toMessangerChannelResponse, toWhatsappChannelResponse } from './channel.mappers';
@@ -26,7 +32,10 @@ export class ChannelsController {
   @ApiOperation({ summary: 'Create a WhatsApp channel', operationId: 'createWhatsappChannel' })
   @ApiCreatedResponse({ type: DataEnvelope(WhatsappChannelDto) })
   @ApiProblemResponses(409)
-  async createWhatsapp(@CurrentPrincipal() principal: Principal, @Body() dto: CreateWhatsappChannelDto) {
+  async createWhatsapp(
+    @CurrentPrincipal() principal: Principal,
+    @Body() dto: CreateWhatsappChannelDto,
+  ) {
     return toWhatsappChannelResponse(await this.channels.createWhatsappChannel(principal, dto));
   }
 
@@ -46,7 +55,10 @@ export class ChannelsController {
   @Post('messanger')
   @ApiOperation({ summary: 'Create a Messanger channel', operationId: 'createMessangerChannel' })
   @ApiCreatedResponse({ type: DataEnvelope(MessangerChannelDto) })
-  async createMessanger(@CurrentPrincipal() principal: Principal, @Body() dto: CreateMessangerChannelDto) {
+  async createMessanger(
+    @CurrentPrincipal() principal: Principal,
+    @Body() dto: CreateMessangerChannelDto,
+  ) {
     return toMessangerChannelResponse(await this.channels.createMessangerChannel(principal, dto));
   }
 
@@ -60,6 +72,8 @@ export class ChannelsController {
     @Param('id') id: string,
     @Body() dto: UpdateMessangerChannelDto,
   ) {
-    return toMessangerChannelResponse(await this.channels.updateMessangerChannel(principal, id, dto));
+    return toMessangerChannelResponse(
+      await this.channels.updateMessangerChannel(principal, id, dto),
+    );
   }
 }

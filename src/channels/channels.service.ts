@@ -44,7 +44,10 @@ export class ChannelsService {
       organizationId: principal.organizationId,
       agentId: dto.agent_id,
       numberId: dto.number_id,
-      accessTokenEncrypted: this.secrets.encrypt(dto.access_token, accessTokenAad('whatsapp_channels', id)),
+      accessTokenEncrypted: this.secrets.encrypt(
+        dto.access_token,
+        accessTokenAad('whatsapp_channels', id),
+      ),
       status: 'active',
       verificationToken: newVerificationToken(),
       createdBy: principal.subject,
@@ -54,7 +57,8 @@ export class ChannelsService {
     try {
       await this.whatsappChannels.insert(channel);
     } catch (error) {
-      if (isUniqueViolation(error, 'whatsapp_channels_org_number_key')) throw numberInUse(dto.number_id);
+      if (isUniqueViolation(error, 'whatsapp_channels_org_number_key'))
+        throw numberInUse(dto.number_id);
       throw error;
     }
     return channel;
@@ -91,19 +95,26 @@ export class ChannelsService {
         },
       );
     } catch (error) {
-      if (isUniqueViolation(error, 'whatsapp_channels_org_number_key')) throw numberInUse(channel.numberId);
+      if (isUniqueViolation(error, 'whatsapp_channels_org_number_key'))
+        throw numberInUse(channel.numberId);
       throw error;
     }
     return channel;
   }
 
   /** The organization's WhatsApp channel, or null: another organization's id is not found. */
-  async findWhatsappChannel(organizationId: string, id: string): Promise<WhatsappChannelEntity | null> {
+  async findWhatsappChannel(
+    organizationId: string,
+    id: string,
+  ): Promise<WhatsappChannelEntity | null> {
     if (!isUuid(id)) return null;
     return this.whatsappChannels.findOneBy({ id, organizationId });
   }
 
-  async findMessangerChannel(organizationId: string, id: string): Promise<MessangerChannelEntity | null> {
+  async findMessangerChannel(
+    organizationId: string,
+    id: string,
+  ): Promise<MessangerChannelEntity | null> {
     if (!isUuid(id)) return null;
     return this.messangerChannels.findOneBy({ id, organizationId });
   }
@@ -119,7 +130,10 @@ export class ChannelsService {
       organizationId: principal.organizationId,
       agentId: dto.agent_id,
       userId: dto.user_id,
-      accessTokenEncrypted: this.secrets.encrypt(dto.access_token, accessTokenAad('messanger_channels', id)),
+      accessTokenEncrypted: this.secrets.encrypt(
+        dto.access_token,
+        accessTokenAad('messanger_channels', id),
+      ),
       verificationToken: newVerificationToken(),
       createdBy: principal.subject,
       createdAt: now,
@@ -144,7 +158,11 @@ export class ChannelsService {
     channel.updatedAt = new Date(this.clock.now());
     await this.messangerChannels.update(
       { id: channel.id, organizationId: principal.organizationId },
-      { userId: channel.userId, accessTokenEncrypted: channel.accessTokenEncrypted, updatedAt: channel.updatedAt },
+      {
+        userId: channel.userId,
+        accessTokenEncrypted: channel.accessTokenEncrypted,
+        updatedAt: channel.updatedAt,
+      },
     );
     return channel;
   }

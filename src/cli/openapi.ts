@@ -11,7 +11,11 @@ async function main(): Promise<void> {
   // A throw-away embedded database: generating the document must not need the real one.
   const dataDir = mkdtempSync(join(tmpdir(), 'agentline-openapi-'));
   for (const key of ['DATABASE_URL', 'JWT_PUBLIC_KEY', 'JWT_JWKS_URL']) delete process.env[key];
-  Object.assign(process.env, { DATA_DIR: dataDir, SCHEDULER_ENABLED: 'false', LOG_LEVEL: 'silent' });
+  Object.assign(process.env, {
+    DATA_DIR: dataDir,
+    SCHEDULER_ENABLED: 'false',
+    LOG_LEVEL: 'silent',
+  });
   const app = await NestFactory.create(AppModule, { bodyParser: false, logger: false });
   const document = configureApp(app);
   await app.close();

@@ -19,7 +19,9 @@ function main(): void {
   if (!values.org || !values.sub) throw new Error(USAGE);
   const config = loadConfig();
   if (config.jwt.kind !== 'secret') {
-    throw new Error('Tokens can be minted here only with an HS256 secret; your identity provider issues RS256/ES256 tokens.');
+    throw new Error(
+      'Tokens can be minted here only with an HS256 secret; your identity provider issues RS256/ES256 tokens.',
+    );
   }
   const token = jwt.sign({ [config.jwt.organizationClaim]: values.org }, config.jwt.secret, {
     algorithm: 'HS256',

@@ -18,12 +18,19 @@ describe('loadConfig', () => {
       graphApiUrl: 'https://graph.facebook.com/v23.0',
       publicUrl: 'http://localhost:3000',
       scheduler: { enabled: true, tickMs: 1000 },
-      jwt: { kind: 'secret', algorithms: ['HS256'], organizationClaim: 'organization_id', generated: true },
+      jwt: {
+        kind: 'secret',
+        algorithms: ['HS256'],
+        organizationClaim: 'organization_id',
+        generated: true,
+      },
     });
     const stored = JSON.parse(readFileSync(join(dir, 'dev-secrets.json'), 'utf8'));
     expect(config.jwt.kind === 'secret' && config.jwt.secret).toBe(stored.jwt_secret);
     // A restart reads the same secrets back instead of generating new ones.
-    expect(loadConfig({ DATA_DIR: dir }).encryption.currentKey).toEqual(config.encryption.currentKey);
+    expect(loadConfig({ DATA_DIR: dir }).encryption.currentKey).toEqual(
+      config.encryption.currentKey,
+    );
   });
 
   it('fails with DATABASE_URL and no token key', () => {
@@ -33,25 +40,41 @@ describe('loadConfig', () => {
   });
 
   it('fails with DATABASE_URL and no ENCRYPTION_KEY', () => {
-    expect(() => loadConfig({ DATABASE_URL: 'postgres://x/y', JWT_SECRET: secret })).toThrow(/ENCRYPTION_KEY/);
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://x/y', JWT_SECRET: secret })).toThrow(
+      /ENCRYPTION_KEY/,
+    );
   });
 
   it('refuses two key sources at once, and algorithms that do not fit the key', () => {
-    expect(() => loadConfig({ DATA_DIR: dataDir(), JWT_SECRET: secret, JWT_JWKS_URL: 'https://id.example.com/jwks' })).toThrow(
-      ConfigError,
-    );
-    expect(() => loadConfig({ DATA_DIR: dataDir(), JWT_SECRET: secret, JWT_ALGORITHMS: 'RS256' })).toThrow(/do not fit/);
-    expect(() => loadConfig({ DATA_DIR: dataDir(), JWT_PUBLIC_KEY: 'pem', JWT_ALGORITHMS: 'HS256,RS256' })).toThrow(
-      /do not fit/,
-    );
-    expect(() => loadConfig({ DATA_DIR: dataDir(), JWT_SECRET: secret, JWT_ALGORITHMS: 'none' })).toThrow(ConfigError);
+    expect(() =>
+      loadConfig({
+        DATA_DIR: dataDir(),
+        JWT_SECRET: secret,
+        JWT_JWKS_URL: 'https://id.example.com/jwks',
+      }),
+    ).toThrow(ConfigError);
+    expect(() =>
+      loadConfig({ DATA_DIR: dataDir(), JWT_SECRET: secret, JWT_ALGORITHMS: 'RS256' }),
+    ).toThrow(/do not fit/);
+    expect(() =>
+      loadConfig({ DATA_DIR: dataDir(), JWT_PUBLIC_KEY: 'pem', JWT_ALGORITHMS: 'HS256,RS256' }),
+    ).toThrow(/do not fit/);
+    expect(() =>
+      loadConfig({ DATA_DIR: dataDir(), JWT_SECRET: secret, JWT_ALGORITHMS: 'none' }),
+    ).toThrow(ConfigError);
   });
 
   it('names what is wrong with a bad value', () => {
     expect(() => loadConfig({ DATA_DIR: dataDir(), PORT: 'eighty' })).toThrow(/PORT/);
-    expect(() => loadConfig({ DATA_DIR: dataDir(), JWT_SECRET: 'short' })).toThrow(/at least 32 characters/);
-    expect(() => loadConfig({ DATA_DIR: dataDir(), ENCRYPTION_KEY: 'dG9vIHNob3J0' })).toThrow(/exactly 32 bytes/);
-    expect(() => loadConfig({ DATA_DIR: dataDir(), SCHEDULER_TICK_MS: '5' })).toThrow(/SCHEDULER_TICK_MS/);
+    expect(() => loadConfig({ DATA_DIR: dataDir(), JWT_SECRET: 'short' })).toThrow(
+      /at least 32 characters/,
+    );
+    expect(() => loadConfig({ DATA_DIR: dataDir(), ENCRYPTION_KEY: 'dG9vIHNob3J0' })).toThrow(
+      /exactly 32 bytes/,
+    );
+    expect(() => loadConfig({ DATA_DIR: dataDir(), SCHEDULER_TICK_MS: '5' })).toThrow(
+      /SCHEDULER_TICK_MS/,
+    );
   });
 
   it('reads the PostgreSQL configuration', () => {

@@ -27,7 +27,17 @@ const toList = ({ value }: { value: unknown }): unknown =>
         .filter(Boolean)
     : value;
 
-export const JWT_ALGORITHMS = ['HS256', 'HS384', 'HS512', 'RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'PS256'] as const;
+export const JWT_ALGORITHMS = [
+  'HS256',
+  'HS384',
+  'HS512',
+  'RS256',
+  'RS384',
+  'RS512',
+  'ES256',
+  'ES384',
+  'PS256',
+] as const;
 export type JwtAlgorithm = (typeof JWT_ALGORITHMS)[number];
 
 /** The environment, as documented in README and CONTRACT.md; validated once at boot. */
@@ -35,24 +45,33 @@ export class EnvironmentVariables {
   @IsOptional() @Transform(toInteger) @IsInt() @Min(0) @Max(65535) PORT: number = 3000;
   @IsOptional() @IsString() @MinLength(1) DATABASE_URL?: string;
   @IsOptional() @IsString() @MinLength(1) DATA_DIR: string = './data';
-  @IsOptional() @IsString() @MinLength(32, { message: 'JWT_SECRET must be at least 32 characters' })
+  @IsOptional()
+  @IsString()
+  @MinLength(32, { message: 'JWT_SECRET must be at least 32 characters' })
   JWT_SECRET?: string;
   @IsOptional() @IsString() JWT_PUBLIC_KEY?: string;
   @IsOptional() @IsUrl({ require_tld: false, protocols: ['http', 'https'] }) JWT_JWKS_URL?: string;
-  @IsOptional() @Transform(toList) @IsIn(JWT_ALGORITHMS, { each: true }) JWT_ALGORITHMS?: JwtAlgorithm[];
+  @IsOptional()
+  @Transform(toList)
+  @IsIn(JWT_ALGORITHMS, { each: true })
+  JWT_ALGORITHMS?: JwtAlgorithm[];
   @IsOptional() @IsString() JWT_ISSUER?: string;
   @IsOptional() @IsString() JWT_AUDIENCE?: string;
   @IsOptional() @IsString() @MinLength(1) JWT_ORGANIZATION_CLAIM: string = 'organization_id';
-  @IsOptional() @Transform(toInteger) @IsInt() @Min(0) @Max(300) JWT_CLOCK_SKEW_SECONDS: number = 30;
+  @IsOptional() @Transform(toInteger) @IsInt() @Min(0) @Max(300) JWT_CLOCK_SKEW_SECONDS: number =
+    30;
   @IsOptional() @IsString() ENCRYPTION_KEY?: string;
-  @IsOptional() @Transform(toList) @IsString({ each: true }) ENCRYPTION_PREVIOUS_KEYS: string[] = [];
-  @IsOptional() @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
+  @IsOptional() @Transform(toList) @IsString({ each: true }) ENCRYPTION_PREVIOUS_KEYS: string[] =
+    [];
+  @IsOptional()
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
   GRAPH_API_URL: string = 'https://graph.facebook.com/v23.0';
   @IsOptional() @IsString() META_APP_SECRET?: string;
   @IsOptional() @IsUrl({ require_tld: false, protocols: ['http', 'https'] }) PUBLIC_URL?: string;
   @IsOptional() @Transform(toBoolean) @IsBoolean() SCHEDULER_ENABLED: boolean = true;
   @IsOptional() @Transform(toInteger) @IsInt() @Min(50) SCHEDULER_TICK_MS: number = 1000;
-  @IsOptional() @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+  @IsOptional()
+  @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL: string = 'info';
   /** Write logs to this file instead of standard output (tests read it back). */
   @IsOptional() @IsString() LOG_FILE?: string;
@@ -175,7 +194,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   }
   const symmetric = verification.algorithms.some((alg) => alg.startsWith('HS'));
   const asymmetric = verification.algorithms.some((alg) => !alg.startsWith('HS'));
-  if ((verification.kind === 'secret' && asymmetric) || (verification.kind !== 'secret' && symmetric)) {
+  if (
+    (verification.kind === 'secret' && asymmetric) ||
+    (verification.kind !== 'secret' && symmetric)
+  ) {
     // Mixing key kinds is how algorithm-confusion attacks start: an HS256 token "signed" with a public key.
     throw new ConfigError(
       `JWT_ALGORITHMS ${verification.algorithms.join(',')} do not fit the configured ${verification.kind}`,

@@ -57,7 +57,9 @@ export async function runMigrations(dataSource: DataSource): Promise<string[]> {
     await runner.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
     return await apply();
   } finally {
-    await runner.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
+    await runner
+      .query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY])
+      .catch(() => undefined);
     await runner.release();
   }
 }

@@ -12,6 +12,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`Migration failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.stderr.write(
+    `Migration failed: ${error instanceof Error ? error.message : String(error)}\n`,
+  );
   process.exit(1);
 });

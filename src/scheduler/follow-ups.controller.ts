@@ -1,5 +1,11 @@
 import { Body, Controller, Get, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBearerAuth,
+  ApiCreatedResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
 import { CurrentPrincipal, Principal } from '../common/auth/principal';
 import { BareResponse } from '../common/http/data-wrapper.interceptor';
 import { ApiProblemResponses, DataEnvelope } from '../common/http/openapi.decorators';
@@ -38,7 +44,8 @@ export class FollowUpsController {
   @Get('preview')
   @ApiOperation({
     summary: 'Preview when a frequency fires',
-    description: 'The next `count` instants (ms) after `from`, exactly as a follow-up created at `from` would fire.',
+    description:
+      'The next `count` instants (ms) after `from`, exactly as a follow-up created at `from` would fire.',
     operationId: 'previewSchedule',
   })
   @ApiOkResponse({ type: DataEnvelope(SchedulePreviewDto) })

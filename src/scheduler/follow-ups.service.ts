@@ -14,7 +14,8 @@ import { parseSchedule, Schedule, ScheduleError } from './schedule/schedule.pars
 const DEFAULT_TIME_ZONE = 'UTC';
 const DEFAULT_PREVIEW_COUNT = 10;
 
-const channelNotUsable = (detail: string) => new ProblemException(422, 'channel_not_usable', detail);
+const channelNotUsable = (detail: string) =>
+  new ProblemException(422, 'channel_not_usable', detail);
 
 /** Parses a frequency in a zone, turning grammar errors into field errors. */
 function scheduleOrErrors(
@@ -25,7 +26,8 @@ function scheduleOrErrors(
   try {
     return { schedule: parseSchedule(frequency, timeZone, anchorMs), errors: [] };
   } catch (error) {
-    if (error instanceof ScheduleError) return { errors: [{ field: error.field, message: error.message }] };
+    if (error instanceof ScheduleError)
+      return { errors: [{ field: error.field, message: error.message }] };
     throw error;
   }
 }
@@ -38,7 +40,10 @@ export class FollowUpsService {
     private readonly clock: Clock,
   ) {}
 
-  async createWhatsappFollowUp(principal: Principal, dto: CreateFollowUpDto): Promise<FollowUpEntity> {
+  async createWhatsappFollowUp(
+    principal: Principal,
+    dto: CreateFollowUpDto,
+  ): Promise<FollowUpEntity> {
     const now = this.clock.now();
     const timeZone = dto.time_zone ?? DEFAULT_TIME_ZONE;
     const phones = normalizePhoneNumbers(dto.client_phone_numbers);
@@ -74,13 +79,21 @@ export class FollowUpsService {
 
   preview(query: SchedulePreviewQueryDto): number[] {
     const from = query.from ?? this.clock.now();
-    const { schedule, errors } = scheduleOrErrors(query.frequency, query.time_zone ?? DEFAULT_TIME_ZONE, from);
+    const { schedule, errors } = scheduleOrErrors(
+      query.frequency,
+      query.time_zone ?? DEFAULT_TIME_ZONE,
+      from,
+    );
     if (!schedule) throw validationFailed(errors);
     return schedule.occurrences(from, query.count ?? DEFAULT_PREVIEW_COUNT);
   }
 
   /** The channel must be the organization's, a WhatsApp channel, of this agent, and active: else 422. */
-  private async assertUsableWhatsappChannel(organizationId: string, channelId: string, agentId: string) {
+  private async assertUsableWhatsappChannel(
+    organizationId: string,
+    channelId: string,
+    agentId: string,
+  ) {
     const channel = await this.channels.findWhatsappChannel(organizationId, channelId);
     if (!channel) {
       const messanger = await this.channels.findMessangerChannel(organizationId, channelId);
@@ -94,7 +107,9 @@ export class FollowUpsService {
       throw channelNotUsable(`Channel ${channelId} belongs to another agent, not ${agentId}.`);
     }
     if (channel.status !== 'active') {
-      throw channelNotUsable(`Channel ${channelId} is inactive; update its access_token to reactivate it.`);
+      throw channelNotUsable(
+        `Channel ${channelId} is inactive; update its access_token to reactivate it.`,
+      );
     }
   }
 }

@@ -2,7 +2,9 @@ import { normalizePhoneNumbers } from './phone-numbers';
 
 describe('normalizePhoneNumbers', () => {
   it('normalises to E.164 with a plus sign', () => {
-    expect(normalizePhoneNumbers(['+34 612 345 678', '4915112345678', '+1 (415) 555-2671'])).toEqual({
+    expect(
+      normalizePhoneNumbers(['+34 612 345 678', '4915112345678', '+1 (415) 555-2671']),
+    ).toEqual({
       numbers: ['+34612345678', '+4915112345678', '+14155552671'],
       errors: [],
     });

@@ -26,7 +26,10 @@ export function normalizePhoneNumbers(
     }
     const compact = raw.trim().replace(/[\s().-]/g, '');
     if (!/^\+?[1-9]\d{6,14}$/.test(compact)) {
-      errors.push({ field: at, message: `"${raw}" is not an E.164 phone number (e.g. +14155550123)` });
+      errors.push({
+        field: at,
+        message: `"${raw}" is not an E.164 phone number (e.g. +14155550123)`,
+      });
       return;
     }
     const parsed = parsePhoneNumberFromString(compact.startsWith('+') ? compact : `+${compact}`);

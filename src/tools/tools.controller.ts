@@ -1,5 +1,11 @@
 import { Body, Controller, Get, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBearerAuth,
+  ApiCreatedResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
 import { CurrentPrincipal, Principal } from '../common/auth/principal';
 import { ApiProblemResponses, DataEnvelope } from '../common/http/openapi.decorators';
 import { CreateToolDto, ListToolSpecsQueryDto, ToolDto } from './dto/tool.dto';
@@ -18,7 +24,10 @@ export class ToolsController {
   @ApiOperation({ summary: 'Attach a tool to an agent', operationId: 'createTool' })
   @ApiCreatedResponse({ type: DataEnvelope(ToolDto) })
   @ApiProblemResponses(413, 415, 422)
-  async create(@CurrentPrincipal() principal: Principal, @Body() dto: CreateToolDto): Promise<ToolDto> {
+  async create(
+    @CurrentPrincipal() principal: Principal,
+    @Body() dto: CreateToolDto,
+  ): Promise<ToolDto> {
     return toToolResponse(await this.tools.createTool(principal, dto));
   }
 

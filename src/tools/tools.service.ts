@@ -24,14 +24,20 @@ export const apiKeyAad = (toolId: string) => `tools:${toolId}:api_key`;
  * The status a new attachment starts in. OAuth2 tools wait for the authorization flow; a tool
  * that needs a secret is ready once the secret is given; a tool that needs nothing is ready.
  */
-function initialAuthorizationStatus(spec: ToolSpecificationDefinition, apiKey?: string): AuthorizationStatus {
+function initialAuthorizationStatus(
+  spec: ToolSpecificationDefinition,
+  apiKey?: string,
+): AuthorizationStatus {
   if (spec.requirements.authorization) return 'not_started';
   if (spec.requirements.secrets.length > 0) return apiKey ? 'completed' : 'not_started';
   return 'completed';
 }
 
 /** What an agent's attachment of a tool means for that tool's requirements. */
-function requirementState(spec: ToolSpecificationDefinition, attachment?: ToolEntity): RequirementState {
+function requirementState(
+  spec: ToolSpecificationDefinition,
+  attachment?: ToolEntity,
+): RequirementState {
   if (!attachment) return {};
   const provider = spec.requirements.authorization?.provider_id;
   return {
@@ -46,7 +52,9 @@ function requirementState(spec: ToolSpecificationDefinition, attachment?: ToolEn
           token_status: attachment.authorizationStatus === 'completed' ? 'active' : 'not_started',
         }
       : undefined,
-    configuredSecrets: attachment.apiKeyEncrypted ? spec.requirements.secrets.map((secret) => secret.key) : [],
+    configuredSecrets: attachment.apiKeyEncrypted
+      ? spec.requirements.secrets.map((secret) => secret.key)
+      : [],
   };
 }
 
@@ -54,7 +62,8 @@ function requirementState(spec: ToolSpecificationDefinition, attachment?: ToolEn
 function preferredAttachment(current: ToolEntity | undefined, candidate: ToolEntity): ToolEntity {
   if (!current) return candidate;
   const rank = (tool: ToolEntity) => (tool.authorizationStatus === 'completed' ? 1 : 0);
-  if (rank(candidate) !== rank(current)) return rank(candidate) > rank(current) ? candidate : current;
+  if (rank(candidate) !== rank(current))
+    return rank(candidate) > rank(current) ? candidate : current;
   return candidate.createdAt > current.createdAt ? candidate : current;
 }
 
@@ -102,13 +111,21 @@ export class ToolsService {
     query: ListToolSpecsQueryDto,
   ): Promise<{ items: ToolSpecificationResponse[]; offset: number; total_count: number }> {
     const offset = query.offset ?? 0;
-    const page = this.catalog.list({ toolkit: query.toolkit, offset, limit: query.limit ?? DEFAULT_SPECS_LIMIT });
+    const page = this.catalog.list({
+      toolkit: query.toolkit,
+      offset,
+      limit: query.limit ?? DEFAULT_SPECS_LIMIT,
+    });
     const attachments = query.agent_id
       ? await this.attachmentsByTool(principal.organizationId, query.agent_id, page.items)
       : new Map<string, ToolEntity>();
     return {
       items: page.items.map((spec) =>
-        toSpecificationResponse(spec, requirementState(spec, attachments.get(spec.qualifiedName)), query.format),
+        toSpecificationResponse(
+          spec,
+          requirementState(spec, attachments.get(spec.qualifiedName)),
+          query.format,
+        ),
       ),
       offset,
       total_count: page.total,
@@ -123,9 +140,14 @@ export class ToolsService {
     const byTool = new Map<string, ToolEntity>();
     if (specs.length === 0) return byTool;
     const rows = await this.tools.find({
-      where: { organizationId, agentId, qualifiedName: In(specs.map((spec) => spec.qualifiedName)) },
+      where: {
+        organizationId,
+        agentId,
+        qualifiedName: In(specs.map((spec) => spec.qualifiedName)),
+      },
     });
-    for (const row of rows) byTool.set(row.qualifiedName, preferredAttachment(byTool.get(row.qualifiedName), row));
+    for (const row of rows)
+      byTool.set(row.qualifiedName, preferredAttachment(byTool.get(row.qualifiedName), row));
     return byTool;
   }
 }

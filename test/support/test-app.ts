@@ -36,10 +36,25 @@ export function baseEnv(): Env {
 }
 
 const CONFIG_KEYS = [
-  'PORT', 'DATABASE_URL', 'DATA_DIR', 'JWT_SECRET', 'JWT_PUBLIC_KEY', 'JWT_JWKS_URL', 'JWT_ALGORITHMS',
-  'JWT_ISSUER', 'JWT_AUDIENCE', 'JWT_ORGANIZATION_CLAIM', 'ENCRYPTION_KEY', 'ENCRYPTION_PREVIOUS_KEYS',
-  'GRAPH_API_URL', 'META_APP_SECRET', 'PUBLIC_URL', 'SCHEDULER_ENABLED', 'SCHEDULER_TICK_MS',
-  'LOG_LEVEL', 'LOG_FILE',
+  'PORT',
+  'DATABASE_URL',
+  'DATA_DIR',
+  'JWT_SECRET',
+  'JWT_PUBLIC_KEY',
+  'JWT_JWKS_URL',
+  'JWT_ALGORITHMS',
+  'JWT_ISSUER',
+  'JWT_AUDIENCE',
+  'JWT_ORGANIZATION_CLAIM',
+  'ENCRYPTION_KEY',
+  'ENCRYPTION_PREVIOUS_KEYS',
+  'GRAPH_API_URL',
+  'META_APP_SECRET',
+  'PUBLIC_URL',
+  'SCHEDULER_ENABLED',
+  'SCHEDULER_TICK_MS',
+  'LOG_LEVEL',
+  'LOG_FILE',
 ];
 
 /** Boots the whole AppModule, configured exactly as main.ts does, on a fresh data directory. */
@@ -50,7 +65,11 @@ export async function startApp(overrides: Env = {}): Promise<TestApp> {
   for (const key of CONFIG_KEYS) delete process.env[key];
   for (const [key, value] of Object.entries(env)) if (value !== undefined) process.env[key] = value;
 
-  const app = await NestFactory.create(AppModule, { bodyParser: false, bufferLogs: true, abortOnError: false });
+  const app = await NestFactory.create(AppModule, {
+    bodyParser: false,
+    bufferLogs: true,
+    abortOnError: false,
+  });
   configureApp(app);
   await app.init();
   return {
@@ -72,7 +91,13 @@ export interface TokenOptions {
 }
 
 /** A valid HS256 token for the test secret; tests state only what differs. */
-export function tokenFor({ org, sub = 'user-1', claims = {}, secret = TEST_JWT_SECRET, options = {} }: TokenOptions = {}): string {
+export function tokenFor({
+  org,
+  sub = 'user-1',
+  claims = {},
+  secret = TEST_JWT_SECRET,
+  options = {},
+}: TokenOptions = {}): string {
   return jwt.sign({ organization_id: org ?? newOrganization(), ...claims }, secret, {
     algorithm: 'HS256',
     subject: sub,

@@ -11,10 +11,7 @@ const identifier = (max: number) => [
 
 /** Field rules shared by the channel DTOs, so that create and update validate alike. */
 export const AgentIdField = () =>
-  applyDecorators(
-    ApiProperty({ example: 'agent_support_es', maxLength: 200 }),
-    ...identifier(200),
-  );
+  applyDecorators(ApiProperty({ example: 'agent_support_es', maxLength: 200 }), ...identifier(200));
 
 export const AccessTokenField = (required: boolean) =>
   applyDecorators(
@@ -41,6 +38,10 @@ export const NumberIdField = (required: boolean) =>
 
 export const UserIdField = () =>
   applyDecorators(
-    ApiProperty({ description: 'Facebook page (or user) id.', example: '1029384756', maxLength: 128 }),
+    ApiProperty({
+      description: 'Facebook page (or user) id.',
+      example: '1029384756',
+      maxLength: 128,
+    }),
     ...identifier(128),
   );

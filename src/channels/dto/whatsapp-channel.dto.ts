@@ -22,10 +22,20 @@ export class WhatsappChannelDto {
   @ApiProperty({ enum: ['Whatsapp'] }) type!: 'Whatsapp';
   @ApiProperty() organization_id!: string;
   @ApiProperty() created_by!: string;
-  @ApiProperty({ description: 'The verify token for Meta\'s webhook handshake (hub.verify_token).' })
+  @ApiProperty({ description: "The verify token for Meta's webhook handshake (hub.verify_token)." })
   verification_token!: string;
-  @ApiProperty({ type: 'integer', format: 'date-time', description: 'Milliseconds since the Unix epoch.', example: 1763800000000 })
+  @ApiProperty({
+    type: 'integer',
+    format: 'date-time',
+    description: 'Milliseconds since the Unix epoch.',
+    example: 1763800000000,
+  })
   created_at!: number;
-  @ApiProperty({ type: 'integer', format: 'date-time', description: 'Milliseconds since the Unix epoch.', example: 1763800000000 })
+  @ApiProperty({
+    type: 'integer',
+    format: 'date-time',
+    description: 'Milliseconds since the Unix epoch.',
+    example: 1763800000000,
+  })
   updated_at!: number;
 }

@@ -10,7 +10,8 @@ function describeFailure(info: unknown): string {
   if (/no auth token/i.test(message)) return 'The Authorization header must be `Bearer <JWT>`.';
   if (/jwt expired/i.test(message)) return 'The token has expired.';
   if (/jwt not active/i.test(message)) return 'The token is not valid yet (nbf).';
-  if (/invalid algorithm/i.test(message)) return 'The token is signed with an algorithm that is not allowed.';
+  if (/invalid algorithm/i.test(message))
+    return 'The token is signed with an algorithm that is not allowed.';
   if (/audience invalid/i.test(message)) return 'The token audience is not accepted.';
   if (/issuer invalid/i.test(message)) return 'The token issuer is not accepted.';
   if (/signature/i.test(message)) return 'The token signature is not valid.';
@@ -32,7 +33,11 @@ export class JwtAuthGuard extends AuthGuard('jwt') {
     return isPublic ? true : super.canActivate(context);
   }
 
-  override handleRequest<TUser = Principal>(error: unknown, user: TUser | false, info: unknown): TUser {
+  override handleRequest<TUser = Principal>(
+    error: unknown,
+    user: TUser | false,
+    info: unknown,
+  ): TUser {
     if (error instanceof ProblemException) throw error;
     if (error || !user) {
       throw new ProblemException(401, 'unauthorized', describeFailure(info ?? error), undefined, {

@@ -1,7 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import { passportJwtSecret } from 'jwks-rsa';
-import { ExtractJwt, SecretOrKeyProvider, Strategy, StrategyOptionsWithoutRequest } from 'passport-jwt';
+import {
+  ExtractJwt,
+  SecretOrKeyProvider,
+  Strategy,
+  StrategyOptionsWithoutRequest,
+} from 'passport-jwt';
 import { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
 import { ProblemException } from '../http/problem';

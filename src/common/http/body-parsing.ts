@@ -17,14 +17,22 @@ export const requireJsonBody: RequestHandler = (request, response, next) => {
   if (hasBody(request) && !request.is(['application/json', 'application/*+json'])) {
     send(
       response,
-      problem(415, 'unsupported_media_type', 'Request bodies must be JSON (Content-Type: application/json).'),
+      problem(
+        415,
+        'unsupported_media_type',
+        'Request bodies must be JSON (Content-Type: application/json).',
+      ),
     );
     return;
   }
   next();
 };
 
-export const parseJsonBody = express.json({ limit: BODY_LIMIT_BYTES, strict: false, type: ['application/json', 'application/*+json'] });
+export const parseJsonBody = express.json({
+  limit: BODY_LIMIT_BYTES,
+  strict: false,
+  type: ['application/json', 'application/*+json'],
+});
 
 interface BodyParserError {
   type?: string;
@@ -32,16 +40,27 @@ interface BodyParserError {
 }
 
 /** Renders body-parser's failures (malformed JSON, too large, bad charset) as problem details. */
-export function bodyParserErrors(error: unknown, _request: Request, response: Response, next: NextFunction): void {
+export function bodyParserErrors(
+  error: unknown,
+  _request: Request,
+  response: Response,
+  next: NextFunction,
+): void {
   const parserError = error as BodyParserError;
   switch (parserError?.type) {
     case 'entity.parse.failed':
       return send(response, problem(400, 'malformed_json', 'The request body is not valid JSON.'));
     case 'entity.too.large':
-      return send(response, problem(413, 'payload_too_large', `The request body exceeds ${BODY_LIMIT_BYTES} bytes.`));
+      return send(
+        response,
+        problem(413, 'payload_too_large', `The request body exceeds ${BODY_LIMIT_BYTES} bytes.`),
+      );
     case 'encoding.unsupported':
     case 'charset.unsupported':
-      return send(response, problem(415, 'unsupported_media_type', 'The request body must be UTF-8 JSON.'));
+      return send(
+        response,
+        problem(415, 'unsupported_media_type', 'The request body must be UTF-8 JSON.'),
+      );
     case 'request.aborted':
     case 'request.size.invalid':
     case 'stream.encoding.set':

@@ -1,10 +1,17 @@
 import { applyDecorators, Type } from '@nestjs/common';
-import { ApiProperty, ApiPropertyOptional, ApiResponse, getSchemaPath, ApiExtraModels } from '@nestjs/swagger';
+import {
+  ApiProperty,
+  ApiPropertyOptional,
+  ApiResponse,
+  getSchemaPath,
+  ApiExtraModels,
+} from '@nestjs/swagger';
 import { PROBLEM_CONTENT_TYPE } from './problem';
 
 export class FieldErrorDto {
   @ApiProperty({ example: 'client_phone_numbers[1]' }) field!: string;
-  @ApiProperty({ example: '"12" is not an E.164 phone number (e.g. +14155550123)' }) message!: string;
+  @ApiProperty({ example: '"12" is not an E.164 phone number (e.g. +14155550123)' })
+  message!: string;
 }
 
 /** RFC 9457 problem details as agentline renders them. */
@@ -25,7 +32,7 @@ export class ProblemDetailsDto {
 const DESCRIPTIONS: Record<number, string> = {
   400: 'The body or query failed validation (wrong type, missing or unknown field, malformed JSON).',
   401: 'The bearer token is missing, malformed, expired, wrongly signed or lacks a required claim.',
-  404: 'No such resource in the caller\'s organization.',
+  404: "No such resource in the caller's organization.",
   409: 'The request conflicts with an existing resource.',
   413: 'The body exceeds 1 MiB.',
   415: 'The body is not JSON.',

@@ -16,7 +16,10 @@ const CODES_BY_STATUS: Record<number, string> = {
 };
 
 /** Maps anything thrown to problem details; what it does not know becomes a generic 500. */
-export function toProblem(error: unknown): { body: ProblemDetails; headers: Record<string, string> } {
+export function toProblem(error: unknown): {
+  body: ProblemDetails;
+  headers: Record<string, string>;
+} {
   if (error instanceof ProblemException) {
     return { body: error.toProblem(), headers: error.headers };
   }

@@ -1,4 +1,10 @@
-import { ArgumentMetadata, Injectable, PipeTransform, ValidationError, ValidationPipe } from '@nestjs/common';
+import {
+  ArgumentMetadata,
+  Injectable,
+  PipeTransform,
+  ValidationError,
+  ValidationPipe,
+} from '@nestjs/common';
 import { FieldError, validationFailed } from './problem';
 
 /** Flattens class-validator's tree into `{ field, message }` pairs with dotted paths. */
@@ -29,7 +35,11 @@ export class StrictValidationPipe implements PipeTransform {
 
   async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     const isDto = typeof metadata.metatype === 'function' && metadata.metatype.name.endsWith('Dto');
-    if (isDto && metadata.type === 'body' && (value === null || typeof value !== 'object' || Array.isArray(value))) {
+    if (
+      isDto &&
+      metadata.type === 'body' &&
+      (value === null || typeof value !== 'object' || Array.isArray(value))
+    ) {
       throw validationFailed([], 'The request body must be a JSON object.');
     }
     return this.inner.transform(value, metadata);

@@ -49,7 +49,10 @@ export class CreateFollowUpDto {
   @MaxLength(500)
   frequency!: string;
 
-  @ApiProperty({ example: 'Remind {{title}}: ask whether the client needs anything else.', maxLength: 4096 })
+  @ApiProperty({
+    example: 'Remind {{title}}: ask whether the client needs anything else.',
+    maxLength: 4096,
+  })
   @IsString()
   @IsNotEmpty()
   @MaxLength(4096)
@@ -67,7 +70,11 @@ export class CreateFollowUpDto {
   @MaxLength(2000)
   description?: string;
 
-  @ApiPropertyOptional({ example: 'Europe/Madrid', default: 'UTC', description: 'An IANA time zone.' })
+  @ApiPropertyOptional({
+    example: 'Europe/Madrid',
+    default: 'UTC',
+    description: 'An IANA time zone.',
+  })
   @IsOptional()
   @IsString()
   @IsNotEmpty()
@@ -90,18 +97,24 @@ export class FollowUpDto {
   @ApiProperty({
     type: 'integer',
     nullable: true,
-    description: 'The next send, in milliseconds since the Unix epoch; null when nothing is left to run.',
+    description:
+      'The next send, in milliseconds since the Unix epoch; null when nothing is left to run.',
     example: 1763802000000,
   })
   next_run_at!: number | null;
   @ApiProperty() organization_id!: string;
   @ApiProperty() created_by!: string;
-  @ApiProperty({ type: 'integer', format: 'date-time', example: 1763800000000 }) created_at!: number;
-  @ApiProperty({ type: 'integer', format: 'date-time', example: 1763800000000 }) updated_at!: number;
+  @ApiProperty({ type: 'integer', format: 'date-time', example: 1763800000000 })
+  created_at!: number;
+  @ApiProperty({ type: 'integer', format: 'date-time', example: 1763800000000 })
+  updated_at!: number;
 }
 
 export class SchedulePreviewQueryDto {
-  @ApiProperty({ example: 'FREQ=WEEKLY;BYDAY=MO,TH;BYHOUR=10;BYMINUTE=0', description: FREQUENCY_DESCRIPTION })
+  @ApiProperty({
+    example: 'FREQ=WEEKLY;BYDAY=MO,TH;BYHOUR=10;BYMINUTE=0',
+    description: FREQUENCY_DESCRIPTION,
+  })
   @IsString()
   @IsNotEmpty()
   @MaxLength(500)
@@ -116,7 +129,8 @@ export class SchedulePreviewQueryDto {
 
   @ApiPropertyOptional({
     type: 'integer',
-    description: 'Milliseconds since the Unix epoch; default now. The creation instant for presets and durations.',
+    description:
+      'Milliseconds since the Unix epoch; default now. The creation instant for presets and durations.',
   })
   @IsOptional()
   @Type(() => Number)

@@ -466,7 +466,7 @@ describe('parseSchedule', () => {
       // Every 5 hours from 00:10 on 01-01: 1415 h later is 02-28 23:10, then 03-01 04:10.
       const fiveHourly = parse('FREQ=HOURLY;INTERVAL=5', 'UTC', '2026-01-01T00:10:00Z');
       expect(fiveHourly.firstRun()).toBe(at('2026-01-01T05:10:00Z'));
-      expect(fiveHourly.nextAfter(at('2026-03-01T00:00:00Z'))).toBe(at('2026-03-01T04:10:00Z'));
+      expect(fiveHourly.nextAfter(at('2026-03-01T02:00:00Z'))).toBe(at('2026-03-01T04:10:00Z'));
     });
 
     it('counts COUNT from DTSTART, the creation time', () => {
@@ -509,6 +509,21 @@ describe('parseSchedule', () => {
       expect(isoList(schedule.occurrences(at('2026-01-01T07:00:00Z'), 10))).toEqual([
         z('2026-01-01T22:30:00Z'),
         z('2026-01-02T22:30:00Z'),
+      ]);
+    });
+
+    it('orders instants, not wall times, when a gap shifts one past the next', () => {
+      // 02:45 and 03:15 daily. On 03-29, 02:45 is skipped -> 03:45 CEST, after 03:15 CEST.
+      const schedule = parse(
+        'FREQ=DAILY;BYHOUR=2,3;BYMINUTE=15,45;BYSETPOS=2,3',
+        'Europe/Madrid',
+        '2026-03-28T12:00:00Z',
+      );
+      expect(firings(schedule, 4)).toEqual([
+        z('2026-03-29T01:15:00Z'),
+        z('2026-03-29T01:45:00Z'),
+        z('2026-03-30T00:45:00Z'),
+        z('2026-03-30T01:15:00Z'),
       ]);
     });
 

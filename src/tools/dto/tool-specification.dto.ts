@@ -4,7 +4,8 @@ import { OUTPUT_MODES, VAL_TYPES } from '../catalog/tool-specification.types';
 /** OpenAPI shapes of GET /v1/tools/specs; the values come from tool-specification.mapper.ts. */
 export class ValueSchemaDto {
   @ApiProperty({ enum: VAL_TYPES }) val_type!: string;
-  @ApiPropertyOptional({ enum: VAL_TYPES.filter((type) => type !== 'array') }) inner_val_type?: string;
+  @ApiPropertyOptional({ enum: VAL_TYPES.filter((type) => type !== 'array') })
+  inner_val_type?: string;
   @ApiPropertyOptional({ type: [String] }) enum?: string[];
 }
 
@@ -12,7 +13,8 @@ export class ParameterDto {
   @ApiProperty({ example: 'city' }) name!: string;
   @ApiProperty() description!: string;
   @ApiProperty() required!: boolean;
-  @ApiProperty({ description: 'Whether an LLM may infer the value from the conversation.' }) inferrable!: boolean;
+  @ApiProperty({ description: 'Whether an LLM may infer the value from the conversation.' })
+  inferrable!: boolean;
   @ApiProperty({ type: ValueSchemaDto }) value_schema!: ValueSchemaDto;
 }
 
@@ -47,9 +49,13 @@ export class SecretRequirementDto {
 }
 
 export class RequirementsDto {
-  @ApiProperty({ description: 'True when nothing is needed, or (with agent_id) the agent\'s attachment is authorized.' })
+  @ApiProperty({
+    description:
+      "True when nothing is needed, or (with agent_id) the agent's attachment is authorized.",
+  })
   met!: boolean;
-  @ApiPropertyOptional({ type: AuthorizationRequirementDto }) authorization?: AuthorizationRequirementDto;
+  @ApiPropertyOptional({ type: AuthorizationRequirementDto })
+  authorization?: AuthorizationRequirementDto;
   @ApiProperty({ type: [SecretRequirementDto] }) secrets!: SecretRequirementDto[];
 }
 
@@ -67,7 +73,8 @@ export class ToolSpecificationDto {
   @ApiProperty({
     type: 'object',
     additionalProperties: true,
-    description: 'OpenAI function-calling form by default: {type: "function", function: {name, description, parameters}}.',
+    description:
+      'OpenAI function-calling form by default: {type: "function", function: {name, description, parameters}}.',
   })
   formatted_schema!: object;
   @ApiProperty({ type: ToolInputDto }) input!: ToolInputDto;

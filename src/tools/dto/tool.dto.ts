@@ -1,7 +1,18 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { JsonValue } from '../../common/json';
 import { Type } from 'class-transformer';
-import { Allow, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import {
+  Allow,
+  IsIn,
+  IsInt,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+} from 'class-validator';
 import { AUTHORIZATION_STATUSES, AuthorizationStatus } from '../entities/tool.entity';
 import { TOOL_SCHEMA_FORMATS, ToolSchemaFormat } from '../catalog/tool-specification.types';
 
@@ -15,7 +26,8 @@ export class CreateToolDto {
 
   @ApiProperty({
     example: 'Weather.GetCurrentWeather',
-    description: 'A qualified (`Toolkit.Tool`) or fully qualified (`Toolkit.Tool@1.0.0`) tool name from GET /v1/tools/specs.',
+    description:
+      'A qualified (`Toolkit.Tool`) or fully qualified (`Toolkit.Tool@1.0.0`) tool name from GET /v1/tools/specs.',
   })
   @IsString()
   @IsNotEmpty()
@@ -30,7 +42,8 @@ export class CreateToolDto {
   params?: JsonValue;
 
   @ApiPropertyOptional({
-    description: 'The secret a tool requires (e.g. OPENWEATHER_API_KEY). Stored encrypted; never returned.',
+    description:
+      'The secret a tool requires (e.g. OPENWEATHER_API_KEY). Stored encrypted; never returned.',
     writeOnly: true,
     maxLength: 4096,
   })
@@ -45,15 +58,23 @@ export class ToolDto {
   @ApiProperty({ format: 'uuid' }) id!: string;
   @ApiProperty() agent_id!: string;
   @ApiProperty({ example: 'Weather.GetCurrentWeather' }) name!: string;
-  @ApiProperty({ description: 'Echoed from the request (any JSON value, or null when absent).', nullable: true })
+  @ApiProperty({
+    description: 'Echoed from the request (any JSON value, or null when absent).',
+    nullable: true,
+  })
   params!: JsonValue;
   @ApiProperty({ enum: AUTHORIZATION_STATUSES }) authorization_status!: AuthorizationStatus;
-  @ApiProperty({ description: 'Where to send the user to authorize; "" when no authorization URL applies.', example: '' })
+  @ApiProperty({
+    description: 'Where to send the user to authorize; "" when no authorization URL applies.',
+    example: '',
+  })
   oauth2_url!: string;
   @ApiProperty() organization_id!: string;
   @ApiProperty() created_by!: string;
-  @ApiProperty({ type: 'integer', format: 'date-time', example: 1763800000000 }) created_at!: number;
-  @ApiProperty({ type: 'integer', format: 'date-time', example: 1763800000000 }) updated_at!: number;
+  @ApiProperty({ type: 'integer', format: 'date-time', example: 1763800000000 })
+  created_at!: number;
+  @ApiProperty({ type: 'integer', format: 'date-time', example: 1763800000000 })
+  updated_at!: number;
 }
 
 export class ListToolSpecsQueryDto {
@@ -72,20 +93,27 @@ export class ListToolSpecsQueryDto {
   @Max(200)
   limit?: number;
 
-  @ApiPropertyOptional({ description: 'Only the tools of this toolkit (case-insensitive).', example: 'Google' })
+  @ApiPropertyOptional({
+    description: 'Only the tools of this toolkit (case-insensitive).',
+    example: 'Google',
+  })
   @IsOptional()
   @IsString()
   @MaxLength(200)
   toolkit?: string;
 
-  @ApiPropertyOptional({ description: 'Report requirements.met for this agent\'s attachments.' })
+  @ApiPropertyOptional({ description: "Report requirements.met for this agent's attachments." })
   @IsOptional()
   @IsString()
   @IsNotEmpty()
   @MaxLength(200)
   agent_id?: string;
 
-  @ApiPropertyOptional({ enum: TOOL_SCHEMA_FORMATS, default: 'openai', description: 'The form of formatted_schema.' })
+  @ApiPropertyOptional({
+    enum: TOOL_SCHEMA_FORMATS,
+    default: 'openai',
+    description: 'The form of formatted_schema.',
+  })
   @IsOptional()
   @IsIn(TOOL_SCHEMA_FORMATS)
   format?: ToolSchemaFormat;

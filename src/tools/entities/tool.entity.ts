@@ -16,7 +16,8 @@ export class ToolEntity {
   @Column({ name: 'toolkit_version', type: 'text' }) toolkitVersion!: string;
   /** The request's `params` as JSON text (any JSON value), so that it is echoed exactly; null when absent. */
   @Column({ name: 'params_json', type: 'text', nullable: true }) paramsJson!: string | null;
-  @Column({ name: 'api_key_encrypted', type: 'text', nullable: true }) apiKeyEncrypted!: string | null;
+  @Column({ name: 'api_key_encrypted', type: 'text', nullable: true }) apiKeyEncrypted!:
+    string | null;
   @Column({ name: 'authorization_status', type: 'text' }) authorizationStatus!: AuthorizationStatus;
   @Column({ name: 'oauth2_url', type: 'text', default: '' }) oauth2Url!: string;
   @Column({ name: 'created_by', type: 'text' }) createdBy!: string;
