@@ -148,14 +148,15 @@ export function parseRRule(text: string, timeZone: string, anchorMs: number): Wa
     );
   }
   const parts = new Map<string, string>();
-  for (const part of text
+  // RFC 5545 has no spaces in a rule; tolerate them (and a trailing ';') rather than fail.
+  const body = text
     .replace(/^RRULE:/i, '')
-    .toUpperCase()
-    .split(';')) {
-    const trimmed = part.trim();
-    if (!trimmed) continue;
-    const match = /^([A-Z]+)\s*=\s*(\S+)$/.exec(trimmed);
-    if (!match) throw invalid(`"${trimmed.slice(0, 40)}" is not a NAME=VALUE part`);
+    .replace(/\s+/g, '')
+    .toUpperCase();
+  for (const part of body.split(';')) {
+    if (!part) continue;
+    const match = /^([A-Z]+)=(.+)$/.exec(part);
+    if (!match) throw invalid(`"${part.slice(0, 40)}" is not a NAME=VALUE part`);
     const [, name, value] = match;
     if (!RULE_PARTS.has(name)) throw invalid(`unknown part ${name.slice(0, 40)}`);
     if (parts.has(name)) throw invalid(`${name} is given more than once`);
@@ -165,8 +166,9 @@ export function parseRRule(text: string, timeZone: string, anchorMs: number): Wa
   const freqText = parts.get('FREQ');
   if (freqText === undefined) throw invalid('FREQ is required (e.g. FREQ=WEEKLY)');
   const freq = FREQUENCIES[freqText];
-  if (freq === undefined)
+  if (freq === undefined) {
     throw invalid(`FREQ must be one of ${Object.keys(FREQUENCIES).join(', ')}`);
+  }
   if (freq === Frequency.SECONDLY) throw tooFrequent();
   const get = (name: string) => parts.get(name);
   const has = (name: string) => parts.has(name);
@@ -194,8 +196,9 @@ export function parseRRule(text: string, timeZone: string, anchorMs: number): Wa
   const byweekday = has('BYDAY') ? parseByDay(get('BYDAY') ?? '', freq, byweekno !== null) : null;
 
   // RFC 5545 combinations rrule would otherwise read in its own way.
-  if (bymonthday && freq === Frequency.WEEKLY)
+  if (bymonthday && freq === Frequency.WEEKLY) {
     throw invalid('BYMONTHDAY cannot be used with FREQ=WEEKLY');
+  }
   if (byyearday && [Frequency.DAILY, Frequency.WEEKLY, Frequency.MONTHLY].includes(freq)) {
     throw invalid('BYYEARDAY needs FREQ=YEARLY or a sub-daily FREQ');
   }
@@ -245,8 +248,9 @@ function parseByDay(value: string, freq: Frequency, hasWeekNo: boolean): Weekday
     if (!match || index < 0) throw invalid('BYDAY must list days like MO,TH or 1MO,-1FR');
     if (match[1] === undefined) return new Weekday(index);
     const n = Number(match[1]);
-    if (n === 0 || Math.abs(n) > 53)
+    if (n === 0 || Math.abs(n) > 53) {
       throw invalid('BYDAY ordinals must be from -53 to -1 or 1 to 53');
+    }
     if ((freq !== Frequency.MONTHLY && freq !== Frequency.YEARLY) || hasWeekNo) {
       throw invalid(
         'BYDAY with an ordinal (like 1MO) needs FREQ=MONTHLY or FREQ=YEARLY without BYWEEKNO',

@@ -398,6 +398,7 @@ describe('parseSchedule', () => {
         'RRULE:FREQ=WEEKLY;BYDAY=MO,TH;BYHOUR=10;BYMINUTE=0',
         'rrule:freq=weekly;byday=mo,th;byhour=10;byminute=0',
         ' Freq=Weekly;ByDay=Mo,Th;ByHour=10;ByMinute=0; ',
+        'RRULE: FREQ=WEEKLY; BYDAY=MO, TH; BYHOUR=10; BYMINUTE=0',
       ]) {
         expect(parse(frequency, 'Europe/Madrid', '2026-03-20T11:00:00Z').firstRun()).toBe(expected);
       }

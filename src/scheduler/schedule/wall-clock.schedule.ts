@@ -76,6 +76,8 @@ export function nextInstantAfter(timeZone: string, t: number, nextWall: NextWall
         );
     }
     cursor = wall;
+    // Further candidates are strictly later walls; saves a rule lookup in the common case.
+    if (cursor >= stopWall) break;
   }
   return best;
 }
