@@ -15,7 +15,7 @@ describe('loadConfig', () => {
     expect(config).toMatchObject({
       port: 3000,
       databaseUrl: undefined,
-      graphApiUrl: 'https://graph.facebook.com/v23.0',
+      graphApi: { url: 'https://graph.facebook.com/v23.0', timeoutMs: 10_000 },
       publicUrl: 'http://localhost:3000',
       scheduler: { enabled: true, tickMs: 1000 },
       jwt: {

@@ -66,10 +66,37 @@ export class EnvironmentVariables {
   @IsOptional()
   @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
   GRAPH_API_URL: string = 'https://graph.facebook.com/v23.0';
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(100)
+  @Max(120_000)
+  GRAPH_API_TIMEOUT_MS: number = 10_000;
   @IsOptional() @IsString() META_APP_SECRET?: string;
   @IsOptional() @IsUrl({ require_tld: false, protocols: ['http', 'https'] }) PUBLIC_URL?: string;
   @IsOptional() @Transform(toBoolean) @IsBoolean() SCHEDULER_ENABLED: boolean = true;
   @IsOptional() @Transform(toInteger) @IsInt() @Min(50) SCHEDULER_TICK_MS: number = 1000;
+  @IsOptional() @Transform(toInteger) @IsInt() @Min(1) @Max(1000) DELIVERY_CONCURRENCY: number = 32;
+  @IsOptional() @Transform(toInteger) @IsInt() @Min(1) @Max(100) DELIVERY_MAX_ATTEMPTS: number = 8;
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1000)
+  @Max(3_600_000)
+  DELIVERY_LEASE_MS: number = 60_000;
+  /** Messages per second per WhatsApp channel, across all replicas; 0 lifts the limit. */
+  @IsOptional() @Transform(toInteger) @IsInt() @Min(0) CHANNEL_RATE_LIMIT_PER_SECOND: number = 80;
+  @IsOptional() @Transform(toInteger) @IsInt() @Min(0) @Max(600_000) SHUTDOWN_GRACE_MS: number =
+    10_000;
+  @IsOptional() @IsUrl({ require_tld: false, protocols: ['http', 'https'] }) AGENT_LLM_URL?: string;
+  @IsOptional() @IsString() @MinLength(1) AGENT_LLM_MODEL: string = 'gpt-4o-mini';
+  @IsOptional() @IsString() AGENT_LLM_API_KEY?: string;
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(100)
+  @Max(300_000)
+  AGENT_LLM_TIMEOUT_MS: number = 15_000;
   @IsOptional()
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL: string = 'info';
@@ -95,8 +122,18 @@ export interface AppConfig {
     generated: boolean;
   };
   encryption: { currentKey: Buffer; previousKeys: Buffer[] };
-  graphApiUrl: string;
+  graphApi: { url: string; timeoutMs: number };
   metaAppSecret?: string;
+  delivery: {
+    concurrency: number;
+    maxAttempts: number;
+    leaseMs: number;
+    /** 0 = unlimited. */
+    channelRateLimitPerSecond: number;
+  };
+  /** An OpenAI-compatible chat-completions endpoint that writes follow-up messages; unset = templates. */
+  llm?: { url: string; model: string; apiKey?: string; timeoutMs: number };
+  shutdownGraceMs: number;
   publicUrl: string;
   scheduler: { enabled: boolean; tickMs: number };
   log: { level: string; file?: string };
@@ -225,7 +262,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
         decodeKey('ENCRYPTION_PREVIOUS_KEYS', key),
       ),
     },
-    graphApiUrl: vars.GRAPH_API_URL.replace(/\/+$/, ''),
+    graphApi: { url: vars.GRAPH_API_URL.replace(/\/+$/, ''), timeoutMs: vars.GRAPH_API_TIMEOUT_MS },
+    delivery: {
+      concurrency: vars.DELIVERY_CONCURRENCY,
+      maxAttempts: vars.DELIVERY_MAX_ATTEMPTS,
+      leaseMs: vars.DELIVERY_LEASE_MS,
+      channelRateLimitPerSecond: vars.CHANNEL_RATE_LIMIT_PER_SECOND,
+    },
+    llm: vars.AGENT_LLM_URL
+      ? {
+          url: vars.AGENT_LLM_URL.replace(/\/+$/, ''),
+          model: vars.AGENT_LLM_MODEL,
+          apiKey: vars.AGENT_LLM_API_KEY,
+          timeoutMs: vars.AGENT_LLM_TIMEOUT_MS,
+        }
+      : undefined,
+    shutdownGraceMs: vars.SHUTDOWN_GRACE_MS,
     metaAppSecret: vars.META_APP_SECRET,
     publicUrl: (vars.PUBLIC_URL ?? `http://localhost:${vars.PORT}`).replace(/\/+$/, ''),
     scheduler: { enabled: vars.SCHEDULER_ENABLED, tickMs: vars.SCHEDULER_TICK_MS },
