@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
+import { In, Repository } from 'typeorm';
 import { Principal } from '../common/auth/principal';
 import { Clock } from '../common/clock';
 import { SecretBox } from '../common/crypto/secret-box';
@@ -10,7 +10,7 @@ import { isUuid, newVerificationToken, uuidv7 } from '../common/ids';
 import { CreateMessangerChannelDto, UpdateMessangerChannelDto } from './dto/messanger-channel.dto';
 import { CreateWhatsappChannelDto, UpdateWhatsappChannelDto } from './dto/whatsapp-channel.dto';
 import { MessangerChannelEntity } from './messanger/messanger-channel.entity';
-import { WhatsappChannelEntity } from './whatsapp/whatsapp-channel.entity';
+import { ChannelStatus, WhatsappChannelEntity } from './whatsapp/whatsapp-channel.entity';
 
 const numberInUse = (numberId: string) =>
   new ProblemException(
@@ -18,6 +18,13 @@ const numberInUse = (numberId: string) =>
     'conflict',
     `A WhatsApp channel for number_id ${numberId} already exists in this organization.`,
   );
+
+export interface WhatsappCredentials {
+  organizationId: string;
+  numberId: string;
+  status: ChannelStatus;
+  accessToken: string;
+}
 
 /** The associated data that binds an encrypted token to its row and column. */
 export const accessTokenAad = (table: string, id: string) => `${table}:${id}:access_token`;
@@ -109,6 +116,30 @@ export class ChannelsService {
   ): Promise<WhatsappChannelEntity | null> {
     if (!isUuid(id)) return null;
     return this.whatsappChannels.findOneBy({ id, organizationId });
+  }
+
+  /**
+   * What the delivery worker needs to send through WhatsApp channels, tokens decrypted. Internal:
+   * the worker reads channel ids from deliveries that are already scoped to their organization.
+   */
+  async whatsappCredentials(
+    channelIds: readonly string[],
+  ): Promise<Map<string, WhatsappCredentials>> {
+    const credentials = new Map<string, WhatsappCredentials>();
+    if (channelIds.length === 0) return credentials;
+    const channels = await this.whatsappChannels.findBy({ id: In([...channelIds]) });
+    for (const channel of channels) {
+      credentials.set(channel.id, {
+        organizationId: channel.organizationId,
+        numberId: channel.numberId,
+        status: channel.status,
+        accessToken: this.secrets.decrypt(
+          channel.accessTokenEncrypted,
+          accessTokenAad('whatsapp_channels', channel.id),
+        ),
+      });
+    }
+    return credentials;
   }
 
   async findMessangerChannel(

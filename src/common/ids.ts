@@ -1,10 +1,28 @@
 import { randomBytes } from 'node:crypto';
 
-/** A UUID v7 (RFC 9562): 48 bits of Unix milliseconds, then randomness, so ids sort by creation time. */
+let lastMs = -1;
+let sequence = 0;
+
+/**
+ * A UUID v7 (RFC 9562): 48 bits of Unix milliseconds, a 12-bit sequence (method 1: monotonic within
+ * a millisecond in this process), then randomness, so ids sort by creation order.
+ */
 export function uuidv7(nowMs: number = Date.now()): string {
+  let ms = Math.max(nowMs, lastMs);
+  if (ms === lastMs) {
+    sequence++;
+    if (sequence > 0xfff) {
+      ms++;
+      sequence = 0;
+    }
+  } else {
+    sequence = randomBytes(2).readUInt16BE(0) & 0x7ff; // leave room to count up
+  }
+  lastMs = ms;
   const bytes = randomBytes(16);
-  bytes.writeUIntBE(nowMs, 0, 6);
-  bytes[6] = (bytes[6] & 0x0f) | 0x70;
+  bytes.writeUIntBE(ms, 0, 6);
+  bytes[6] = 0x70 | (sequence >> 8);
+  bytes[7] = sequence & 0xff;
   bytes[8] = (bytes[8] & 0x3f) | 0x80;
   const hex = bytes.toString('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;

@@ -1,5 +1,6 @@
 import { toMillis, toMillisOrNull } from '../common/time';
-import { FollowUpDto } from './dto/follow-up.dto';
+import { DeliveryDto, FollowUpDto } from './dto/follow-up.dto';
+import { DeliveryEntity } from './entities/delivery.entity';
 import { FollowUpEntity } from './entities/follow-up.entity';
 
 export function toFollowUpResponse(followUp: FollowUpEntity): FollowUpDto {
@@ -20,5 +21,23 @@ export function toFollowUpResponse(followUp: FollowUpEntity): FollowUpDto {
     created_by: followUp.createdBy,
     created_at: toMillis(followUp.createdAt),
     updated_at: toMillis(followUp.updatedAt),
+  };
+}
+
+export function toDeliveryResponse(delivery: DeliveryEntity): DeliveryDto {
+  return {
+    id: delivery.id,
+    follow_up_id: delivery.followUpId,
+    phone: delivery.phone,
+    occurrence_at: toMillis(delivery.occurrenceAt),
+    status: delivery.status,
+    attempts: delivery.attempts,
+    last_error: delivery.lastErrorCode
+      ? { code: delivery.lastErrorCode, message: delivery.lastErrorMessage ?? '' }
+      : null,
+    wa_message_id: delivery.waMessageId,
+    sent_at: toMillisOrNull(delivery.sentAt),
+    created_at: toMillis(delivery.createdAt),
+    updated_at: toMillis(delivery.updatedAt),
   };
 }

@@ -1,6 +1,7 @@
-import { Body, Controller, Get, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import {
   ApiBearerAuth,
+  ApiNoContentResponse,
   ApiCreatedResponse,
   ApiOkResponse,
   ApiOperation,
@@ -11,11 +12,15 @@ import { BareResponse } from '../common/http/data-wrapper.interceptor';
 import { ApiProblemResponses, DataEnvelope } from '../common/http/openapi.decorators';
 import {
   CreateFollowUpDto,
+  DeliveryPageDto,
   FollowUpDto,
+  FollowUpPageDto,
+  ListDeliveriesQueryDto,
+  ListFollowUpsQueryDto,
   SchedulePreviewDto,
   SchedulePreviewQueryDto,
 } from './dto/follow-up.dto';
-import { toFollowUpResponse } from './follow-up.mapper';
+import { toDeliveryResponse, toFollowUpResponse } from './follow-up.mapper';
 import { FollowUpsService } from './follow-ups.service';
 
 @ApiTags('scheduler')
@@ -39,6 +44,86 @@ export class FollowUpsController {
     @Body() dto: CreateFollowUpDto,
   ): Promise<FollowUpDto> {
     return toFollowUpResponse(await this.followUps.createWhatsappFollowUp(principal, dto));
+  }
+
+  @Get('follow-up/whatsapp/:id')
+  @BareResponse()
+  @ApiOperation({ summary: 'Get a WhatsApp follow-up', operationId: 'getWhatsappFollowUp' })
+  @ApiOkResponse({ type: FollowUpDto })
+  @ApiProblemResponses(404)
+  async findOne(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') id: string,
+  ): Promise<FollowUpDto> {
+    return toFollowUpResponse(await this.followUps.findOne(principal.organizationId, id));
+  }
+
+  @Get('follow-ups')
+  @ApiOperation({ summary: 'List follow-ups', operationId: 'listFollowUps' })
+  @ApiOkResponse({ type: DataEnvelope(FollowUpPageDto) })
+  async list(
+    @CurrentPrincipal() principal: Principal,
+    @Query() query: ListFollowUpsQueryDto,
+  ): Promise<FollowUpPageDto> {
+    const page = await this.followUps.list(principal.organizationId, query);
+    return { ...page, items: page.items.map(toFollowUpResponse) };
+  }
+
+  @Post('follow-up/whatsapp/:id/pause')
+  @HttpCode(200)
+  @BareResponse()
+  @ApiOperation({ summary: 'Pause a follow-up', operationId: 'pauseFollowUp' })
+  @ApiOkResponse({ type: FollowUpDto })
+  @ApiProblemResponses(404, 409)
+  async pause(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') id: string,
+  ): Promise<FollowUpDto> {
+    return toFollowUpResponse(await this.followUps.pause(principal.organizationId, id));
+  }
+
+  @Post('follow-up/whatsapp/:id/resume')
+  @HttpCode(200)
+  @BareResponse()
+  @ApiOperation({
+    summary: 'Resume a paused follow-up',
+    description:
+      'If runs were missed while paused, one message goes out at once, then the schedule continues.',
+    operationId: 'resumeFollowUp',
+  })
+  @ApiOkResponse({ type: FollowUpDto })
+  @ApiProblemResponses(404, 409)
+  async resume(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') id: string,
+  ): Promise<FollowUpDto> {
+    return toFollowUpResponse(await this.followUps.resume(principal.organizationId, id));
+  }
+
+  @Delete('follow-up/whatsapp/:id')
+  @HttpCode(204)
+  @ApiOperation({
+    summary: 'Delete a follow-up',
+    description: 'Its pending deliveries are cancelled; messages already sent stay in its history.',
+    operationId: 'deleteFollowUp',
+  })
+  @ApiNoContentResponse()
+  @ApiProblemResponses(404)
+  async remove(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<void> {
+    await this.followUps.remove(principal.organizationId, id);
+  }
+
+  @Get('follow-up/whatsapp/:id/deliveries')
+  @ApiOperation({ summary: "List a follow-up's deliveries", operationId: 'listDeliveries' })
+  @ApiOkResponse({ type: DataEnvelope(DeliveryPageDto) })
+  @ApiProblemResponses(404)
+  async deliveries(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') id: string,
+    @Query() query: ListDeliveriesQueryDto,
+  ): Promise<DeliveryPageDto> {
+    const page = await this.followUps.deliveries(principal.organizationId, id, query);
+    return { ...page, items: page.items.map(toDeliveryResponse) };
   }
 
   @Get('preview')

@@ -1,18 +1,26 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
+import { IsNull, Repository } from 'typeorm';
 import { ChannelsService } from '../channels/channels.service';
 import { Principal } from '../common/auth/principal';
 import { Clock } from '../common/clock';
-import { FieldError, ProblemException, validationFailed } from '../common/http/problem';
-import { uuidv7 } from '../common/ids';
-import { CreateFollowUpDto, SchedulePreviewQueryDto } from './dto/follow-up.dto';
+import { FieldError, notFound, ProblemException, validationFailed } from '../common/http/problem';
+import { isUuid, uuidv7 } from '../common/ids';
+import {
+  CreateFollowUpDto,
+  ListDeliveriesQueryDto,
+  ListFollowUpsQueryDto,
+  SchedulePreviewQueryDto,
+} from './dto/follow-up.dto';
+import { DeliveryEntity } from './entities/delivery.entity';
 import { FollowUpEntity } from './entities/follow-up.entity';
 import { normalizePhoneNumbers } from './phone-numbers';
 import { parseSchedule, Schedule, ScheduleError } from './schedule/schedule.parser';
+import { SchedulerEngine } from './scheduler.engine';
 
 const DEFAULT_TIME_ZONE = 'UTC';
 const DEFAULT_PREVIEW_COUNT = 10;
+const DEFAULT_PAGE_SIZE = 50;
 
 const channelNotUsable = (detail: string) =>
   new ProblemException(422, 'channel_not_usable', detail);
@@ -38,6 +46,7 @@ export class FollowUpsService {
     @InjectRepository(FollowUpEntity) private readonly followUps: Repository<FollowUpEntity>,
     private readonly channels: ChannelsService,
     private readonly clock: Clock,
+    private readonly engine: SchedulerEngine,
   ) {}
 
   async createWhatsappFollowUp(
@@ -74,6 +83,107 @@ export class FollowUpsService {
       updatedAt: new Date(now),
     });
     await this.followUps.insert(followUp);
+    this.engine.wake();
+    return followUp;
+  }
+
+  async findOne(organizationId: string, id: string): Promise<FollowUpEntity> {
+    const followUp = isUuid(id)
+      ? await this.followUps.findOneBy({ id, organizationId, deletedAt: IsNull() })
+      : null;
+    if (!followUp) throw notFound('Follow-up');
+    return followUp;
+  }
+
+  async list(
+    organizationId: string,
+    query: ListFollowUpsQueryDto,
+  ): Promise<{ items: FollowUpEntity[]; offset: number; total_count: number }> {
+    const offset = query.offset ?? 0;
+    const [items, total] = await this.followUps.findAndCount({
+      where: {
+        organizationId,
+        deletedAt: IsNull(),
+        ...(query.agent_id !== undefined && { agentId: query.agent_id }),
+        ...(query.channel_id !== undefined && { channelId: query.channel_id }),
+      },
+      order: { createdAt: 'DESC', id: 'DESC' },
+      skip: offset,
+      take: query.limit ?? DEFAULT_PAGE_SIZE,
+    });
+    return { items, offset, total_count: total };
+  }
+
+  async pause(organizationId: string, id: string): Promise<FollowUpEntity> {
+    return this.setStatus(organizationId, id, 'paused');
+  }
+
+  /** A resumed follow-up whose next run passed while paused sends once at once, then continues. */
+  async resume(organizationId: string, id: string): Promise<FollowUpEntity> {
+    const followUp = await this.setStatus(organizationId, id, 'active');
+    this.engine.wake();
+    return followUp;
+  }
+
+  /** Soft delete: the follow-up disappears, its pending deliveries are cancelled, history stays. */
+  async remove(organizationId: string, id: string): Promise<void> {
+    const followUp = await this.findOne(organizationId, id);
+    const now = new Date(this.clock.now());
+    await this.followUps.manager.transaction(async (db) => {
+      await db.update(
+        FollowUpEntity,
+        { id: followUp.id, organizationId },
+        { deletedAt: now, nextRunAt: null, updatedAt: now },
+      );
+      await db.update(
+        DeliveryEntity,
+        { followUpId: followUp.id, organizationId, status: 'pending' },
+        { status: 'cancelled', updatedAt: now },
+      );
+    });
+  }
+
+  async deliveries(
+    organizationId: string,
+    id: string,
+    query: ListDeliveriesQueryDto,
+  ): Promise<{ items: DeliveryEntity[]; offset: number; total_count: number }> {
+    const followUp = await this.findOne(organizationId, id);
+    const offset = query.offset ?? 0;
+    const [items, total] = await this.followUps.manager.findAndCount(DeliveryEntity, {
+      where: {
+        organizationId,
+        followUpId: followUp.id,
+        ...(query.status !== undefined && { status: query.status }),
+      },
+      order: { occurrenceAt: 'DESC', phone: 'ASC' },
+      skip: offset,
+      take: query.limit ?? DEFAULT_PAGE_SIZE,
+    });
+    return { items, offset, total_count: total };
+  }
+
+  private async setStatus(
+    organizationId: string,
+    id: string,
+    status: 'active' | 'paused',
+  ): Promise<FollowUpEntity> {
+    const followUp = await this.findOne(organizationId, id);
+    if (followUp.status === 'completed') {
+      throw new ProblemException(
+        409,
+        'conflict',
+        'The follow-up has completed; nothing is left to run.',
+      );
+    }
+    if (followUp.status !== status) {
+      followUp.status = status;
+      followUp.updatedAt = new Date(this.clock.now());
+      await this.followUps.update(
+        { id: followUp.id, organizationId },
+        { status, updatedAt: followUp.updatedAt },
+      );
+    }
     return followUp;
   }
 

@@ -1,13 +1,37 @@
 import { Module } from '@nestjs/common';
+import { ScheduleModule } from '@nestjs/schedule';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ChannelsModule } from '../channels/channels.module';
+import { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
+import { DeliveryOutbox } from './delivery/delivery-outbox';
+import { DeliveryWorker } from './delivery/delivery.worker';
+import { createMessageComposer, MessageComposer } from './delivery/message-composer';
+import { FollowUpDispatcher } from './dispatch/follow-up-dispatcher';
+import { DeliveryEntity } from './entities/delivery.entity';
 import { FollowUpEntity } from './entities/follow-up.entity';
 import { FollowUpsController } from './follow-ups.controller';
 import { FollowUpsService } from './follow-ups.service';
+import { SchedulerEngine } from './scheduler.engine';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([FollowUpEntity]), ChannelsModule],
+  imports: [
+    ScheduleModule.forRoot(),
+    TypeOrmModule.forFeature([FollowUpEntity, DeliveryEntity]),
+    ChannelsModule,
+  ],
   controllers: [FollowUpsController],
-  providers: [FollowUpsService],
+  providers: [
+    FollowUpsService,
+    FollowUpDispatcher,
+    DeliveryOutbox,
+    DeliveryWorker,
+    SchedulerEngine,
+    {
+      provide: MessageComposer,
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig): MessageComposer => createMessageComposer(config.llm),
+    },
+  ],
 })
 export class SchedulerModule {}

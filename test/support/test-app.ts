@@ -3,11 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { INestApplication } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
+import { Test } from '@nestjs/testing';
 import jwt from 'jsonwebtoken';
 import request from 'supertest';
 import { AppModule } from '../../src/app.module';
 import { configureApp } from '../../src/app.setup';
+import { Clock } from '../../src/common/clock';
 
 export const TEST_JWT_SECRET = 'test-secret-that-is-long-enough-for-hs256-0123456789';
 export const TEST_ENCRYPTION_KEY = Buffer.alloc(32, 7).toString('base64');
@@ -35,41 +36,27 @@ export function baseEnv(): Env {
   };
 }
 
-const CONFIG_KEYS = [
-  'PORT',
-  'DATABASE_URL',
-  'DATA_DIR',
-  'JWT_SECRET',
-  'JWT_PUBLIC_KEY',
-  'JWT_JWKS_URL',
-  'JWT_ALGORITHMS',
-  'JWT_ISSUER',
-  'JWT_AUDIENCE',
-  'JWT_ORGANIZATION_CLAIM',
-  'ENCRYPTION_KEY',
-  'ENCRYPTION_PREVIOUS_KEYS',
-  'GRAPH_API_URL',
-  'META_APP_SECRET',
-  'PUBLIC_URL',
-  'SCHEDULER_ENABLED',
-  'SCHEDULER_TICK_MS',
-  'LOG_LEVEL',
-  'LOG_FILE',
-];
+/** Every variable agentline reads (see src/config/app-config.ts); cleared before each boot. */
+const CONFIG_VARIABLE =
+  /^(PORT|DATABASE_URL|DATA_DIR|JWT_|ENCRYPTION_|GRAPH_API_|META_|PUBLIC_URL|SCHEDULER_|DELIVERY_|CHANNEL_RATE_|SHUTDOWN_|AGENT_LLM_|LOG_)/;
 
 /** Boots the whole AppModule, configured exactly as main.ts does, on a fresh data directory. */
-export async function startApp(overrides: Env = {}): Promise<TestApp> {
+export async function startApp(
+  overrides: Env = {},
+  { clock }: { clock?: Clock } = {},
+): Promise<TestApp> {
   const dataDir = overrides.DATA_DIR ?? mkdtempSync(join(tmpdir(), 'agentline-test-'));
   const logFile = join(dataDir, `test-${randomUUID()}.log`);
   const env: Env = { ...baseEnv(), DATA_DIR: dataDir, LOG_FILE: logFile, ...overrides };
-  for (const key of CONFIG_KEYS) delete process.env[key];
+  for (const key of Object.keys(process.env))
+    if (CONFIG_VARIABLE.test(key)) delete process.env[key];
   for (const [key, value] of Object.entries(env)) if (value !== undefined) process.env[key] = value;
 
-  const app = await NestFactory.create(AppModule, {
-    bodyParser: false,
-    bufferLogs: true,
-    abortOnError: false,
-  });
+  // Only time is replaced (when a test needs to move it); everything else is what production runs.
+  let builder = Test.createTestingModule({ imports: [AppModule] });
+  if (clock) builder = builder.overrideProvider(Clock).useValue(clock);
+  const moduleRef = await builder.compile();
+  const app = moduleRef.createNestApplication({ bodyParser: false, bufferLogs: true });
   configureApp(app);
   await app.init();
   return {

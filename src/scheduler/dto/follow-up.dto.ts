@@ -4,6 +4,7 @@ import {
   ArrayMaxSize,
   ArrayNotEmpty,
   IsArray,
+  IsIn,
   IsInt,
   Max,
   Min,
@@ -12,6 +13,7 @@ import {
   IsString,
   MaxLength,
 } from 'class-validator';
+import { DELIVERY_STATUSES, DeliveryStatus } from '../entities/delivery.entity';
 import { FOLLOW_UP_STATUSES, FollowUpStatus } from '../entities/follow-up.entity';
 import { MAX_PHONE_NUMBERS } from '../phone-numbers';
 
@@ -150,4 +152,94 @@ export class SchedulePreviewQueryDto {
 
 export class SchedulePreviewDto {
   @ApiProperty({ type: [Number], example: [1763802000000, 1763888400000] }) occurrences!: number[];
+}
+
+export class ListFollowUpsQueryDto {
+  @ApiPropertyOptional({ description: 'Only the follow-ups of this agent.' })
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(200)
+  agent_id?: string;
+
+  @ApiPropertyOptional({ format: 'uuid', description: 'Only the follow-ups on this channel.' })
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(200)
+  channel_id?: string;
+
+  @ApiPropertyOptional({ type: 'integer', minimum: 0, default: 0 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  offset?: number;
+
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 200, default: 50 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(200)
+  limit?: number;
+}
+
+export class FollowUpPageDto {
+  @ApiProperty({ type: [FollowUpDto] }) items!: FollowUpDto[];
+  @ApiProperty({ type: 'integer', example: 0 }) offset!: number;
+  @ApiProperty({ type: 'integer', example: 1 }) total_count!: number;
+}
+
+export class ListDeliveriesQueryDto {
+  @ApiPropertyOptional({ enum: DELIVERY_STATUSES, description: 'Only deliveries in this status.' })
+  @IsOptional()
+  @IsIn(DELIVERY_STATUSES)
+  status?: DeliveryStatus;
+
+  @ApiPropertyOptional({ type: 'integer', minimum: 0, default: 0 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  offset?: number;
+
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 200, default: 50 })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(200)
+  limit?: number;
+}
+
+export class DeliveryErrorDto {
+  @ApiProperty({
+    example: '131026',
+    description: "Graph's error code, or ours (timeout, channel_inactive).",
+  })
+  code!: string;
+  @ApiProperty({ example: 'Message undeliverable' }) message!: string;
+}
+
+export class DeliveryDto {
+  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty({ format: 'uuid' }) follow_up_id!: string;
+  @ApiProperty({ example: '+34612345678' }) phone!: string;
+  @ApiProperty({ type: 'integer', description: 'The occurrence (ms) this message belongs to.' })
+  occurrence_at!: number;
+  @ApiProperty({ enum: DELIVERY_STATUSES }) status!: DeliveryStatus;
+  @ApiProperty({ type: 'integer' }) attempts!: number;
+  @ApiProperty({ type: DeliveryErrorDto, nullable: true }) last_error!: DeliveryErrorDto | null;
+  @ApiProperty({ type: String, nullable: true, example: 'wamid.HBgLMzQ2MTIzNDU2NzgVAgARGBI' })
+  wa_message_id!: string | null;
+  @ApiProperty({ type: 'integer', nullable: true }) sent_at!: number | null;
+  @ApiProperty({ type: 'integer' }) created_at!: number;
+  @ApiProperty({ type: 'integer' }) updated_at!: number;
+}
+
+export class DeliveryPageDto {
+  @ApiProperty({ type: [DeliveryDto] }) items!: DeliveryDto[];
+  @ApiProperty({ type: 'integer', example: 0 }) offset!: number;
+  @ApiProperty({ type: 'integer', example: 2 }) total_count!: number;
 }

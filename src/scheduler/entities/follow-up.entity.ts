@@ -24,6 +24,10 @@ export class FollowUpEntity {
   @Column({ name: 'anchor_at', type: 'timestamptz' }) anchorAt!: Date;
   /** Indexed (partial, active only) by the migration: the scheduler's due-scan. */
   @Column({ name: 'next_run_at', type: 'timestamptz', nullable: true }) nextRunAt!: Date | null;
+  /** The occurrence most recently turned into deliveries. */
+  @Column({ name: 'last_run_at', type: 'timestamptz', nullable: true }) lastRunAt!: Date | null;
+  /** Deleted follow-ups keep their deliveries for the record but are invisible to the API. */
+  @Column({ name: 'deleted_at', type: 'timestamptz', nullable: true }) deletedAt!: Date | null;
   @Column({ name: 'created_by', type: 'text' }) createdBy!: string;
   @Column({ name: 'created_at', type: 'timestamptz' }) createdAt!: Date;
   @Column({ name: 'updated_at', type: 'timestamptz' }) updatedAt!: Date;

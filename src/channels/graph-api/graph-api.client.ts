@@ -1,0 +1,294 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { Agent } from 'undici';
+
+/** What became of one send; `sendText` never throws, so every failure lands in one of these. */
+export type SendOutcome =
+  /** 2xx; `messageId` is Graph's wamid, or null when the accepted response could not be read. */
+  | { kind: 'sent'; messageId: string | null }
+  /** Worth retrying later: network trouble, timeouts, 429/5xx and Graph's rate-limit codes. */
+  | { kind: 'transient'; code: string; message: string; retryAfterMs?: number }
+  /** Retrying will not help: the delivery fails with Graph's code and message. */
+  | { kind: 'permanent'; code: string; message: string }
+  /** The access token is invalid or expired: the channel must be marked inactive. */
+  | { kind: 'unauthorized'; code: string; message: string };
+
+export interface GraphApiClientOptions {
+  /** GRAPH_API_URL, version path included, e.g. https://graph.facebook.com/v23.0 */
+  baseUrl: string;
+  /** Overall budget for one request: connect, headers and body. */
+  timeoutMs: number;
+  /** Sockets kept open to Graph; bounds concurrent sends. */
+  connections?: number;
+}
+
+export interface SendTextInput {
+  numberId: string;
+  accessToken: string;
+  /** E.164 with the leading '+'. */
+  to: string;
+  body: string;
+}
+
+/**
+ * Graph codes that mean "the token itself is bad" (Graph API error handling docs):
+ * 0 AuthException, 102 API Session (login status or token expired), 190 invalid or expired OAuth
+ * token (any subcode: 458-467). HTTP 401 is treated the same whatever the code.
+ * Permission errors (3, 10, 200-299, 131005) are not here: the token works but lacks a grant,
+ * so they fail the delivery as permanent instead of disabling the channel.
+ */
+const UNAUTHORIZED_CODES: ReadonlySet<number> = new Set([0, 102, 190]);
+
+/**
+ * Graph codes worth retrying (WhatsApp Cloud API error-code reference):
+ * 1       API Unknown: possibly a server error
+ * 2       API Service: temporary downtime or overload
+ * 4       API Too Many Calls: app-level rate limit
+ * 17      API User Too Many Calls: user-level rate limit
+ * 341     Application limit reached
+ * 613     Calls to this API exceeded the rate limit
+ * 80007   Rate limit issues for the WhatsApp Business Account
+ * 130429  Cloud API message throughput reached
+ * 131000  Something went wrong (unknown server-side failure)
+ * 131016  Service unavailable
+ * 131056  Business/consumer pair rate limit: too many messages to the same number
+ * 131057  Business account in maintenance mode (e.g. a throughput upgrade)
+ * Plus any error whose body says `is_transient: true`, and HTTP 429 and 5xx whatever the code.
+ * Deliberately permanent: 131048 (spam rate limit) and 131049 (Meta chose not to deliver) are
+ * quality restrictions, and 368 (policy block) needs a human; hammering them only hurts quality.
+ */
+const TRANSIENT_CODES: ReadonlySet<number> = new Set([
+  1, 2, 4, 17, 341, 613, 80007, 130429, 131000, 131016, 131056, 131057,
+]);
+
+const MAX_MESSAGE_LENGTH = 500;
+/** Graph's answers are small; a bigger one is not Graph and must not fill memory. */
+const MAX_RESPONSE_BYTES = 1024 * 1024;
+/** A Retry-After beyond a day is a broken header, not advice. */
+const MAX_RETRY_AFTER_MS = 24 * 60 * 60 * 1000;
+const TIMEOUT_ERROR_CODES = new Set([
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+interface GraphError {
+  code?: number;
+  message?: string;
+  details?: string;
+  isTransient: boolean;
+}
+
+/** Sends WhatsApp text messages through Meta's Cloud API over one keep-alive connection pool. */
+export class GraphApiClient {
+  private readonly agent: Agent;
+  private readonly origin: string;
+  private readonly basePath: string;
+  private readonly timeoutMs: number;
+  private closing?: Promise<void>;
+
+  constructor(options: GraphApiClientOptions) {
+    const base = new URL(options.baseUrl.replace(/\/+$/, ''));
+    this.origin = base.origin;
+    this.basePath = base.pathname.replace(/\/+$/, '');
+    this.timeoutMs = options.timeoutMs;
+    this.agent = new Agent({
+      connections: options.connections ?? 64,
+      keepAliveTimeout: 10_000,
+      keepAliveMaxTimeout: 60_000,
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: options.timeoutMs,
+      connect: { timeout: options.timeoutMs },
+      maxResponseSize: MAX_RESPONSE_BYTES,
+    });
+  }
+
+  async sendText(input: SendTextInput): Promise<SendOutcome> {
+    const redact = (text: string): string => redactSecret(text, input.accessToken);
+    let response;
+    try {
+      response = await this.agent.request({
+        origin: this.origin,
+        path: `${this.basePath}/${encodeURIComponent(input.numberId)}/messages`,
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${input.accessToken}`,
+          'content-type': 'application/json',
+          accept: 'application/json',
+        },
+        body: JSON.stringify({
+          messaging_product: 'whatsapp',
+          recipient_type: 'individual',
+          // Meta's examples use digits only; the '+' is accepted but adds nothing.
+          to: input.to.replace(/^\+/, ''),
+          type: 'text',
+          text: { body: input.body, preview_url: false },
+        }),
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+    } catch (error) {
+      return this.failure(error, redact);
+    }
+
+    const { statusCode, headers, body } = response;
+    let text: string;
+    try {
+      text = await body.text();
+    } catch {
+      // Graph already accepted a 2xx: retrying would risk a duplicate message.
+      if (statusCode >= 200 && statusCode < 300) {
+        return { kind: 'sent', messageId: null };
+      }
+      text = '';
+    }
+
+    if (statusCode >= 200 && statusCode < 300) {
+      return { kind: 'sent', messageId: readMessageId(text) };
+    }
+    return classify(statusCode, headers, parseGraphError(text), redact);
+  }
+
+  /** Idempotent; lets in-flight sends finish, then closes the sockets. */
+  close(): Promise<void> {
+    this.closing ??= this.agent.close();
+    return this.closing;
+  }
+
+  /** Nest calls this last on shutdown, after deliveries have drained. */
+  onApplicationShutdown(): Promise<void> {
+    return this.close();
+  }
+
+  private failure(error: unknown, redact: (text: string) => string): SendOutcome {
+    const { name, code, message } = describeError(error);
+    if (name === 'TimeoutError' || (code !== undefined && TIMEOUT_ERROR_CODES.has(code))) {
+      return {
+        kind: 'transient',
+        code: 'timeout',
+        message: `Graph API did not answer within ${this.timeoutMs} ms`,
+      };
+    }
+    const detail = `${code ? `${code}: ` : ''}${message}`;
+    if (code === 'UND_ERR_INVALID_ARG') {
+      // The request could not even be built (e.g. a token with a line break): no retry fixes that.
+      return {
+        kind: 'permanent',
+        code: 'invalid_request',
+        message: truncate(redact(`Graph API request rejected locally: ${detail}`)),
+      };
+    }
+    return {
+      kind: 'transient',
+      code: 'network_error',
+      message: truncate(redact(`Graph API request failed: ${detail}`)),
+    };
+  }
+}
+
+function classify(
+  status: number,
+  headers: IncomingHttpHeaders,
+  graph: GraphError | undefined,
+  redact: (text: string) => string,
+): SendOutcome {
+  const graphCode = graph?.code;
+  const code = graphCode !== undefined ? String(graphCode) : `http_${status}`;
+  const base = graph?.message ?? `Graph API answered HTTP ${status}`;
+  const withDetails =
+    graph?.details && !base.includes(graph.details) ? `${base} (${graph.details})` : base;
+  const message = truncate(redact(withDetails));
+
+  if (status === 401 || (graphCode !== undefined && UNAUTHORIZED_CODES.has(graphCode))) {
+    return { kind: 'unauthorized', code, message };
+  }
+  if (
+    status === 429 ||
+    status >= 500 ||
+    graph?.isTransient === true ||
+    (graphCode !== undefined && TRANSIENT_CODES.has(graphCode))
+  ) {
+    const retryAfterMs = parseRetryAfter(headers['retry-after']);
+    return retryAfterMs === undefined
+      ? { kind: 'transient', code, message }
+      : { kind: 'transient', code, message, retryAfterMs };
+  }
+  return { kind: 'permanent', code, message };
+}
+
+/** Duck-typed: errors from AbortSignal are DOMExceptions, not always `instanceof Error` (jest realms). */
+function describeError(error: unknown): { name?: string; code?: string; message: string } {
+  if (typeof error !== 'object' || error === null) {
+    return { message: String(error) };
+  }
+  const { name, code, message } = error as { name?: unknown; code?: unknown; message?: unknown };
+  return {
+    name: typeof name === 'string' ? name : undefined,
+    code: typeof code === 'string' ? code : undefined,
+    message: typeof message === 'string' ? message : String(error),
+  };
+}
+
+function readMessageId(text: string): string | null {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    const messages = isRecord(parsed) ? parsed.messages : undefined;
+    const first: unknown = Array.isArray(messages) ? messages[0] : undefined;
+    const id = isRecord(first) ? first.id : undefined;
+    return typeof id === 'string' && id.length > 0 ? id : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Meta's `{error: {message, type, code, error_data: {details}, is_transient}}`; undefined if not that. */
+function parseGraphError(text: string): GraphError | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const error = isRecord(parsed) ? parsed.error : undefined;
+  if (!isRecord(error)) {
+    return undefined;
+  }
+  const rawCode = error.code;
+  const code =
+    typeof rawCode === 'number' && Number.isInteger(rawCode)
+      ? rawCode
+      : typeof rawCode === 'string' && /^\d+$/.test(rawCode)
+        ? Number(rawCode)
+        : undefined;
+  const details = isRecord(error.error_data) ? error.error_data.details : undefined;
+  return {
+    code,
+    message: typeof error.message === 'string' && error.message ? error.message : undefined,
+    details: typeof details === 'string' && details ? details : undefined,
+    isTransient: error.is_transient === true,
+  };
+}
+
+/** Retry-After is either delay-seconds or an HTTP date. */
+function parseRetryAfter(value: string | string[] | undefined): number | undefined {
+  const header = Array.isArray(value) ? value[0] : value;
+  if (!header) {
+    return undefined;
+  }
+  const trimmed = header.trim();
+  const ms = /^\d+$/.test(trimmed) ? Number(trimmed) * 1000 : Date.parse(trimmed) - Date.now();
+  if (Number.isNaN(ms)) {
+    return undefined;
+  }
+  return Math.min(Math.max(ms, 0), MAX_RETRY_AFTER_MS);
+}
+
+function redactSecret(text: string, secret: string): string {
+  return secret ? text.split(secret).join('[redacted]') : text;
+}
+
+function truncate(text: string): string {
+  return text.length > MAX_MESSAGE_LENGTH ? `${text.slice(0, MAX_MESSAGE_LENGTH - 1)}…` : text;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

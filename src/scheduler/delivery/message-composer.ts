@@ -1,0 +1,277 @@
+import { Agent } from 'undici';
+
+/** What a follow-up occurrence knows when its message is written. */
+export interface ComposeInput {
+  followUpId: string;
+  prompt: string;
+  title: string;
+  description: string | null;
+  /** E.164; filled into templates, never sent to an LLM. */
+  phone: string;
+  /** Epoch milliseconds of the occurrence being delivered. */
+  occurrenceAt: number;
+}
+
+export interface LlmComposerOptions {
+  /** Base URL of an OpenAI-compatible API, e.g. https://api.openai.com/v1 */
+  url: string;
+  model: string;
+  apiKey?: string;
+  timeoutMs: number;
+}
+
+/** The message could not be written this time; the delivery is retried. */
+export class ComposeError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ComposeError';
+  }
+}
+
+/** Writes the WhatsApp text of one follow-up occurrence. */
+export abstract class MessageComposer {
+  abstract compose(input: ComposeInput): Promise<string>;
+
+  /** Releases sockets, if any; idempotent. */
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+/** WhatsApp rejects text bodies longer than this. */
+export const WHATSAPP_TEXT_LIMIT = 4096;
+
+const PLACEHOLDER = /\{\{\s*(title|phone|description)\s*\}\}/g;
+
+/**
+ * Fills {{title}}, {{phone}} and {{description}}; unknown placeholders stay as written,
+ * and so does {{phone}} when no phone is given.
+ */
+export function fillTemplate(
+  template: string,
+  values: { title: string; description: string | null; phone?: string },
+): string {
+  return template.replace(PLACEHOLDER, (match: string, name: 'title' | 'phone' | 'description') => {
+    if (name === 'phone') {
+      return values.phone ?? match;
+    }
+    return name === 'title' ? values.title : (values.description ?? '');
+  });
+}
+
+/** Trims and caps at WhatsApp's limit without splitting a surrogate pair. */
+export function finishMessage(text: string): string {
+  let result = text.trim();
+  if (result.length > WHATSAPP_TEXT_LIMIT) {
+    const cut = /[\uD800-\uDBFF]/.test(result[WHATSAPP_TEXT_LIMIT - 1])
+      ? WHATSAPP_TEXT_LIMIT - 1
+      : WHATSAPP_TEXT_LIMIT;
+    result = result.slice(0, cut).trimEnd();
+  }
+  return result;
+}
+
+/** The prompt itself is the message, with its placeholders filled in. */
+export class TemplateMessageComposer extends MessageComposer {
+  compose(input: ComposeInput): Promise<string> {
+    return Promise.resolve(finishMessage(fillTemplate(input.prompt, input)));
+  }
+}
+
+const SYSTEM_PROMPT = [
+  'You write exactly one WhatsApp message that a business sends to one of its clients.',
+  'Follow the instruction you are given, using the follow-up title and details as context.',
+  'Reply with the message text only: plain text, no markdown, no preamble, no quotes, no explanations, no alternatives.',
+  'Write in the language the instruction is written in.',
+  'Do not invent facts such as dates, prices, names or links that the instruction and context do not give.',
+  'Keep placeholders like {{phone}} exactly as written.',
+].join(' ');
+
+const MAX_ERROR_DETAIL = 300;
+const MAX_RESPONSE_BYTES = 1024 * 1024;
+const TIMEOUT_ERROR_CODES = new Set([
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+/** Asks an OpenAI-compatible chat-completions endpoint to write the message from the prompt. */
+export class LlmMessageComposer extends MessageComposer {
+  private readonly agent: Agent;
+  private readonly origin: string;
+  private readonly path: string;
+  private closing?: Promise<void>;
+
+  constructor(private readonly options: LlmComposerOptions) {
+    super();
+    const base = new URL(options.url.replace(/\/+$/, ''));
+    this.origin = base.origin;
+    this.path = `${base.pathname.replace(/\/+$/, '')}/chat/completions`;
+    this.agent = new Agent({
+      connections: 16,
+      keepAliveTimeout: 10_000,
+      keepAliveMaxTimeout: 60_000,
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: options.timeoutMs,
+      connect: { timeout: options.timeoutMs },
+      maxResponseSize: MAX_RESPONSE_BYTES,
+    });
+  }
+
+  async compose(input: ComposeInput): Promise<string> {
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      accept: 'application/json',
+    };
+    if (this.options.apiKey) {
+      headers.authorization = `Bearer ${this.options.apiKey}`;
+    }
+    // The client's phone number stays here: only the instruction and its context leave.
+    const instruction = fillTemplate(input.prompt, {
+      title: input.title,
+      description: input.description,
+    });
+    const context = [`Instruction: ${instruction}`, `Follow-up title: ${input.title}`];
+    if (input.description) {
+      context.push(`Details: ${input.description}`);
+    }
+
+    let status: number;
+    let text: string;
+    try {
+      const response = await this.agent.request({
+        origin: this.origin,
+        path: this.path,
+        method: 'POST',
+        headers,
+        body: JSON.stringify({
+          model: this.options.model,
+          messages: [
+            { role: 'system', content: SYSTEM_PROMPT },
+            { role: 'user', content: context.join('\n') },
+          ],
+          temperature: 0.7,
+          max_tokens: 500,
+        }),
+        signal: AbortSignal.timeout(this.options.timeoutMs),
+      });
+      status = response.statusCode;
+      text = await response.body.text();
+    } catch (error) {
+      throw this.failure(error);
+    }
+
+    if (status < 200 || status >= 300) {
+      const detail = errorDetail(text);
+      throw new ComposeError(
+        `llm_http_${status}`,
+        this.redact(`The LLM answered HTTP ${status}${detail ? `: ${detail}` : ''}`),
+      );
+    }
+    const content = readContent(text);
+    if (content === undefined) {
+      throw new ComposeError('llm_bad_response', 'The LLM answered with an unreadable completion');
+    }
+    // The model may echo a placeholder; filling it here keeps the phone out of the request.
+    const message = finishMessage(fillTemplate(content, input));
+    if (!message) {
+      throw new ComposeError('llm_empty_response', 'The LLM answered with an empty message');
+    }
+    return message;
+  }
+
+  override close(): Promise<void> {
+    this.closing ??= this.agent.close();
+    return this.closing;
+  }
+
+  /** Nest calls this last on shutdown, after deliveries have drained. */
+  onApplicationShutdown(): Promise<void> {
+    return this.close();
+  }
+
+  private failure(error: unknown): ComposeError {
+    const { name, code, message } = describeError(error);
+    if (name === 'TimeoutError' || (code !== undefined && TIMEOUT_ERROR_CODES.has(code))) {
+      return new ComposeError(
+        'llm_timeout',
+        `The LLM did not answer within ${this.options.timeoutMs} ms`,
+      );
+    }
+    const detail = `${code ? `${code}: ` : ''}${message}`.slice(0, MAX_ERROR_DETAIL);
+    return new ComposeError('llm_network_error', this.redact(`The LLM request failed: ${detail}`));
+  }
+
+  private redact(text: string): string {
+    const key = this.options.apiKey;
+    return key ? text.split(key).join('[redacted]') : text;
+  }
+}
+
+/** The LLM composer when AGENT_LLM_URL is configured, templates otherwise. */
+export function createMessageComposer(llm?: LlmComposerOptions): MessageComposer {
+  return llm ? new LlmMessageComposer(llm) : new TemplateMessageComposer();
+}
+
+/** `choices[0].message.content`, as a string or as text parts; undefined when not a completion. */
+function readContent(text: string): string | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!isRecord(parsed) || !Array.isArray(parsed.choices)) {
+    return undefined;
+  }
+  const first: unknown = parsed.choices[0];
+  if (first === undefined) {
+    return '';
+  }
+  const message = isRecord(first) ? first.message : undefined;
+  const content = isRecord(message) ? message.content : undefined;
+  if (typeof content === 'string') {
+    return content;
+  }
+  if (content === null) {
+    return '';
+  }
+  if (Array.isArray(content)) {
+    return content
+      .map((part: unknown) => (isRecord(part) && typeof part.text === 'string' ? part.text : ''))
+      .join('');
+  }
+  return undefined;
+}
+
+/** OpenAI's `{error: {message}}`, truncated; empty when the body is something else. */
+function errorDetail(text: string): string {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    const error = isRecord(parsed) ? parsed.error : undefined;
+    const message = isRecord(error) ? error.message : undefined;
+    return typeof message === 'string' ? message.slice(0, MAX_ERROR_DETAIL) : '';
+  } catch {
+    return '';
+  }
+}
+
+/** Duck-typed: errors from AbortSignal are DOMExceptions, not always `instanceof Error` (jest realms). */
+function describeError(error: unknown): { name?: string; code?: string; message: string } {
+  if (typeof error !== 'object' || error === null) {
+    return { message: String(error) };
+  }
+  const { name, code, message } = error as { name?: unknown; code?: unknown; message?: unknown };
+  return {
+    name: typeof name === 'string' ? name : undefined,
+    code: typeof code === 'string' ? code : undefined,
+    message: typeof message === 'string' ? message : String(error),
+  };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,31 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+
+export const DELIVERY_STATUSES = ['pending', 'sending', 'sent', 'failed', 'cancelled'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+/**
+ * One message of one occurrence of a follow-up to one phone: the outbox row that makes every send
+ * happen once and stay accounted for. Unique on (follow_up_id, occurrence_at, phone).
+ */
+@Entity({ name: 'deliveries' })
+export class DeliveryEntity {
+  @PrimaryColumn({ type: 'uuid' }) id!: string;
+  @Column({ name: 'organization_id', type: 'text' }) organizationId!: string;
+  @Column({ name: 'follow_up_id', type: 'uuid' }) followUpId!: string;
+  @Column({ name: 'channel_id', type: 'uuid' }) channelId!: string;
+  @Column({ name: 'occurrence_at', type: 'timestamptz' }) occurrenceAt!: Date;
+  @Column({ type: 'text' }) phone!: string;
+  @Column({ type: 'text' }) status!: DeliveryStatus;
+  @Column({ type: 'integer' }) attempts!: number;
+  @Column({ name: 'next_attempt_at', type: 'timestamptz' }) nextAttemptAt!: Date;
+  @Column({ name: 'lease_owner', type: 'text', nullable: true }) leaseOwner!: string | null;
+  @Column({ name: 'lease_expires_at', type: 'timestamptz', nullable: true })
+  leaseExpiresAt!: Date | null;
+  @Column({ name: 'last_error_code', type: 'text', nullable: true }) lastErrorCode!: string | null;
+  @Column({ name: 'last_error_message', type: 'text', nullable: true }) lastErrorMessage!:
+    string | null;
+  @Column({ name: 'wa_message_id', type: 'text', nullable: true }) waMessageId!: string | null;
+  @Column({ name: 'sent_at', type: 'timestamptz', nullable: true }) sentAt!: Date | null;
+  @Column({ name: 'created_at', type: 'timestamptz' }) createdAt!: Date;
+  @Column({ name: 'updated_at', type: 'timestamptz' }) updatedAt!: Date;
+}

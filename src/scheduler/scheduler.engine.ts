@@ -1,0 +1,142 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import {
+  BeforeApplicationShutdown,
+  Inject,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+} from '@nestjs/common';
+import { SchedulerRegistry } from '@nestjs/schedule';
+import { Clock } from '../common/clock';
+import { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
+import { DeliveryOutbox } from './delivery/delivery-outbox';
+import { DeliveryWorker } from './delivery/delivery.worker';
+import { FollowUpDispatcher } from './dispatch/follow-up-dispatcher';
+
+const TICK = 'follow-up-tick';
+const DISPATCH_BATCH = 500;
+const PRUNE_EVERY_TICKS = 60;
+
+/**
+ * Drives the follow-up work in this process: a tick every SCHEDULER_TICK_MS (and sooner, when a
+ * follow-up is due before the next tick or was just created here) dispatches due follow-ups into
+ * the outbox and starts the delivery worker. Every replica runs it; the database decides who does
+ * what (SKIP LOCKED), so nothing runs twice.
+ */
+@Injectable()
+export class SchedulerEngine implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger(SchedulerEngine.name);
+  /** Names this process on the rows it leases. */
+  readonly owner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  private stopping = false;
+  private ticking?: Promise<void>;
+  private tickAgain = false;
+  private delivering?: Promise<void>;
+  private deliverAgain = false;
+  private wakeTimer?: NodeJS.Timeout;
+  private ticks = 0;
+
+  constructor(
+    private readonly dispatcher: FollowUpDispatcher,
+    private readonly worker: DeliveryWorker,
+    private readonly outbox: DeliveryOutbox,
+    private readonly registry: SchedulerRegistry,
+    private readonly clock: Clock,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  get enabled(): boolean {
+    return this.config.scheduler.enabled;
+  }
+
+  onApplicationBootstrap(): void {
+    if (!this.enabled) return;
+    this.registry.addInterval(
+      TICK,
+      setInterval(() => this.wake(), this.config.scheduler.tickMs),
+    );
+    this.wake();
+  }
+
+  /** Runs a tick now (or right after the current one): a follow-up was created or resumed here. */
+  wake(): void {
+    if (!this.enabled || this.stopping) return;
+    if (this.ticking) {
+      this.tickAgain = true;
+      return;
+    }
+    this.ticking = this.tick().finally(() => {
+      this.ticking = undefined;
+      if (this.tickAgain) {
+        this.tickAgain = false;
+        this.wake();
+      }
+    });
+  }
+
+  private async tick(): Promise<void> {
+    try {
+      const now = this.clock.now();
+      await this.outbox.reapExpiredLeases(now, this.config.delivery.maxAttempts);
+      while (
+        !this.stopping &&
+        (await this.dispatcher.dispatchBatch(now, DISPATCH_BATCH)) === DISPATCH_BATCH
+      );
+      if (++this.ticks % PRUNE_EVERY_TICKS === 0) await this.outbox.pruneSendWindows(now);
+      this.startDelivery();
+      await this.wakeForEarliestDue();
+    } catch (error) {
+      this.logger.error({ err: error }, 'scheduler tick failed; the next tick retries');
+    }
+  }
+
+  /** Between ticks, wake exactly when the next follow-up is due, so its lag stays small. */
+  private async wakeForEarliestDue(): Promise<void> {
+    const earliest = await this.dispatcher.earliestDue();
+    if (earliest === null || this.stopping) return;
+    const delay = earliest - this.clock.now();
+    if (delay >= this.config.scheduler.tickMs) return;
+    clearTimeout(this.wakeTimer);
+    this.wakeTimer = setTimeout(() => this.wake(), Math.max(0, delay) + 1);
+  }
+
+  private startDelivery(): void {
+    if (this.delivering) {
+      this.deliverAgain = true;
+      return;
+    }
+    this.delivering = this.deliverUntilIdle()
+      .catch((error: unknown) =>
+        this.logger.error({ err: error }, 'delivery failed; the next tick retries'),
+      )
+      .finally(() => {
+        this.delivering = undefined;
+        if (this.deliverAgain && !this.stopping) {
+          this.deliverAgain = false;
+          this.startDelivery();
+        }
+      });
+  }
+
+  private async deliverUntilIdle(): Promise<void> {
+    const stop = () => this.stopping;
+    while (!this.stopping && (await this.worker.runBatch(this.owner, stop)) > 0);
+  }
+
+  /** SIGTERM: stop claiming, let in-flight sends finish within the grace period, release the rest. */
+  async beforeApplicationShutdown(): Promise<void> {
+    if (!this.enabled) return;
+    this.stopping = true;
+    clearTimeout(this.wakeTimer);
+    if (this.registry.doesExist('interval', TICK)) this.registry.deleteInterval(TICK);
+    let timer: NodeJS.Timeout | undefined;
+    const grace = new Promise<void>(
+      (resolve) => (timer = setTimeout(resolve, this.config.shutdownGraceMs)),
+    );
+    await Promise.race([Promise.all([this.ticking, this.delivering]), grace]);
+    clearTimeout(timer);
+    await this.worker.releaseUnrecorded(this.owner);
+  }
+}

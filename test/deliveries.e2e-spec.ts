@@ -1,0 +1,421 @@
+import { randomUUID } from 'node:crypto';
+import { eventually } from './support/eventually';
+import { aFollowUp, aWhatsappChannel } from './support/factories';
+import { FakeGraphApi, graphErrorReply } from './support/fake-graph-api';
+import { ManualClock } from './support/manual-clock';
+import { bearer, Env, newOrganization, startApp, TestApp, tokenFor } from './support/test-app';
+
+const HOUR = 3_600_000;
+
+interface Delivery {
+  phone: string;
+  status: string;
+  attempts: number;
+  occurrence_at: number;
+  last_error: { code: string; message: string } | null;
+  wa_message_id: string | null;
+  sent_at: number | null;
+}
+
+describe('Follow-up delivery (e2e)', () => {
+  let graph: FakeGraphApi;
+  let clock: ManualClock;
+  let t: TestApp;
+  let auth: Record<string, string>;
+
+  const boot = async (env: Env = {}) => {
+    clock = new ManualClock(Date.UTC(2026, 10, 2, 8, 0));
+    t = await startApp(
+      {
+        SCHEDULER_ENABLED: 'true',
+        SCHEDULER_TICK_MS: '50',
+        GRAPH_API_URL: graph.url,
+        GRAPH_API_TIMEOUT_MS: '300',
+        ...env,
+      },
+      { clock },
+    );
+  };
+
+  beforeAll(async () => {
+    graph = await FakeGraphApi.start();
+  });
+  afterAll(async () => graph.close());
+  beforeEach(() => {
+    graph.reset();
+    auth = bearer(tokenFor({ org: newOrganization(), sub: 'dora' }));
+  });
+  afterEach(async () => t?.close());
+
+  const channel = async (overrides: Record<string, unknown> = {}) =>
+    (
+      await t
+        .http()
+        .post('/v1/channels/whatsapp')
+        .set(auth)
+        .send(aWhatsappChannel(overrides))
+        .expect(201)
+    ).body.data;
+  const followUp = async (channelId: string, overrides: Record<string, unknown> = {}) =>
+    (
+      await t
+        .http()
+        .post('/v1/scheduler/follow-up/whatsapp')
+        .set(auth)
+        .send(aFollowUp(channelId, overrides))
+        .expect(201)
+    ).body;
+  const deliveries = async (id: string, query = ''): Promise<Delivery[]> =>
+    (
+      await t
+        .http()
+        .get(`/v1/scheduler/follow-up/whatsapp/${id}/deliveries${query}`)
+        .set(auth)
+        .expect(200)
+    ).body.data.items;
+  const getFollowUp = async (id: string) =>
+    (await t.http().get(`/v1/scheduler/follow-up/whatsapp/${id}`).set(auth).expect(200)).body;
+
+  describe('with the default configuration', () => {
+    beforeEach(async () => boot());
+
+    it('sends a once follow-up to every number through the channel, once, and records it', async () => {
+      const wa = await channel({ number_id: '106540352242922', access_token: 'EAAG-token-1' });
+      const created = await followUp(wa.id, {
+        frequency: 'once',
+        client_phone_numbers: ['+34612345678', '+14155552671'],
+        title: 'Order 42',
+        prompt: 'Hello! How was {{title}}?',
+      });
+      const received = await graph.waitForMessages(2);
+      expect(received.map((m) => [m.numberId, m.to, m.body, m.accessToken]).sort()).toEqual([
+        ['106540352242922', '14155552671', 'Hello! How was Order 42?', 'EAAG-token-1'],
+        ['106540352242922', '34612345678', 'Hello! How was Order 42?', 'EAAG-token-1'],
+      ]);
+      const rows = await eventually(async () => {
+        const items = await deliveries(created.id);
+        expect(items.map((d) => d.status)).toEqual(['sent', 'sent']);
+        return items;
+      });
+      expect(rows.map((d) => d.phone)).toEqual(['+14155552671', '+34612345678']);
+      for (const row of rows) {
+        expect(row).toMatchObject({
+          attempts: 1,
+          last_error: null,
+          occurrence_at: created.next_run_at,
+          sent_at: clock.now(),
+        });
+        expect(received.map((m) => m.wamid)).toContain(row.wa_message_id);
+      }
+      expect(await getFollowUp(created.id)).toMatchObject({
+        status: 'completed',
+        next_run_at: null,
+      });
+      // Nothing more is sent, however long we wait.
+      clock.advance(48 * HOUR);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(graph.messages).toHaveLength(2);
+    });
+
+    it('sends a cron follow-up when it is due, then moves to the next occurrence', async () => {
+      const wa = await channel();
+      const created = await followUp(wa.id, {
+        frequency: '30 9 * * *',
+        time_zone: 'Europe/Madrid',
+        client_phone_numbers: ['+34612345678'],
+      });
+      const first = Date.UTC(2026, 10, 2, 8, 30); // 09:30 CET
+      expect(created.next_run_at).toBe(first);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(graph.messages).toHaveLength(0);
+
+      clock.set(first);
+      await graph.waitForMessages(1);
+      const advanced = await eventually(async () => {
+        const current = await getFollowUp(created.id);
+        expect(current.next_run_at).toBe(first + 24 * HOUR);
+        return current;
+      });
+      expect(advanced.status).toBe('active');
+      const [row] = await eventually(async () => {
+        const items = await deliveries(created.id);
+        expect(items[0]?.status).toBe('sent');
+        return items;
+      });
+      expect(row.occurrence_at).toBe(first);
+    });
+
+    it('coalesces occurrences missed while nothing ran into one send', async () => {
+      const wa = await channel();
+      const created = await followUp(wa.id, {
+        frequency: 'hourly',
+        client_phone_numbers: ['+34612345678'],
+      });
+      await t
+        .http()
+        .post(`/v1/scheduler/follow-up/whatsapp/${created.id}/pause`)
+        .set(auth)
+        .expect(200);
+      clock.advance(5 * HOUR + 10 * 60_000);
+      await t
+        .http()
+        .post(`/v1/scheduler/follow-up/whatsapp/${created.id}/resume`)
+        .set(auth)
+        .expect(200);
+      await graph.waitForMessages(1);
+      const current = await eventually(async () => {
+        const value = await getFollowUp(created.id);
+        expect(value.next_run_at).toBe(created.next_run_at + 5 * HOUR);
+        return value;
+      });
+      expect(current.next_run_at).toBeGreaterThan(clock.now());
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(graph.messages).toHaveLength(1);
+      expect((await deliveries(created.id)).map((d) => d.occurrence_at)).toEqual([
+        created.next_run_at,
+      ]);
+    });
+
+    it.each([
+      ['HTTP 500', graphErrorReply(500, 1, 'An unknown error occurred'), '1'],
+      ['HTTP 429', { status: 429, body: {}, headers: { 'Retry-After': '1' } }, 'http_429'],
+      ['Graph code 130429 (throughput)', graphErrorReply(400, 130429, 'Rate limit hit'), '130429'],
+      ['a timeout', 'hang' as const, 'timeout'],
+      ['a dropped connection', 'destroy' as const, 'network_error'],
+      ['garbage on a 502', { status: 502, rawBody: '<html>Bad gateway</html>' }, 'http_502'],
+    ])('retries after %s, then records the send', async (_name, failure, code) => {
+      const wa = await channel();
+      const created = await followUp(wa.id, {
+        frequency: 'once',
+        client_phone_numbers: ['+34612345678'],
+      });
+      graph.enqueue(failure as never);
+      const [failed] = await eventually(async () => {
+        const items = await deliveries(created.id);
+        expect(items[0]).toMatchObject({ status: 'pending', attempts: 1 });
+        return items;
+      });
+      expect(failed.last_error?.code).toBe(code);
+      expect(graph.messages).toHaveLength(0);
+      clock.advance(10 * 60_000);
+      await graph.waitForMessages(1);
+      await eventually(async () => {
+        const [row] = await deliveries(created.id);
+        expect(row).toMatchObject({ status: 'sent', attempts: 2, last_error: null });
+      });
+    });
+
+    it('fails a delivery that Meta refuses for good, keeping the code and message', async () => {
+      const wa = await channel();
+      const created = await followUp(wa.id, {
+        frequency: 'once',
+        client_phone_numbers: ['+34612345678'],
+      });
+      graph.enqueue(graphErrorReply(400, 131026, 'Message undeliverable'));
+      await eventually(async () => {
+        const [row] = await deliveries(created.id);
+        expect(row).toMatchObject({
+          status: 'failed',
+          attempts: 1,
+          last_error: { code: '131026', message: 'Message undeliverable' },
+          wa_message_id: null,
+        });
+      });
+      clock.advance(HOUR);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(graph.requests).toBe(1);
+    });
+
+    it('marks the channel inactive when Meta rejects its token, failing its pending deliveries', async () => {
+      const wa = await channel();
+      graph.respondWith(() =>
+        graphErrorReply(401, 190, 'Error validating access token: Session has expired'),
+      );
+      const created = await followUp(wa.id, {
+        frequency: 'once',
+        client_phone_numbers: ['+34612345678', '+14155552671', '+4915112345678'],
+      });
+      const rows = await eventually(async () => {
+        const items = await deliveries(created.id);
+        expect(items.every((d) => d.status === 'failed')).toBe(true);
+        return items;
+      });
+      expect(rows.map((d) => d.last_error?.code).sort()).toEqual(expect.arrayContaining(['190']));
+      for (const row of rows) expect(['190', 'channel_inactive']).toContain(row.last_error?.code);
+      // A new follow-up on the inactive channel is refused; a new token reactivates it.
+      await t
+        .http()
+        .post('/v1/scheduler/follow-up/whatsapp')
+        .set(auth)
+        .send(aFollowUp(wa.id))
+        .expect(422);
+      graph.respondWith(undefined);
+      const reactivated = await t
+        .http()
+        .put(`/v1/channels/whatsapp/${wa.id}`)
+        .set(auth)
+        .send({ access_token: 'EAAG-fresh' })
+        .expect(200);
+      expect(reactivated.body.data.status).toBe('active');
+      await followUp(wa.id, { frequency: 'once', client_phone_numbers: ['+34612345678'] });
+      const [sent] = await graph.waitForMessages(1);
+      expect(sent.accessToken).toBe('EAAG-fresh');
+    });
+
+    it('manages follow-ups: get, list, pause, resume, delete', async () => {
+      const wa = await channel();
+      const a = await followUp(wa.id, { frequency: 'daily' });
+      const b = await followUp(wa.id, { frequency: 'weekly', agent_id: 'agent-1' });
+      const list = (await t.http().get('/v1/scheduler/follow-ups').set(auth).expect(200)).body.data;
+      expect(list).toEqual({
+        items: [expect.objectContaining({ id: b.id }), expect.objectContaining({ id: a.id })],
+        offset: 0,
+        total_count: 2,
+      });
+      const filtered = (
+        await t
+          .http()
+          .get(`/v1/scheduler/follow-ups?channel_id=${wa.id}&limit=1&offset=1`)
+          .set(auth)
+          .expect(200)
+      ).body.data;
+      expect(filtered).toMatchObject({ offset: 1, total_count: 2, items: [{ id: a.id }] });
+      expect(
+        (await t.http().get('/v1/scheduler/follow-ups?agent_id=nobody').set(auth).expect(200)).body
+          .data.total_count,
+      ).toBe(0);
+
+      const paused = await t
+        .http()
+        .post(`/v1/scheduler/follow-up/whatsapp/${a.id}/pause`)
+        .set(auth)
+        .expect(200);
+      expect(paused.body).toMatchObject({ id: a.id, status: 'paused' });
+      const resumed = await t
+        .http()
+        .post(`/v1/scheduler/follow-up/whatsapp/${a.id}/resume`)
+        .set(auth)
+        .expect(200);
+      expect(resumed.body).toMatchObject({
+        id: a.id,
+        status: 'active',
+        next_run_at: a.next_run_at,
+      });
+
+      await t.http().delete(`/v1/scheduler/follow-up/whatsapp/${a.id}`).set(auth).expect(204);
+      await t.http().get(`/v1/scheduler/follow-up/whatsapp/${a.id}`).set(auth).expect(404);
+      await t.http().delete(`/v1/scheduler/follow-up/whatsapp/${a.id}`).set(auth).expect(404);
+      expect(
+        (await t.http().get('/v1/scheduler/follow-ups').set(auth).expect(200)).body.data
+          .total_count,
+      ).toBe(1);
+    });
+
+    it('refuses to pause or resume a completed follow-up', async () => {
+      const wa = await channel();
+      const created = await followUp(wa.id, { frequency: 'once' });
+      await eventually(async () =>
+        expect((await getFollowUp(created.id)).status).toBe('completed'),
+      );
+      await t
+        .http()
+        .post(`/v1/scheduler/follow-up/whatsapp/${created.id}/pause`)
+        .set(auth)
+        .expect(409);
+      await t
+        .http()
+        .post(`/v1/scheduler/follow-up/whatsapp/${created.id}/resume`)
+        .set(auth)
+        .expect(409);
+    });
+
+    it('cancels pending deliveries when a follow-up is deleted', async () => {
+      const wa = await channel();
+      graph.respondWith(() => graphErrorReply(503, 2, 'Service temporarily unavailable'));
+      const created = await followUp(wa.id, {
+        frequency: 'once',
+        client_phone_numbers: ['+34612345678'],
+      });
+      await eventually(async () =>
+        expect((await deliveries(created.id))[0]?.status).toBe('pending'),
+      );
+      // The history stays readable through the deliveries of a deleted follow-up? No: it is gone.
+      await t.http().delete(`/v1/scheduler/follow-up/whatsapp/${created.id}`).set(auth).expect(204);
+      graph.respondWith(undefined);
+      clock.advance(HOUR);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(graph.messages).toHaveLength(0);
+    });
+
+    it("answers 404 for another organization's follow-up on every operation", async () => {
+      const wa = await channel();
+      const created = await followUp(wa.id);
+      const intruder = bearer(tokenFor({ org: newOrganization() }));
+      const base = `/v1/scheduler/follow-up/whatsapp/${created.id}`;
+      await t.http().get(base).set(intruder).expect(404);
+      await t.http().get(`${base}/deliveries`).set(intruder).expect(404);
+      await t.http().post(`${base}/pause`).set(intruder).expect(404);
+      await t.http().post(`${base}/resume`).set(intruder).expect(404);
+      await t.http().delete(base).set(intruder).expect(404);
+      expect(
+        (await t.http().get('/v1/scheduler/follow-ups').set(intruder).expect(200)).body.data
+          .total_count,
+      ).toBe(0);
+      await t.http().get(`/v1/scheduler/follow-up/whatsapp/${randomUUID()}`).set(auth).expect(404);
+      await t.http().get('/v1/scheduler/follow-up/whatsapp/not-a-uuid').set(auth).expect(404);
+      expect((await getFollowUp(created.id)).status).toBe('active');
+    });
+  });
+
+  describe('with two attempts at most', () => {
+    beforeEach(async () => boot({ DELIVERY_MAX_ATTEMPTS: '2' }));
+
+    it('fails a delivery after its last transient failure', async () => {
+      const wa = await channel();
+      graph.respondWith(() => ({ status: 500, rawBody: 'oops' }));
+      const created = await followUp(wa.id, {
+        frequency: 'once',
+        client_phone_numbers: ['+34612345678'],
+      });
+      await eventually(async () =>
+        expect((await deliveries(created.id))[0]).toMatchObject({ status: 'pending', attempts: 1 }),
+      );
+      clock.advance(HOUR);
+      await eventually(async () => {
+        const [row] = await deliveries(created.id);
+        expect(row).toMatchObject({
+          status: 'failed',
+          attempts: 2,
+          last_error: { code: 'http_500' },
+        });
+      });
+    });
+  });
+
+  describe('with a per-channel rate limit', () => {
+    beforeEach(async () => boot({ CHANNEL_RATE_LIMIT_PER_SECOND: '2' }));
+
+    it('sends at most the limit per second through one channel', async () => {
+      const wa = await channel();
+      await followUp(wa.id, {
+        frequency: 'once',
+        client_phone_numbers: [
+          '+34612345678',
+          '+34612345679',
+          '+34612345670',
+          '+34612345671',
+          '+34612345672',
+        ],
+      });
+      await graph.waitForMessages(2);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(graph.messages).toHaveLength(2);
+      clock.advance(1000);
+      await graph.waitForMessages(4);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(graph.messages).toHaveLength(4);
+      clock.advance(1000);
+      await graph.waitForMessages(5);
+    });
+  });
+});

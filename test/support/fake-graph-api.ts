@@ -1,0 +1,329 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+/** A send that the fake accepted (answered 2xx). */
+export interface ReceivedMessage {
+  numberId: string;
+  to: string;
+  body: string;
+  accessToken: string;
+  receivedAt: number;
+  wamid: string;
+}
+
+export interface FakeGraphRequest {
+  numberId: string;
+  to: string;
+  body: string;
+  accessToken: string;
+}
+
+/** A scripted answer: a status with a JSON or raw body, optionally late; or no answer at all. */
+export type FakeReply =
+  | {
+      status: number;
+      body?: unknown;
+      rawBody?: string;
+      headers?: Record<string, string>;
+      delayMs?: number;
+    }
+  | 'hang'
+  | 'destroy';
+
+export type FakeGraphHandler = (req: FakeGraphRequest) => FakeReply | undefined;
+
+const VERSION = 'v23.0';
+const PATH = new RegExp(`^/${VERSION.replace('.', '\\.')}/([^/?]+)/messages(?:\\?.*)?$`);
+const MAX_BODY_BYTES = 1024 * 1024;
+
+/** Meta's error body: `{error: {message, type, code, ..., fbtrace_id}}`. */
+export function graphError(
+  code: number,
+  message: string,
+  extra: Record<string, unknown> = {},
+): { error: Record<string, unknown> } {
+  return {
+    error: {
+      message,
+      type: 'OAuthException',
+      code,
+      fbtrace_id: `A${randomBytes(9).toString('base64url')}`,
+      ...extra,
+    },
+  };
+}
+
+/** A reply carrying a Meta error body, e.g. `graphErrorReply(400, 131026, 'Message undeliverable')`. */
+export function graphErrorReply(
+  status: number,
+  code: number,
+  message: string,
+  extra: Record<string, unknown> = {},
+): FakeReply {
+  return { status, body: graphError(code, message, extra) };
+}
+
+/** A real HTTP server on 127.0.0.1 that plays the WhatsApp Cloud API's send-message endpoint. */
+export class FakeGraphApi {
+  readonly messages: ReceivedMessage[] = [];
+  /** Sockets opened since start (or the last reset). */
+  connections = 0;
+
+  private requestCount = 0;
+  private readonly queue: FakeReply[] = [];
+  private handler: FakeGraphHandler | undefined;
+  private readonly sockets = new Set<Socket>();
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly waiters = new Set<{ n: number; resolve: () => void }>();
+  // Unique per server so that wamids from parallel fakes never collide.
+  private readonly wamidPrefix = randomBytes(6).toString('hex');
+  private wamidCounter = 0;
+
+  private constructor(
+    private readonly server: Server,
+    readonly url: string,
+  ) {}
+
+  static async start(): Promise<FakeGraphApi> {
+    const server = createServer();
+    server.keepAliveTimeout = 30_000;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', () => resolve());
+    });
+    const { port } = server.address() as AddressInfo;
+    const fake = new FakeGraphApi(server, `http://127.0.0.1:${port}/${VERSION}`);
+    server.on('connection', (socket: Socket) => {
+      fake.connections += 1;
+      fake.sockets.add(socket);
+      socket.once('close', () => fake.sockets.delete(socket));
+    });
+    server.on('request', (req: IncomingMessage, res: ServerResponse) => fake.handle(req, res));
+    return fake;
+  }
+
+  /** Every request, including rejected and scripted-failure ones. */
+  get requests(): number {
+    return this.requestCount;
+  }
+
+  /** Script the next replies (FIFO), then default success. */
+  enqueue(...replies: FakeReply[]): void {
+    this.queue.push(...replies);
+  }
+
+  /** Or decide per request; wins over the queue, and `undefined` falls back to it. */
+  respondWith(handler: FakeGraphHandler | undefined): void {
+    this.handler = handler;
+  }
+
+  /** Resolves when `messages.length >= n`, rejects after timeoutMs. */
+  waitForMessages(n: number, timeoutMs = 10_000): Promise<ReceivedMessage[]> {
+    if (this.messages.length >= n) {
+      return Promise.resolve(this.messages);
+    }
+    return new Promise((resolve, reject) => {
+      const waiter = {
+        n,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve(this.messages);
+        },
+      };
+      const timer = setTimeout(() => {
+        this.waiters.delete(waiter);
+        reject(
+          new Error(`Expected ${n} messages within ${timeoutMs} ms, got ${this.messages.length}`),
+        );
+      }, timeoutMs);
+      this.waiters.add(waiter);
+    });
+  }
+
+  reset(): void {
+    this.messages.length = 0;
+    this.queue.length = 0;
+    this.handler = undefined;
+    this.requestCount = 0;
+    this.connections = 0;
+  }
+
+  /** Stops listening and destroys every socket, hanging ones included. */
+  async close(): Promise<void> {
+    for (const timer of this.timers) {
+      clearTimeout(timer);
+    }
+    this.timers.clear();
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    for (const socket of this.sockets) {
+      socket.destroy();
+    }
+    await closed;
+  }
+
+  private handle(req: IncomingMessage, res: ServerResponse): void {
+    this.requestCount += 1;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_BODY_BYTES) {
+        chunks.push(chunk);
+      }
+    });
+    req.on('end', () => this.answer(req, res, Buffer.concat(chunks).toString('utf8')));
+  }
+
+  private answer(req: IncomingMessage, res: ServerResponse, raw: string): void {
+    const match = req.method === 'POST' ? PATH.exec(req.url ?? '') : null;
+    if (!match) {
+      return send(res, {
+        status: 400,
+        body: graphError(100, `Unsupported ${req.method ?? ''} request.`, {
+          type: 'GraphMethodException',
+        }),
+      });
+    }
+    const authorization = req.headers.authorization ?? '';
+    const token = /^Bearer (\S+)$/.exec(authorization)?.[1];
+    if (!token) {
+      return send(res, {
+        status: 401,
+        body: graphError(190, 'Invalid OAuth access token - Cannot parse access token'),
+      });
+    }
+    const invalid = validate(req.headers['content-type'], raw);
+    if (typeof invalid === 'string') {
+      return send(res, { status: 400, body: graphError(100, invalid) });
+    }
+
+    const request: FakeGraphRequest = {
+      numberId: safeDecode(match[1]),
+      to: invalid.to,
+      body: invalid.body,
+      accessToken: token,
+    };
+    const reply = this.handler?.(request) ?? this.queue.shift() ?? 'success';
+    if (reply === 'hang') {
+      return;
+    }
+    if (reply === 'destroy') {
+      req.socket.destroy();
+      return;
+    }
+    const wamid = this.nextWamid();
+    const resolved: Exclude<FakeReply, 'hang' | 'destroy'> =
+      reply === 'success'
+        ? {
+            status: 200,
+            body: {
+              messaging_product: 'whatsapp',
+              contacts: [{ input: request.to, wa_id: request.to.replace(/\D/g, '') }],
+              messages: [{ id: wamid }],
+            },
+          }
+        : reply;
+    if (resolved.status >= 200 && resolved.status < 300) {
+      this.accept({ ...request, receivedAt: Date.now(), wamid });
+    }
+    if (resolved.delayMs && resolved.delayMs > 0) {
+      const timer = setTimeout(() => {
+        this.timers.delete(timer);
+        send(res, resolved);
+      }, resolved.delayMs);
+      this.timers.add(timer);
+      return;
+    }
+    send(res, resolved);
+  }
+
+  private accept(message: ReceivedMessage): void {
+    this.messages.push(message);
+    if (this.waiters.size === 0) {
+      return;
+    }
+    for (const waiter of this.waiters) {
+      if (this.messages.length >= waiter.n) {
+        this.waiters.delete(waiter);
+        waiter.resolve();
+      }
+    }
+  }
+
+  private nextWamid(): string {
+    this.wamidCounter += 1;
+    return `wamid.${Buffer.from(`${this.wamidPrefix}${this.wamidCounter.toString(36)}`).toString('base64url')}`;
+  }
+}
+
+/** Checks the send-text payload the way Meta does; returns the error message or the fields. */
+function validate(
+  contentType: string | undefined,
+  raw: string,
+): string | { to: string; body: string } {
+  if (!contentType?.toLowerCase().startsWith('application/json')) {
+    return '(#100) Content-Type must be application/json';
+  }
+  let payload: unknown;
+  try {
+    payload = JSON.parse(raw);
+  } catch {
+    return '(#100) Invalid parameter: the request body is not valid JSON';
+  }
+  if (typeof payload !== 'object' || payload === null) {
+    return '(#100) Invalid parameter: the request body must be an object';
+  }
+  const p = payload as Record<string, unknown>;
+  if (p.messaging_product !== 'whatsapp') {
+    return '(#100) The parameter messaging_product is required.';
+  }
+  if (p.recipient_type !== undefined && p.recipient_type !== 'individual') {
+    return '(#100) Param recipient_type must be one of {INDIVIDUAL, GROUP}';
+  }
+  if (typeof p.to !== 'string' || !/^\+?\d{6,15}$/.test(p.to)) {
+    return '(#100) Invalid parameter: to must be a phone number';
+  }
+  if (p.type !== 'text') {
+    return '(#100) Invalid parameter: only type "text" is supported by this fake';
+  }
+  const text = p.text as Record<string, unknown> | undefined;
+  if (typeof text?.body !== 'string' || text.body.length === 0) {
+    return '(#100) The parameter text["body"] is required.';
+  }
+  if (text.body.length > 4096) {
+    return "(#100) Param text['body'] must be at most 4096 characters long.";
+  }
+  if (text.preview_url !== undefined && typeof text.preview_url !== 'boolean') {
+    return "(#100) Param text['preview_url'] must be a boolean.";
+  }
+  return { to: p.to, body: text.body };
+}
+
+function safeDecode(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}
+
+function send(res: ServerResponse, reply: Exclude<FakeReply, 'hang' | 'destroy'>): void {
+  if (res.destroyed || res.writableEnded) {
+    return;
+  }
+  const payload =
+    reply.rawBody ?? (reply.body === undefined ? undefined : JSON.stringify(reply.body));
+  const headers: Record<string, string> = {
+    'content-type':
+      reply.rawBody !== undefined ? 'text/plain; charset=utf-8' : 'application/json; charset=utf-8',
+  };
+  for (const [name, value] of Object.entries(reply.headers ?? {})) {
+    headers[name.toLowerCase()] = value;
+  }
+  if (payload !== undefined) {
+    headers['content-length'] = String(Buffer.byteLength(payload));
+  }
+  res.writeHead(reply.status, headers);
+  res.end(payload);
+}
