@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import jwt from 'jsonwebtoken';
+import { Client } from 'pg';
 import request from 'supertest';
 import { AppModule } from '../../src/app.module';
 import { configureApp } from '../../src/app.setup';
@@ -25,10 +26,9 @@ export interface TestApp {
   close: () => Promise<void>;
 }
 
-/** The variables every test app gets; TEST_DATABASE_URL switches the suite to PostgreSQL. */
+/** The variables every test app gets. */
 export function baseEnv(): Env {
   return {
-    DATABASE_URL: process.env.TEST_DATABASE_URL,
     JWT_SECRET: TEST_JWT_SECRET,
     ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
     SCHEDULER_ENABLED: 'false',
@@ -47,7 +47,14 @@ export async function startApp(
 ): Promise<TestApp> {
   const dataDir = overrides.DATA_DIR ?? mkdtempSync(join(tmpdir(), 'agentline-test-'));
   const logFile = join(dataDir, `test-${randomUUID()}.log`);
-  const env: Env = { ...baseEnv(), DATA_DIR: dataDir, LOG_FILE: logFile, ...overrides };
+  const database = 'DATABASE_URL' in overrides ? undefined : await createTestDatabase();
+  const env: Env = {
+    ...baseEnv(),
+    DATABASE_URL: database?.url,
+    DATA_DIR: dataDir,
+    LOG_FILE: logFile,
+    ...overrides,
+  };
   for (const key of Object.keys(process.env))
     if (CONFIG_VARIABLE.test(key)) delete process.env[key];
   for (const [key, value] of Object.entries(env)) if (value !== undefined) process.env[key] = value;
@@ -65,8 +72,36 @@ export async function startApp(
     dataDir,
     logFile,
     logs: () => (existsSync(logFile) ? readFileSync(logFile, 'utf8') : ''),
-    close: () => app.close(),
+    close: async () => {
+      await app.close();
+      await database?.drop();
+    },
   };
+}
+
+/**
+ * With TEST_DATABASE_URL (PostgreSQL), every app gets a database of its own, created and dropped
+ * here, so that suites are as isolated as on the embedded database (fresh DATA_DIR per app).
+ */
+async function createTestDatabase(): Promise<
+  { url: string; drop: () => Promise<void> } | undefined
+> {
+  const adminUrl = process.env.TEST_DATABASE_URL;
+  if (!adminUrl) return undefined;
+  const name = `agentline_test_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
+  const admin = async (sql: string) => {
+    const client = new Client({ connectionString: adminUrl });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`CREATE DATABASE ${name}`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }
 
 export interface TokenOptions {
