@@ -67,6 +67,8 @@ export function graphErrorReply(
 /** A real HTTP server on 127.0.0.1 that plays the WhatsApp Cloud API's send-message endpoint. */
 export class FakeGraphApi {
   readonly messages: ReceivedMessage[] = [];
+  /** How long a default success takes to answer (the message counts as received at once). */
+  latencyMs = 0;
   /** Sockets opened since start (or the last reset). */
   connections = 0;
 
@@ -147,6 +149,7 @@ export class FakeGraphApi {
     this.handler = undefined;
     this.requestCount = 0;
     this.connections = 0;
+    this.latencyMs = 0;
   }
 
   /** Stops listening and destroys every socket, hanging ones included. */
@@ -222,6 +225,7 @@ export class FakeGraphApi {
               contacts: [{ input: request.to, wa_id: request.to.replace(/\D/g, '') }],
               messages: [{ id: wamid }],
             },
+            delayMs: this.latencyMs,
           }
         : reply;
     if (resolved.status >= 200 && resolved.status < 300) {

@@ -83,7 +83,7 @@ export async function startApp(
  * With TEST_DATABASE_URL (PostgreSQL), every app gets a database of its own, created and dropped
  * here, so that suites are as isolated as on the embedded database (fresh DATA_DIR per app).
  */
-async function createTestDatabase(): Promise<
+export async function createTestDatabase(): Promise<
   { url: string; drop: () => Promise<void> } | undefined
 > {
   const adminUrl = process.env.TEST_DATABASE_URL;

@@ -6,10 +6,8 @@ import { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
 import { retryDelayMs } from './backoff';
 import { ClaimedDelivery, DeliveryOutbox, DeliveryOutcome } from './delivery-outbox';
+import { OutcomeRecorder } from './outcome-recorder';
 import { ComposeError, MessageComposer } from './message-composer';
-
-/** Outcomes are written in groups of this size while a batch is still sending. */
-const RECORD_EVERY = 100;
 
 /**
  * Claims pending deliveries, writes and sends each message through its channel's WhatsApp number,
@@ -46,23 +44,19 @@ export class DeliveryWorker {
     const credentials = await this.channels.whatsappCredentials([
       ...new Set(claimed.map((d) => d.channelId)),
     ]);
-    const pending: DeliveryOutcome[] = [];
+    const recorder = new OutcomeRecorder(this.outbox, owner, () => this.clock.now());
     const deactivated = new Set<string>();
-    const flush = async () => {
-      const outcomes = pending.splice(0, pending.length);
-      await this.outbox.record(owner, this.clock.now(), outcomes);
-      outcomes.forEach((outcome) => this.unrecorded.delete(outcome.id));
-    };
 
     let next = 0;
-    const lane = async () => {
+    const sender = async () => {
       while (next < claimed.length && !shouldStop()) {
         const delivery = claimed[next++];
         const { outcome, unauthorized } = await this.deliver(
           delivery,
           credentials.get(delivery.channelId),
         );
-        pending.push(outcome);
+        await recorder.record(outcome);
+        this.unrecorded.delete(delivery.id);
         if (unauthorized && !deactivated.has(delivery.channelId)) {
           deactivated.add(delivery.channelId);
           await this.outbox.deactivateChannel(delivery.channelId, this.clock.now(), unauthorized);
@@ -71,11 +65,9 @@ export class DeliveryWorker {
             'Meta refused the channel token; channel is now inactive',
           );
         }
-        if (pending.length >= RECORD_EVERY) await flush();
       }
     };
-    await Promise.all(Array.from({ length: Math.min(concurrency, claimed.length) }, lane));
-    await flush();
+    await Promise.all(Array.from({ length: Math.min(concurrency, claimed.length) }, sender));
     return claimed.length;
   }
 
