@@ -23,7 +23,7 @@ interface Setup {
 }
 
 /** Creates a channel and FOLLOW_UPS x NUMBERS `once` follow-ups through the API of an idle app. */
-async function setUp(graph: FakeGraphApi): Promise<Setup> {
+async function setUp(): Promise<Setup> {
   const database = (await createTestDatabase())!;
   const app = await startApp({ DATABASE_URL: database.url, SCHEDULER_ENABLED: 'false' });
   const auth = bearer(tokenFor({ org: 'org-replicas' }));
@@ -106,7 +106,7 @@ onPostgres('Replicas and crashes (e2e, PostgreSQL)', () => {
   afterAll(async () => graph.close());
   beforeEach(async () => {
     graph.reset();
-    setup = await setUp(graph);
+    setup = await setUp();
   });
   afterEach(async () => {
     for (const service of processes.splice(0)) {
@@ -143,7 +143,7 @@ onPostgres('Replicas and crashes (e2e, PostgreSQL)', () => {
     const sentBeforeKill = graph.messages.length;
     expect(sentBeforeKill).toBeLessThan(FOLLOW_UPS * NUMBERS);
 
-    const survivor = start();
+    start();
     await eventually(async () => expect(await openDeliveries()).toBe(0), 120_000, 200);
     const counts = countByKey(graph.messages);
     expect(new Set(counts.keys())).toEqual(setup.expected);
