@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { eventually } from './support/eventually';
 import { aFollowUp, aWhatsappChannel } from './support/factories';
 import { FakeGraphApi, graphErrorReply } from './support/fake-graph-api';
+import { FakeLlm, openAiError } from './support/fake-llm';
 import { ManualClock } from './support/manual-clock';
 import { bearer, Env, newOrganization, startApp, TestApp, tokenFor } from './support/test-app';
 
@@ -416,6 +417,65 @@ describe('Follow-up delivery (e2e)', () => {
       expect(graph.messages).toHaveLength(4);
       clock.advance(1000);
       await graph.waitForMessages(5);
+    });
+  });
+
+  describe('with an LLM writing the messages', () => {
+    let llm: FakeLlm;
+    beforeAll(async () => {
+      llm = await FakeLlm.start();
+    });
+    afterAll(async () => llm.close());
+    beforeEach(async () => {
+      llm.reset();
+      await boot({
+        AGENT_LLM_URL: llm.url,
+        AGENT_LLM_MODEL: 'test-model',
+        AGENT_LLM_API_KEY: 'sk-test-key',
+      });
+    });
+
+    it('sends what the model wrote, without giving it the phone number', async () => {
+      llm.setContent(() => 'Hi {{phone}}, your order has shipped!');
+      const wa = await channel();
+      await followUp(wa.id, {
+        frequency: 'once',
+        client_phone_numbers: ['+34612345678'],
+        title: 'Order 7',
+      });
+      const [message] = await graph.waitForMessages(1);
+      expect(message.body).toBe('Hi +34612345678, your order has shipped!');
+      expect(llm.requests).toHaveLength(1);
+      expect(llm.requests[0]).toMatchObject({
+        model: 'test-model',
+        authorization: 'Bearer sk-test-key',
+      });
+      expect(JSON.stringify(llm.requests[0].messages)).toContain('Order 7');
+      expect(JSON.stringify(llm.requests[0].body)).not.toContain('612345678');
+      expect(t.logs()).not.toContain('sk-test-key');
+    });
+
+    it('retries a delivery when the model fails, like any transient failure', async () => {
+      llm.enqueue({ status: 500, body: openAiError('The server had an error', 'server_error') });
+      const wa = await channel();
+      const created = await followUp(wa.id, {
+        frequency: 'once',
+        client_phone_numbers: ['+34612345678'],
+      });
+      await eventually(async () => {
+        const [row] = await deliveries(created.id);
+        expect(row).toMatchObject({
+          status: 'pending',
+          attempts: 1,
+          last_error: { code: 'llm_http_500' },
+        });
+      });
+      expect(graph.requests).toBe(0);
+      clock.advance(10 * 60_000);
+      await graph.waitForMessages(1);
+      await eventually(async () =>
+        expect((await deliveries(created.id))[0]).toMatchObject({ status: 'sent', attempts: 2 }),
+      );
     });
   });
 });
