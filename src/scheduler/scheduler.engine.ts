@@ -80,12 +80,13 @@ export class SchedulerEngine implements OnApplicationBootstrap, BeforeApplicatio
     try {
       const now = this.clock.now();
       await this.outbox.reapExpiredLeases(now, this.config.delivery.maxAttempts);
-      while (
-        !this.stopping &&
-        (await this.dispatcher.dispatchBatch(now, DISPATCH_BATCH)) === DISPATCH_BATCH
-      );
+      // Delivery starts with the first dispatched batch and overlaps the rest of a large dispatch.
+      let dispatched = DISPATCH_BATCH;
+      while (!this.stopping && dispatched === DISPATCH_BATCH) {
+        dispatched = await this.dispatcher.dispatchBatch(now, DISPATCH_BATCH);
+        this.startDelivery();
+      }
       if (++this.ticks % PRUNE_EVERY_TICKS === 0) await this.outbox.pruneSendWindows(now);
-      this.startDelivery();
       await this.wakeForEarliestDue();
     } catch (error) {
       this.logger.error({ err: error }, 'scheduler tick failed; the next tick retries');
