@@ -99,6 +99,32 @@ describe('Tools (e2e)', () => {
       expect(res.body.errors.map((error: { field: string }) => error.field)).toContain(field);
     });
 
+    it('formats formatted_schema for OpenAI by default, or for Anthropic or MCP', async () => {
+      const pick = async (query: string) =>
+        (await specs(`?toolkit=math${query}`)).items.find((s) => s.name === 'Calculate')!
+          .formatted_schema as unknown as Record<string, unknown>;
+      const openai = await pick('');
+      expect(openai).toEqual({
+        type: 'function',
+        function: {
+          name: 'Math_Calculate',
+          description: expect.any(String),
+          parameters: expect.objectContaining({ type: 'object' }),
+        },
+      });
+      expect(await pick('&format=openai')).toEqual(openai);
+      expect(await pick('&format=anthropic')).toEqual({
+        name: 'Math_Calculate',
+        description: expect.any(String),
+        input_schema: (openai.function as { parameters: unknown }).parameters,
+      });
+      expect(await pick('&format=mcp')).toEqual({
+        name: 'Math_Calculate',
+        description: expect.any(String),
+        inputSchema: (openai.function as { parameters: unknown }).parameters,
+      });
+    });
+
     it('reports requirements.met: true only for tools that need nothing, without agent_id', async () => {
       const { items } = await specs('?limit=200');
       const none = items.find((spec) => spec.qualified_name === 'Math.Calculate')!;
