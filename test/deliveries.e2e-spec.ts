@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
 import { eventually } from './support/eventually';
 import { aFollowUp, aWhatsappChannel } from './support/factories';
 import { FakeGraphApi, graphErrorReply } from './support/fake-graph-api';
@@ -227,42 +228,6 @@ describe('Follow-up delivery (e2e)', () => {
       expect(graph.requests).toBe(1);
     });
 
-    it('marks the channel inactive when Meta rejects its token, failing its pending deliveries', async () => {
-      const wa = await channel();
-      graph.respondWith(() =>
-        graphErrorReply(401, 190, 'Error validating access token: Session has expired'),
-      );
-      const created = await followUp(wa.id, {
-        frequency: 'once',
-        client_phone_numbers: ['+34612345678', '+14155552671', '+4915112345678'],
-      });
-      const rows = await eventually(async () => {
-        const items = await deliveries(created.id);
-        expect(items.map((d) => d.status)).toEqual(['failed', 'failed', 'failed']);
-        return items;
-      });
-      expect(rows.map((d) => d.last_error?.code).sort()).toEqual(expect.arrayContaining(['190']));
-      for (const row of rows) expect(['190', 'channel_inactive']).toContain(row.last_error?.code);
-      // A new follow-up on the inactive channel is refused; a new token reactivates it.
-      await t
-        .http()
-        .post('/v1/scheduler/follow-up/whatsapp')
-        .set(auth)
-        .send(aFollowUp(wa.id))
-        .expect(422);
-      graph.respondWith(undefined);
-      const reactivated = await t
-        .http()
-        .put(`/v1/channels/whatsapp/${wa.id}`)
-        .set(auth)
-        .send({ access_token: 'EAAG-fresh' })
-        .expect(200);
-      expect(reactivated.body.data.status).toBe('active');
-      await followUp(wa.id, { frequency: 'once', client_phone_numbers: ['+34612345678'] });
-      const [sent] = await graph.waitForMessages(1);
-      expect(sent.accessToken).toBe('EAAG-fresh');
-    });
-
     it('manages follow-ups: get, list, pause, resume, delete', async () => {
       const wa = await channel();
       const a = await followUp(wa.id, { frequency: 'daily' });
@@ -340,12 +305,18 @@ describe('Follow-up delivery (e2e)', () => {
       await eventually(async () =>
         expect((await deliveries(created.id))[0]?.status).toBe('pending'),
       );
-      // The history stays readable through the deliveries of a deleted follow-up? No: it is gone.
       await t.http().delete(`/v1/scheduler/follow-up/whatsapp/${created.id}`).set(auth).expect(204);
       graph.respondWith(undefined);
       clock.advance(HOUR);
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(graph.messages).toHaveLength(0);
+      // The rows stay for the record, cancelled; the API no longer shows the follow-up.
+      const rows: { status: string }[] = await t.app
+        .get(DataSource)
+        .query('SELECT status FROM deliveries WHERE follow_up_id = $1 ORDER BY phone', [
+          created.id,
+        ]);
+      expect(rows.map((row) => row.status)).toEqual(['cancelled']);
     });
 
     it("answers 404 for another organization's follow-up on every operation", async () => {
@@ -365,6 +336,51 @@ describe('Follow-up delivery (e2e)', () => {
       await t.http().get(`/v1/scheduler/follow-up/whatsapp/${randomUUID()}`).set(auth).expect(404);
       await t.http().get('/v1/scheduler/follow-up/whatsapp/not-a-uuid').set(auth).expect(404);
       expect((await getFollowUp(created.id)).status).toBe('active');
+    });
+  });
+
+  describe('with one sender', () => {
+    beforeEach(async () => boot({ DELIVERY_CONCURRENCY: '1' }));
+
+    it('marks the channel inactive when Meta rejects its token, failing its pending deliveries', async () => {
+      const wa = await channel();
+      graph.respondWith(() =>
+        graphErrorReply(401, 190, 'Error validating access token: Session has expired'),
+      );
+      const created = await followUp(wa.id, {
+        frequency: 'once',
+        client_phone_numbers: ['+34612345678', '+14155552671', '+4915112345678'],
+      });
+      const rows = await eventually(async () => {
+        const items = await deliveries(created.id);
+        expect(items.map((d) => d.status)).toEqual(['failed', 'failed', 'failed']);
+        return items;
+      });
+      // The first send meets the 401; the channel's other pending deliveries fail without a call.
+      expect(rows.map((d) => d.last_error?.code).sort()).toEqual([
+        '190',
+        'channel_inactive',
+        'channel_inactive',
+      ]);
+      expect(graph.requests).toBe(1);
+      // A new follow-up on the inactive channel is refused; a new token reactivates it.
+      await t
+        .http()
+        .post('/v1/scheduler/follow-up/whatsapp')
+        .set(auth)
+        .send(aFollowUp(wa.id))
+        .expect(422);
+      graph.respondWith(undefined);
+      const reactivated = await t
+        .http()
+        .put(`/v1/channels/whatsapp/${wa.id}`)
+        .set(auth)
+        .send({ access_token: 'EAAG-fresh' })
+        .expect(200);
+      expect(reactivated.body.data.status).toBe('active');
+      await followUp(wa.id, { frequency: 'once', client_phone_numbers: ['+34612345678'] });
+      const [sent] = await graph.waitForMessages(1);
+      expect(sent.accessToken).toBe('EAAG-fresh');
     });
   });
 
@@ -408,15 +424,16 @@ describe('Follow-up delivery (e2e)', () => {
           '+34612345672',
         ],
       });
-      await graph.waitForMessages(2);
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      expect(graph.messages).toHaveLength(2);
-      clock.advance(1000);
-      await graph.waitForMessages(4);
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      expect(graph.messages).toHaveLength(4);
-      clock.advance(1000);
-      await graph.waitForMessages(5);
+      const received = await graph.waitForMessages(5, 15_000);
+      // Windows are the database's seconds (one clock for every replica): 5 sends at 2 per second
+      // take three windows, so they cannot all go out within one second.
+      const times = received.map((message) => message.receivedAt).sort((a, b) => a - b);
+      expect(times[4] - times[0]).toBeGreaterThanOrEqual(900);
+      const windows: { sent: number }[] = await t.app
+        .get(DataSource)
+        .query('SELECT sent FROM channel_send_windows WHERE channel_id = $1', [wa.id]);
+      expect(windows.map((w) => Number(w.sent)).every((sent) => sent <= 2)).toBe(true);
+      expect(windows.reduce((sum, w) => sum + Number(w.sent), 0)).toBe(5);
     });
   });
 

@@ -83,7 +83,8 @@ onPostgres('Replicas and crashes (e2e, PostgreSQL)', () => {
       GRAPH_API_URL: graph.url,
       SCHEDULER_TICK_MS: '200',
       DELIVERY_CONCURRENCY: String(CONCURRENCY),
-      DELIVERY_LEASE_MS: '2000',
+      GRAPH_API_TIMEOUT_MS: '1000',
+      DELIVERY_LEASE_MS: '3000',
       CHANNEL_RATE_LIMIT_PER_SECOND: '0',
       ...extra,
     });
@@ -134,7 +135,7 @@ onPostgres('Replicas and crashes (e2e, PostgreSQL)', () => {
     expect(statuses).toEqual([{ status: 'sent', n: String(FOLLOW_UPS * NUMBERS) }]);
   });
 
-  it('loses nothing when a process is killed mid-dispatch, and repeats only calls in flight', async () => {
+  it('loses nothing when a process is killed mid-delivery, and repeats only calls in flight', async () => {
     graph.latencyMs = 20;
     const victim = start();
     await graph.waitForMessages(FOLLOW_UPS * NUMBERS * 0.3, 120_000);

@@ -23,7 +23,10 @@ export interface WhatsappCredentials {
   organizationId: string;
   numberId: string;
   status: ChannelStatus;
-  accessToken: string;
+  /** undefined when no configured key decrypts it (a key was rotated away). */
+  accessToken: string | undefined;
+  /** The stored ciphertext, to tell later whether the token changed. */
+  sealedToken: string;
 }
 
 /** The associated data that binds an encrypted token to its row and column. */
@@ -129,14 +132,21 @@ export class ChannelsService {
     if (channelIds.length === 0) return credentials;
     const channels = await this.whatsappChannels.findBy({ id: In([...channelIds]) });
     for (const channel of channels) {
+      let accessToken: string | undefined;
+      try {
+        accessToken = this.secrets.decrypt(
+          channel.accessTokenEncrypted,
+          accessTokenAad('whatsapp_channels', channel.id),
+        );
+      } catch {
+        accessToken = undefined; // one unreadable channel must not stop the others' sends
+      }
       credentials.set(channel.id, {
         organizationId: channel.organizationId,
         numberId: channel.numberId,
         status: channel.status,
-        accessToken: this.secrets.decrypt(
-          channel.accessTokenEncrypted,
-          accessTokenAad('whatsapp_channels', channel.id),
-        ),
+        accessToken,
+        sealedToken: channel.accessTokenEncrypted,
       });
     }
     return credentials;

@@ -169,22 +169,26 @@ export class FollowUpsService {
     status: 'active' | 'paused',
   ): Promise<FollowUpEntity> {
     const followUp = await this.findOne(organizationId, id);
-    if (followUp.status === 'completed') {
+    const updatedAt = new Date(this.clock.now());
+    // Conditional, so that a follow-up the dispatcher completes meanwhile is never revived.
+    const result = await this.followUps
+      .createQueryBuilder()
+      .update()
+      .set({ status, updatedAt })
+      .where('id = :id AND organization_id = :organizationId AND status <> :completed', {
+        id: followUp.id,
+        organizationId,
+        completed: 'completed',
+      })
+      .execute();
+    if (!result.affected) {
       throw new ProblemException(
         409,
         'conflict',
         'The follow-up has completed; nothing is left to run.',
       );
     }
-    if (followUp.status !== status) {
-      followUp.status = status;
-      followUp.updatedAt = new Date(this.clock.now());
-      await this.followUps.update(
-        { id: followUp.id, organizationId },
-        { status, updatedAt: followUp.updatedAt },
-      );
-    }
-    return followUp;
+    return this.findOne(organizationId, id);
   }
 
   preview(query: SchedulePreviewQueryDto): number[] {

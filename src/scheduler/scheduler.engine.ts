@@ -86,7 +86,7 @@ export class SchedulerEngine implements OnApplicationBootstrap, BeforeApplicatio
         dispatched = await this.dispatcher.dispatchBatch(now, DISPATCH_BATCH);
         this.startDelivery();
       }
-      if (++this.ticks % PRUNE_EVERY_TICKS === 0) await this.outbox.pruneSendWindows(now);
+      if (++this.ticks % PRUNE_EVERY_TICKS === 0) await this.outbox.pruneSendWindows();
       await this.wakeForEarliestDue();
     } catch (error) {
       this.logger.error({ err: error }, 'scheduler tick failed; the next tick retries');
@@ -98,9 +98,11 @@ export class SchedulerEngine implements OnApplicationBootstrap, BeforeApplicatio
     const earliest = await this.dispatcher.earliestDue();
     if (earliest === null || this.stopping) return;
     const delay = earliest - this.clock.now();
-    if (delay >= this.config.scheduler.tickMs) return;
+    // Already due means another replica is dispatching it (or this tick just did): the interval
+    // looks again, instead of re-arming a timer that would spin until that transaction ends.
+    if (delay <= 0 || delay >= this.config.scheduler.tickMs) return;
     clearTimeout(this.wakeTimer);
-    this.wakeTimer = setTimeout(() => this.wake(), Math.max(0, delay) + 1);
+    this.wakeTimer = setTimeout(() => this.wake(), delay + 1);
   }
 
   private startDelivery(): void {
@@ -122,8 +124,7 @@ export class SchedulerEngine implements OnApplicationBootstrap, BeforeApplicatio
   }
 
   private async deliverUntilIdle(): Promise<void> {
-    const stop = () => this.stopping;
-    while (!this.stopping && (await this.worker.runBatch(this.owner, stop)) > 0);
+    await this.worker.deliverUntilIdle(this.owner, () => this.stopping);
   }
 
   /** SIGTERM: stop claiming, let in-flight sends finish within the grace period, release the rest. */

@@ -30,7 +30,10 @@ import { SchedulerEngine } from './scheduler.engine';
     {
       provide: MessageComposer,
       inject: [APP_CONFIG],
-      useFactory: (config: AppConfig): MessageComposer => createMessageComposer(config.llm),
+      useFactory: (config: AppConfig): MessageComposer =>
+        createMessageComposer(
+          config.llm && { ...config.llm, connections: Math.max(16, config.delivery.concurrency) },
+        ),
     },
   ],
 })

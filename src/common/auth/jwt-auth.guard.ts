@@ -38,9 +38,10 @@ export class JwtAuthGuard extends AuthGuard('jwt') {
     user: TUser | false,
     info: unknown,
   ): TUser {
-    if (error instanceof ProblemException) throw error;
     if (error || !user) {
-      throw new ProblemException(401, 'unauthorized', describeFailure(info ?? error), undefined, {
+      const detail =
+        error instanceof ProblemException ? error.detail : describeFailure(info ?? error);
+      throw new ProblemException(401, 'unauthorized', detail, undefined, {
         'WWW-Authenticate': 'Bearer',
       });
     }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import { toIso as iso } from '../../common/time';
 import { returnedRows } from '../../database/sql';
 
 /** A delivery claimed by this process, with what it takes to send it. */
@@ -39,6 +40,12 @@ export interface ClaimOptions {
   ratePerSecond: number;
 }
 
+interface Candidate {
+  id: string;
+  channel_id: string;
+  organization_id: string;
+}
+
 interface ClaimRow {
   id: string;
   organization_id: string;
@@ -52,8 +59,6 @@ interface ClaimRow {
   description: string | null;
 }
 
-const iso = (ms: number) => new Date(ms).toISOString();
-
 /**
  * The outbox's SQL. Every statement that changes a claimed row checks the lease owner, so a process
  * whose lease ran out cannot overwrite the outcome of the process that took the row over.
@@ -63,42 +68,45 @@ export class DeliveryOutbox {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   /**
-   * Claims due pending deliveries (SKIP LOCKED: replicas take disjoint rows), holding each channel
-   * to its per-second budget; rows over budget wait for the next second.
+   * Claims due pending deliveries (SKIP LOCKED: replicas take disjoint rows), skipping paused
+   * follow-ups and channels that have used up this second's budget, and holding each channel to
+   * its budget. Leases and rate windows run on the database's clock, which all replicas share.
    */
   async claim(options: ClaimOptions): Promise<ClaimedDelivery[]> {
     return this.dataSource.transaction(async (db) => {
-      const candidates: { id: string; channel_id: string; organization_id: string }[] =
-        await db.query(
-          `SELECT id, channel_id, organization_id FROM deliveries
-          WHERE status = 'pending' AND next_attempt_at <= $1
-          ORDER BY next_attempt_at
+      const [{ window }]: { window: string }[] = await db.query(
+        'SELECT floor(extract(epoch FROM clock_timestamp()))::bigint AS window',
+      );
+      const candidates: Candidate[] = await db.query(
+        `SELECT d.id, d.channel_id, d.organization_id FROM deliveries d
+          WHERE d.status = 'pending' AND d.next_attempt_at <= $1
+            AND NOT EXISTS (SELECT 1 FROM follow_ups f WHERE f.id = d.follow_up_id AND f.status = 'paused')
+            AND ($3 = 0 OR NOT EXISTS (
+                  SELECT 1 FROM channel_send_windows w
+                   WHERE w.channel_id = d.channel_id AND w.window_start = $4 AND w.sent >= $3))
+          ORDER BY d.next_attempt_at
           LIMIT $2
-          FOR UPDATE SKIP LOCKED`,
-          [iso(options.now), options.limit],
-        );
+          FOR UPDATE OF d SKIP LOCKED`,
+        [iso(options.now), options.limit, options.ratePerSecond, window],
+      );
       if (candidates.length === 0) return [];
       const granted =
         options.ratePerSecond > 0
-          ? await this.withinRateLimit(db, candidates, options)
+          ? await this.withinRateLimit(db, candidates, options.ratePerSecond, window)
           : candidates.map((c) => c.id);
       if (granted.length === 0) return [];
       const rows = returnedRows<ClaimRow>(
         await db.query(
           `UPDATE deliveries d
-            SET status = 'sending', lease_owner = $2, lease_expires_at = $3,
-                attempts = d.attempts + 1, updated_at = $4
-           FROM follow_ups f
-          WHERE d.id IN (SELECT value::uuid FROM jsonb_array_elements_text($1::jsonb))
-            AND f.id = d.follow_up_id
-      RETURNING d.id, d.organization_id, d.follow_up_id, d.channel_id, d.occurrence_at, d.phone,
-                d.attempts, f.prompt, f.title, f.description`,
-          [
-            JSON.stringify(granted),
-            options.owner,
-            iso(options.now + options.leaseMs),
-            iso(options.now),
-          ],
+              SET status = 'sending', lease_owner = $2,
+                  lease_expires_at = clock_timestamp() + make_interval(secs => $3::double precision / 1000),
+                  attempts = d.attempts + 1, updated_at = $4
+             FROM follow_ups f
+            WHERE d.id IN (SELECT value::uuid FROM jsonb_array_elements_text($1::jsonb))
+              AND f.id = d.follow_up_id
+        RETURNING d.id, d.organization_id, d.follow_up_id, d.channel_id, d.occurrence_at, d.phone,
+                  d.attempts, f.prompt, f.title, f.description`,
+          [JSON.stringify(granted), options.owner, options.leaseMs, iso(options.now)],
         ),
       );
       return rows.map((row) => ({
@@ -116,12 +124,17 @@ export class DeliveryOutbox {
     });
   }
 
+  /**
+   * Takes each channel's share of this second's budget. The window rows stay locked until the
+   * claim commits, so replicas take turns per channel; channels are locked in id order so that
+   * two replicas can never wait on each other.
+   */
   private async withinRateLimit(
     db: EntityManager,
-    candidates: { id: string; channel_id: string; organization_id: string }[],
-    options: ClaimOptions,
+    candidates: Candidate[],
+    ratePerSecond: number,
+    window: string,
   ): Promise<string[]> {
-    const window = Math.floor(options.now / 1000);
     const byChannel = new Map<string, { organizationId: string; ids: string[] }>();
     for (const candidate of candidates) {
       const entry = byChannel.get(candidate.channel_id) ?? {
@@ -132,9 +145,11 @@ export class DeliveryOutbox {
       byChannel.set(candidate.channel_id, entry);
     }
     const granted: string[] = [];
-    const deferred: string[] = [];
-    for (const [channelId, { organizationId, ids }] of byChannel) {
-      // The window row is locked for the rest of the transaction: replicas take turns per channel.
+    for (const channelId of [...byChannel.keys()].sort()) {
+      const { organizationId, ids } = byChannel.get(channelId) as {
+        organizationId: string;
+        ids: string[];
+      };
       await db.query(
         `INSERT INTO channel_send_windows (organization_id, channel_id, window_start, sent)
          VALUES ($1, $2, $3, 0) ON CONFLICT DO NOTHING`,
@@ -144,23 +159,15 @@ export class DeliveryOutbox {
         'SELECT sent FROM channel_send_windows WHERE channel_id = $1 AND window_start = $2 FOR UPDATE',
         [channelId, window],
       );
-      const budget = Math.max(0, options.ratePerSecond - Number(sent));
-      const take = Math.min(budget, ids.length);
+      const take = Math.min(Math.max(0, ratePerSecond - Number(sent)), ids.length);
       if (take > 0) {
         await db.query(
           'UPDATE channel_send_windows SET sent = sent + $3 WHERE channel_id = $1 AND window_start = $2',
           [channelId, window, take],
         );
       }
+      // The rest stay pending, unlocked at commit, for the next second.
       granted.push(...ids.slice(0, take));
-      deferred.push(...ids.slice(take));
-    }
-    if (deferred.length > 0) {
-      await db.query(
-        `UPDATE deliveries SET next_attempt_at = $2
-          WHERE id IN (SELECT value::uuid FROM jsonb_array_elements_text($1::jsonb))`,
-        [JSON.stringify(deferred), iso((window + 1) * 1000)],
-      );
     }
     return granted;
   }
@@ -197,12 +204,23 @@ export class DeliveryOutbox {
    * Meta refused the channel's token: the channel goes inactive and its open deliveries fail,
    * except those another process is sending right now (they record their own outcome).
    */
-  async deactivateChannel(channelId: string, now: number, reason: string): Promise<void> {
+  async deactivateChannel(
+    channelId: string,
+    rejectedToken: string,
+    now: number,
+    reason: string,
+  ): Promise<void> {
     await this.dataSource.transaction(async (db) => {
-      await db.query(
-        `UPDATE whatsapp_channels SET status = 'inactive', updated_at = $2 WHERE id = $1 AND status = 'active'`,
-        [channelId, iso(now)],
+      // Only if the rejected token is still the channel's: a PUT may have replaced it meanwhile.
+      const deactivated = returnedRows<{ id: string }>(
+        await db.query(
+          `UPDATE whatsapp_channels SET status = 'inactive', updated_at = $3
+            WHERE id = $1 AND status = 'active' AND access_token_encrypted = $2
+        RETURNING id`,
+          [channelId, rejectedToken, iso(now)],
+        ),
       );
+      if (deactivated.length === 0) return;
       await db.query(
         `UPDATE deliveries SET status = 'failed', last_error_code = 'channel_inactive', last_error_message = $2,
                 lease_owner = NULL, lease_expires_at = NULL, updated_at = $3
@@ -223,7 +241,7 @@ export class DeliveryOutbox {
                 THEN 'The process sending this message stopped before recording the outcome.'
                 ELSE last_error_message END,
               next_attempt_at = $1, lease_owner = NULL, lease_expires_at = NULL, updated_at = $1
-        WHERE status = 'sending' AND lease_expires_at < $1
+        WHERE status = 'sending' AND lease_expires_at < clock_timestamp()
         RETURNING id`,
         [iso(now), maxAttempts],
       ),
@@ -244,9 +262,9 @@ export class DeliveryOutbox {
   }
 
   /** Forgets send windows older than a minute. */
-  async pruneSendWindows(now: number): Promise<void> {
-    await this.dataSource.query('DELETE FROM channel_send_windows WHERE window_start < $1', [
-      Math.floor(now / 1000) - 60,
-    ]);
+  async pruneSendWindows(): Promise<void> {
+    await this.dataSource.query(
+      'DELETE FROM channel_send_windows WHERE window_start < floor(extract(epoch FROM clock_timestamp()))::bigint - 60',
+    );
   }
 }

@@ -6,17 +6,20 @@ import { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
 import { retryDelayMs } from './backoff';
 import { ClaimedDelivery, DeliveryOutbox, DeliveryOutcome } from './delivery-outbox';
-import { OutcomeRecorder } from './outcome-recorder';
 import { ComposeError, MessageComposer } from './message-composer';
+import { OutcomeRecorder } from './outcome-recorder';
+
+type Credentials = Map<string, WhatsappCredentials>;
 
 /**
- * Claims pending deliveries, writes and sends each message through its channel's WhatsApp number,
- * and records every outcome. At most `DELIVERY_CONCURRENCY` sends are in flight per process.
+ * Sends what the outbox holds: keeps up to DELIVERY_CONCURRENCY sends in flight, claiming rows only
+ * when a sender is free, so every claimed row starts at once and its lease only has to cover one
+ * send. Each outcome is durable before its sender moves on.
  */
 @Injectable()
 export class DeliveryWorker {
   private readonly logger = new Logger(DeliveryWorker.name);
-  /** Claimed by this process and not yet recorded: released on shutdown. */
+  /** Claimed by this process and not yet recorded: given back on shutdown. */
   private readonly unrecorded = new Set<string>();
 
   constructor(
@@ -28,47 +31,49 @@ export class DeliveryWorker {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  /** Claims and sends one batch; returns how many deliveries it claimed (0: nothing is due). */
-  async runBatch(owner: string, shouldStop: () => boolean): Promise<number> {
+  /** Delivers until nothing is due (or `shouldStop`); returns how many deliveries it took. */
+  async deliverUntilIdle(owner: string, shouldStop: () => boolean): Promise<number> {
     const { concurrency, leaseMs, channelRateLimitPerSecond } = this.config.delivery;
-    const claimed = await this.outbox.claim({
-      owner,
-      now: this.clock.now(),
-      limit: concurrency * 4,
-      leaseMs,
-      ratePerSecond: channelRateLimitPerSecond,
-    });
-    if (claimed.length === 0) return 0;
-    claimed.forEach((delivery) => this.unrecorded.add(delivery.id));
-
-    const credentials = await this.channels.whatsappCredentials([
-      ...new Set(claimed.map((d) => d.channelId)),
-    ]);
     const recorder = new OutcomeRecorder(this.outbox, owner, () => this.clock.now());
-    const deactivated = new Set<string>();
-
-    let next = 0;
-    const sender = async () => {
-      while (next < claimed.length && !shouldStop()) {
-        const delivery = claimed[next++];
-        const { outcome, unauthorized } = await this.deliver(
-          delivery,
-          credentials.get(delivery.channelId),
-        );
-        await recorder.record(outcome);
-        this.unrecorded.delete(delivery.id);
-        if (unauthorized && !deactivated.has(delivery.channelId)) {
-          deactivated.add(delivery.channelId);
-          await this.outbox.deactivateChannel(delivery.channelId, this.clock.now(), unauthorized);
-          this.logger.warn(
-            { channelId: delivery.channelId },
-            'Meta refused the channel token; channel is now inactive',
-          );
-        }
+    const inFlight = new Set<Promise<void>>();
+    // Claim again once a quarter of the senders are free: fewer, larger claims under load.
+    const refill = Math.max(1, Math.floor(concurrency / 4));
+    let taken = 0;
+    while (!shouldStop()) {
+      const free = concurrency - inFlight.size;
+      if (free < refill) {
+        await Promise.race(inFlight);
+        continue;
       }
-    };
-    await Promise.all(Array.from({ length: Math.min(concurrency, claimed.length) }, sender));
-    return claimed.length;
+      const claimed = await this.outbox.claim({
+        owner,
+        now: this.clock.now(),
+        limit: free,
+        leaseMs,
+        ratePerSecond: channelRateLimitPerSecond,
+      });
+      if (claimed.length === 0) {
+        if (inFlight.size === 0) break;
+        await Promise.race(inFlight);
+        continue;
+      }
+      taken += claimed.length;
+      claimed.forEach((delivery) => this.unrecorded.add(delivery.id));
+      const credentials = await this.channels.whatsappCredentials([
+        ...new Set(claimed.map((delivery) => delivery.channelId)),
+      ]);
+      for (const delivery of claimed) {
+        const sending: Promise<void> = this.send(
+          delivery,
+          credentials,
+          recorder,
+          shouldStop,
+        ).finally(() => inFlight.delete(sending));
+        inFlight.add(sending);
+      }
+    }
+    await Promise.allSettled(inFlight);
+    return taken;
   }
 
   /** Gives back every claim this process has not recorded (shutdown). */
@@ -78,18 +83,46 @@ export class DeliveryWorker {
     this.unrecorded.clear();
   }
 
+  private async send(
+    delivery: ClaimedDelivery,
+    credentials: Credentials,
+    recorder: OutcomeRecorder,
+    shouldStop: () => boolean,
+  ): Promise<void> {
+    try {
+      const outcome = await this.deliver(delivery, credentials, shouldStop);
+      if (!outcome) return; // stopping: not sent, given back on shutdown
+      await recorder.record(outcome);
+      this.unrecorded.delete(delivery.id);
+    } catch (error) {
+      // The outcome could not be written even after retries: the lease runs out and the row is
+      // taken again, as after a crash.
+      this.logger.error(
+        { err: error, deliveryId: delivery.id },
+        'could not record a delivery outcome',
+      );
+    }
+  }
+
   private async deliver(
     delivery: ClaimedDelivery,
-    channel: WhatsappCredentials | undefined,
-  ): Promise<{ outcome: DeliveryOutcome; unauthorized?: string }> {
+    credentials: Credentials,
+    shouldStop: () => boolean,
+  ): Promise<DeliveryOutcome | undefined> {
+    const channel = credentials.get(delivery.channelId);
     if (!channel || channel.status !== 'active') {
-      return {
-        outcome: this.failed(
-          delivery,
-          'channel_inactive',
-          'The WhatsApp channel is inactive; update its access_token.',
-        ),
-      };
+      return this.failed(
+        delivery,
+        'channel_inactive',
+        'The WhatsApp channel is inactive; update its access_token.',
+      );
+    }
+    if (channel.accessToken === undefined) {
+      return this.failed(
+        delivery,
+        'channel_credentials_unreadable',
+        "The channel's access token cannot be decrypted with the configured ENCRYPTION_KEY(s).",
+      );
     }
     let body: string;
     try {
@@ -102,17 +135,16 @@ export class DeliveryWorker {
         occurrenceAt: delivery.occurrenceAt,
       });
     } catch (error) {
-      const composeError =
+      const failure =
         error instanceof ComposeError
           ? error
           : new ComposeError('compose_failed', 'The message could not be written.');
-      return { outcome: this.retryOrFail(delivery, composeError.code, composeError.message) };
+      return this.retryOrFail(delivery, failure.code, failure.message);
     }
     if (body.length === 0) {
-      return {
-        outcome: this.failed(delivery, 'empty_message', 'The prompt produced an empty message.'),
-      };
+      return this.failed(delivery, 'empty_message', 'The prompt produced an empty message.');
     }
+    if (shouldStop()) return undefined;
     const sent: SendOutcome = await this.graph.sendText({
       numberId: channel.numberId,
       accessToken: channel.accessToken,
@@ -122,23 +154,31 @@ export class DeliveryWorker {
     switch (sent.kind) {
       case 'sent':
         return {
-          outcome: {
-            id: delivery.id,
-            at: this.clock.now(),
-            status: 'sent',
-            waMessageId: sent.messageId,
-          },
+          id: delivery.id,
+          at: this.clock.now(),
+          status: 'sent',
+          waMessageId: sent.messageId,
         };
       case 'transient':
-        return { outcome: this.retryOrFail(delivery, sent.code, sent.message, sent.retryAfterMs) };
+        return this.retryOrFail(delivery, sent.code, sent.message, sent.retryAfterMs);
       case 'permanent':
-        return { outcome: this.failed(delivery, sent.code, sent.message) };
+        return this.failed(delivery, sent.code, sent.message);
       case 'unauthorized':
-        return {
-          outcome: this.failed(delivery, sent.code, sent.message),
-          unauthorized: sent.message,
-        };
+        await this.deactivate(delivery.channelId, channel, sent.message);
+        return this.failed(delivery, sent.code, sent.message);
     }
+  }
+
+  /** Meta refused the token: the channel goes inactive, and this process stops using it at once. */
+  private async deactivate(
+    channelId: string,
+    channel: WhatsappCredentials,
+    reason: string,
+  ): Promise<void> {
+    if (channel.status !== 'active') return;
+    channel.status = 'inactive';
+    await this.outbox.deactivateChannel(channelId, channel.sealedToken, this.clock.now(), reason);
+    this.logger.warn({ channelId }, 'Meta refused the channel token; channel is now inactive');
   }
 
   private retryOrFail(

@@ -9,13 +9,17 @@ import {
   TemplateMessageComposer,
 } from './message-composer';
 
+// Every use is a new occurrence, so the LLM composer's per-occurrence reuse does not join tests.
+let occurrence = 0;
 const input: ComposeInput = {
   followUpId: 'fu_1',
   prompt: 'Lembre o cliente da consulta: {{title}}',
   title: 'Dentista amanhã às 15h',
   description: 'Trazer exames',
   phone: '+5511987654321',
-  occurrenceAt: Date.UTC(2030, 0, 1, 12),
+  get occurrenceAt() {
+    return Date.UTC(2030, 0, 1, 12) + occurrence++;
+  },
 };
 
 describe('TemplateMessageComposer', () => {
@@ -98,6 +102,30 @@ describe('LlmMessageComposer', () => {
   afterAll(async () => {
     await composer.close();
     await llm.close();
+  });
+
+  it('asks once per occurrence and fills each number in locally', async () => {
+    llm.setContent(() => 'Hola {{phone}}');
+    const occurrenceAt = Date.UTC(2031, 5, 1);
+    const [a, b] = await Promise.all([
+      composer.compose({ ...input, occurrenceAt, phone: '+34600000001' }),
+      composer.compose({ ...input, occurrenceAt, phone: '+34600000002' }),
+    ]);
+    expect([a, b]).toEqual(['Hola +34600000001', 'Hola +34600000002']);
+    expect(llm.requests).toHaveLength(1);
+    await composer.compose({ ...input, occurrenceAt: occurrenceAt + 1 });
+    expect(llm.requests).toHaveLength(2);
+    llm.setContent(undefined);
+  });
+
+  it('asks again after a failure instead of keeping it', async () => {
+    const occurrenceAt = Date.UTC(2031, 6, 1);
+    llm.enqueue({ status: 500, body: { error: { message: 'boom' } } });
+    await expect(composer.compose({ ...input, occurrenceAt })).rejects.toMatchObject({
+      code: 'llm_http_500',
+    });
+    await expect(composer.compose({ ...input, occurrenceAt })).resolves.toEqual(expect.any(String));
+    expect(llm.requests).toHaveLength(2);
   });
 
   const composeError = async (): Promise<ComposeError> => {

@@ -18,7 +18,12 @@ export interface LlmComposerOptions {
   model: string;
   apiKey?: string;
   timeoutMs: number;
+  /** Sockets to the endpoint; at least the delivery concurrency, so requests never queue for one. */
+  connections?: number;
 }
+
+/** Occurrences whose generated text is kept for the other numbers of the same send. */
+const GENERATED_CACHE_SIZE = 1_000;
 
 /** The message could not be written this time; the delivery is retried. */
 export class ComposeError extends Error {
@@ -111,7 +116,7 @@ export class LlmMessageComposer extends MessageComposer {
     this.origin = base.origin;
     this.path = `${base.pathname.replace(/\/+$/, '')}/chat/completions`;
     this.agent = new Agent({
-      connections: 16,
+      connections: options.connections ?? 16,
       keepAliveTimeout: 10_000,
       keepAliveMaxTimeout: 60_000,
       headersTimeout: options.timeoutMs,
@@ -121,7 +126,33 @@ export class LlmMessageComposer extends MessageComposer {
     });
   }
 
+  /**
+   * The model never sees the phone number, so every number of one occurrence would get the same
+   * request: it is made once per (follow-up, occurrence) and its text reused, `{{phone}}` filled
+   * in per number. A failure is not kept, so a retry asks again.
+   */
+  private readonly generated = new Map<string, Promise<string>>();
+
   async compose(input: ComposeInput): Promise<string> {
+    const key = `${input.followUpId}:${input.occurrenceAt}`;
+    let content = this.generated.get(key);
+    if (!content) {
+      content = this.generate(input);
+      this.generated.set(key, content);
+      content.catch(() => this.generated.delete(key));
+      if (this.generated.size > GENERATED_CACHE_SIZE) {
+        this.generated.delete(this.generated.keys().next().value as string);
+      }
+    }
+    // The model may echo a placeholder; filling it here keeps the phone out of the request.
+    const message = finishMessage(fillTemplate(await content, input));
+    if (!message) {
+      throw new ComposeError('llm_empty_response', 'The LLM answered with an empty message');
+    }
+    return message;
+  }
+
+  private async generate(input: ComposeInput): Promise<string> {
     const headers: Record<string, string> = {
       'content-type': 'application/json',
       accept: 'application/json',
@@ -175,12 +206,7 @@ export class LlmMessageComposer extends MessageComposer {
     if (content === undefined) {
       throw new ComposeError('llm_bad_response', 'The LLM answered with an unreadable completion');
     }
-    // The model may echo a placeholder; filling it here keeps the phone out of the request.
-    const message = finishMessage(fillTemplate(content, input));
-    if (!message) {
-      throw new ComposeError('llm_empty_response', 'The LLM answered with an empty message');
-    }
-    return message;
+    return content;
   }
 
   override close(): Promise<void> {

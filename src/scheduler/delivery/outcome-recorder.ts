@@ -1,5 +1,7 @@
 import { DeliveryOutbox, DeliveryOutcome } from './delivery-outbox';
 
+const RETRY_DELAYS_MS = [100, 500, 2_000];
+
 interface Waiting {
   outcome: DeliveryOutcome;
   resolve: () => void;
@@ -29,15 +31,23 @@ export class OutcomeRecorder {
     });
   }
 
+  /** The write is idempotent (it checks the lease owner), so a passing database error is retried. */
+  private async recordWithRetries(outcomes: DeliveryOutcome[]): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.outbox.record(this.owner, this.now(), outcomes);
+        return;
+      } catch (error) {
+        if (attempt >= RETRY_DELAYS_MS.length) throw error;
+        await new Promise((resolve) => setTimeout(resolve, RETRY_DELAYS_MS[attempt]));
+      }
+    }
+  }
+
   private write(): void {
     if (this.writing || this.queue.length === 0) return;
     const batch = this.queue.splice(0, this.queue.length);
-    this.writing = this.outbox
-      .record(
-        this.owner,
-        this.now(),
-        batch.map((waiting) => waiting.outcome),
-      )
+    this.writing = this.recordWithRetries(batch.map((waiting) => waiting.outcome))
       .then(
         () => batch.forEach((waiting) => waiting.resolve()),
         (error: unknown) => batch.forEach((waiting) => waiting.reject(error)),

@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { toIso as iso } from '../../common/time';
 import { parseSchedule } from '../schedule/schedule.parser';
 
 interface DueFollowUp {
@@ -10,8 +11,6 @@ interface DueFollowUp {
   anchor_at: Date;
   next_run_at: Date;
 }
-
-const iso = (ms: number) => new Date(ms).toISOString();
 
 /**
  * Turns due follow-ups into delivery rows. One transaction per batch claims due follow-ups with

@@ -11,6 +11,7 @@ import {
   IsNotEmpty,
   IsOptional,
   IsString,
+  IsUUID,
   MaxLength,
 } from 'class-validator';
 import { DELIVERY_STATUSES, DeliveryStatus } from '../entities/delivery.entity';
@@ -164,9 +165,7 @@ export class ListFollowUpsQueryDto {
 
   @ApiPropertyOptional({ format: 'uuid', description: 'Only the follow-ups on this channel.' })
   @IsOptional()
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(200)
+  @IsUUID('all')
   channel_id?: string;
 
   @ApiPropertyOptional({ type: 'integer', minimum: 0, default: 0 })
