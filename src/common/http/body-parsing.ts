@@ -44,7 +44,8 @@ export function bodyParserErrors(
   error: unknown,
   _request: Request,
   response: Response,
-  next: NextFunction,
+  // Express recognises error handlers by their four parameters.
+  _next: NextFunction,
 ): void {
   const parserError = error as BodyParserError;
   switch (parserError?.type) {
@@ -61,11 +62,9 @@ export function bodyParserErrors(
         response,
         problem(415, 'unsupported_media_type', 'The request body must be UTF-8 JSON.'),
       );
-    case 'request.aborted':
-    case 'request.size.invalid':
-    case 'stream.encoding.set':
-      return send(response, problem(400, 'bad_request', 'The request body could not be read.'));
     default:
-      return next(error);
+      // Aborted or unreadable bodies, and anything else: never Express's handler, which prints a
+      // stack trace outside production.
+      return send(response, problem(400, 'bad_request', 'The request body could not be read.'));
   }
 }
