@@ -123,3 +123,23 @@ describe('Errors (e2e)', () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 });
+
+describe('Rate limit (e2e)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startApp({ RATE_LIMIT_PER_MINUTE: '3' });
+  });
+  afterAll(async () => t.close());
+
+  it('answers 429 with Retry-After past the limit, per organization', async () => {
+    const busy = bearer(tokenFor());
+    for (let i = 0; i < 3; i++) await t.http().get('/v1/tools/specs?limit=1').set(busy).expect(200);
+    const res = await t.http().get('/v1/tools/specs?limit=1').set(busy).expect(429);
+    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(res.body).toMatchObject({ status: 429, code: 'rate_limited' });
+    expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+    expect(Number(res.headers['retry-after'])).toBeLessThanOrEqual(60);
+    // Another organization is not held back by the first one's traffic.
+    await t.http().get('/v1/tools/specs?limit=1').set(bearer(tokenFor())).expect(200);
+  });
+});
