@@ -6,6 +6,7 @@ import { Principal } from '../common/auth/principal';
 import { Clock } from '../common/clock';
 import { FieldError, notFound, ProblemException, validationFailed } from '../common/http/problem';
 import { isUuid, uuidv7 } from '../common/ids';
+import { DEFAULT_PAGE_SIZE } from '../common/http/pagination.dto';
 import {
   CreateFollowUpDto,
   ListDeliveriesQueryDto,
@@ -20,7 +21,6 @@ import { SchedulerEngine } from './scheduler.engine';
 
 const DEFAULT_TIME_ZONE = 'UTC';
 const DEFAULT_PREVIEW_COUNT = 10;
-const DEFAULT_PAGE_SIZE = 50;
 
 const channelNotUsable = (detail: string) =>
   new ProblemException(422, 'channel_not_usable', detail);

@@ -14,6 +14,7 @@ import {
   IsUUID,
   MaxLength,
 } from 'class-validator';
+import { PaginationQueryDto } from '../../common/http/pagination.dto';
 import { DELIVERY_STATUSES, DeliveryStatus } from '../entities/delivery.entity';
 import { FOLLOW_UP_STATUSES, FollowUpStatus } from '../entities/follow-up.entity';
 import { MAX_PHONE_NUMBERS } from '../phone-numbers';
@@ -155,7 +156,7 @@ export class SchedulePreviewDto {
   @ApiProperty({ type: [Number], example: [1763802000000, 1763888400000] }) occurrences!: number[];
 }
 
-export class ListFollowUpsQueryDto {
+export class ListFollowUpsQueryDto extends PaginationQueryDto {
   @ApiPropertyOptional({ description: 'Only the follow-ups of this agent.' })
   @IsOptional()
   @IsString()
@@ -167,21 +168,6 @@ export class ListFollowUpsQueryDto {
   @IsOptional()
   @IsUUID('all')
   channel_id?: string;
-
-  @ApiPropertyOptional({ type: 'integer', minimum: 0, default: 0 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(0)
-  offset?: number;
-
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 200, default: 50 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(200)
-  limit?: number;
 }
 
 export class FollowUpPageDto {
@@ -190,26 +176,11 @@ export class FollowUpPageDto {
   @ApiProperty({ type: 'integer', example: 1 }) total_count!: number;
 }
 
-export class ListDeliveriesQueryDto {
+export class ListDeliveriesQueryDto extends PaginationQueryDto {
   @ApiPropertyOptional({ enum: DELIVERY_STATUSES, description: 'Only deliveries in this status.' })
   @IsOptional()
   @IsIn(DELIVERY_STATUSES)
   status?: DeliveryStatus;
-
-  @ApiPropertyOptional({ type: 'integer', minimum: 0, default: 0 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(0)
-  offset?: number;
-
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 200, default: 50 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(200)
-  limit?: number;
 }
 
 export class DeliveryErrorDto {
