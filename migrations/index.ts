@@ -1,5 +1,12 @@
 import { InitialSchema1763800000000 } from './1763800000000-initial-schema';
 import { DeliveryOutbox1763900000000 } from './1763900000000-delivery-outbox';
+import { OAuth2Grants1764000000000 } from './1764000000000-oauth2-grants';
+import { ToolExecutions1764000000002 } from './1764000000002-tool-executions';
 
 /** Every migration in order. Migrations are never edited after they land; add a new one. */
-export const MIGRATIONS = [InitialSchema1763800000000, DeliveryOutbox1763900000000];
+export const MIGRATIONS = [
+  InitialSchema1763800000000,
+  DeliveryOutbox1763900000000,
+  OAuth2Grants1764000000000,
+  ToolExecutions1764000000002,
+];

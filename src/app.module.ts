@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { ThrottlerModule } from '@nestjs/throttler';
 import { LoggerModule } from 'nestjs-pino';
 import { ChannelsModule } from './channels/channels.module';
 import { AuthModule } from './common/auth/auth.module';
@@ -7,6 +8,7 @@ import { JwtAuthGuard } from './common/auth/jwt-auth.guard';
 import { CommonModule } from './common/common.module';
 import { CryptoModule } from './common/crypto/crypto.module';
 import { DataWrapperInterceptor } from './common/http/data-wrapper.interceptor';
+import { OrganizationThrottlerGuard } from './common/http/organization-throttler.guard';
 import { ProblemFilter } from './common/http/problem.filter';
 import { StrictValidationPipe } from './common/http/validation';
 import { loggerOptions } from './common/logging/logger.options';
@@ -25,6 +27,13 @@ import { ToolsModule } from './tools/tools.module';
       useFactory: (config: AppConfig) => loggerOptions(config),
     }),
     CommonModule,
+    ThrottlerModule.forRootAsync({
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => ({
+        throttlers: [{ ttl: 60_000, limit: Math.max(1, config.rateLimitPerMinute) }],
+        skipIf: () => config.rateLimitPerMinute === 0,
+      }),
+    }),
     CryptoModule,
     DatabaseModule,
     AuthModule,
@@ -36,6 +45,7 @@ import { ToolsModule } from './tools/tools.module';
   providers: [
     // Global, so that a test booting AppModule gets exactly what production runs.
     { provide: APP_GUARD, useClass: JwtAuthGuard },
+    { provide: APP_GUARD, useClass: OrganizationThrottlerGuard },
     { provide: APP_PIPE, useClass: StrictValidationPipe },
     { provide: APP_FILTER, useClass: ProblemFilter },
     { provide: APP_INTERCEPTOR, useClass: DataWrapperInterceptor },

@@ -96,4 +96,50 @@ describe('loadConfig', () => {
     });
     expect(config.encryption.previousKeys).toHaveLength(1);
   });
+
+  it('reads OAuth2 providers from OAUTH_<ID>_* and derives the state key when unset', () => {
+    const config = loadConfig({
+      DATA_DIR: dataDir(),
+      ENCRYPTION_KEY: key,
+      OAUTH_GOOGLE_CLIENT_ID: 'google-id',
+      OAUTH_GOOGLE_CLIENT_SECRET: 'google-secret',
+      OAUTH_ACME_IDP_AUTHORIZE_URL: 'https://idp.example.com/authorize',
+      OAUTH_ACME_IDP_TOKEN_URL: 'https://idp.example.com/token',
+      OAUTH_ACME_IDP_SCOPES: 'openid, profile email',
+      OAUTH_SUCCESS_URL: 'https://app.example.com/connected',
+    });
+    expect(config.oauth2).toMatchObject({
+      providers: {
+        google: { clientId: 'google-id', clientSecret: 'google-secret' },
+        acme_idp: {
+          authorizeUrl: 'https://idp.example.com/authorize',
+          tokenUrl: 'https://idp.example.com/token',
+          scopes: ['openid', 'profile', 'email'],
+        },
+      },
+      successUrl: 'https://app.example.com/connected',
+      failureUrl: undefined,
+      httpTimeoutMs: 10_000,
+    });
+    // OAUTH_SUCCESS_URL and friends are not providers.
+    expect(Object.keys(config.oauth2.providers).sort()).toEqual(['acme_idp', 'google']);
+    expect(config.oauth2.stateSecret).toHaveLength(32);
+    expect(config.oauth2.stateSecret.equals(config.encryption.currentKey)).toBe(false);
+    const again = loadConfig({ DATA_DIR: dataDir(), ENCRYPTION_KEY: key });
+    expect(again.oauth2.stateSecret).toEqual(config.oauth2.stateSecret);
+    const explicit = loadConfig({ DATA_DIR: dataDir(), OAUTH_STATE_SECRET: 'x'.repeat(32) });
+    expect(explicit.oauth2.stateSecret.toString()).toBe('x'.repeat(32));
+  });
+
+  it('names a bad OAuth2 value', () => {
+    expect(() => loadConfig({ DATA_DIR: dataDir(), OAUTH_GOOGLE_TOKEN_URL: 'not a url' })).toThrow(
+      /OAUTH_GOOGLE_TOKEN_URL: must be an http\(s\) URL/,
+    );
+    expect(() => loadConfig({ DATA_DIR: dataDir(), OAUTH_STATE_SECRET: 'short' })).toThrow(
+      /OAUTH_STATE_SECRET must be at least 32 characters/,
+    );
+    expect(() => loadConfig({ DATA_DIR: dataDir(), OAUTH_FAILURE_URL: 'nowhere' })).toThrow(
+      /OAUTH_FAILURE_URL/,
+    );
+  });
 });

@@ -14,6 +14,8 @@ import {
   MinLength,
   validateSync,
 } from 'class-validator';
+import { OAuth2Config, oauth2StateSecret, readOAuth2Providers } from './oauth2.config';
+import { McpServerConfig, readMcpServers } from '../tools/mcp/mcp-server.config';
 
 const toBoolean = ({ value }: { value: unknown }): unknown =>
   typeof value === 'string' ? ['1', 'true', 'yes', 'on'].includes(value.toLowerCase()) : value;
@@ -100,8 +102,59 @@ export class EnvironmentVariables {
   @IsOptional()
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL: string = 'info';
+  /** API requests per organization and minute, per process; 0 turns the limit off. */
+  @IsOptional() @Transform(toInteger) @IsInt() @Min(0) RATE_LIMIT_PER_MINUTE: number = 1200;
   /** Write logs to this file instead of standard output (tests read it back). */
   @IsOptional() @IsString() LOG_FILE?: string;
+  // OAuth2 providers themselves are OAUTH_<ID>_* variables, read by readOAuth2Providers.
+  // Absolute URLs: the callback redirects browsers there.
+  @IsOptional()
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })
+  OAUTH_SUCCESS_URL?: string;
+  @IsOptional()
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })
+  OAUTH_FAILURE_URL?: string;
+  @IsOptional()
+  @IsString()
+  @MinLength(32, { message: 'OAUTH_STATE_SECRET must be at least 32 characters' })
+  OAUTH_STATE_SECRET?: string;
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(100)
+  @Max(120_000)
+  OAUTH_HTTP_TIMEOUT_MS: number = 10_000;
+  /** MCP servers, a JSON array (docs/toolkits.md); or MCP_SERVERS_FILE, a file holding one. */
+  @IsOptional() @IsString() MCP_SERVERS?: string;
+  @IsOptional() @IsString() MCP_SERVERS_FILE?: string;
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1000)
+  @Max(86_400_000)
+  MCP_REFRESH_MS: number = 300_000;
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(100)
+  @Max(3_600_000)
+  TOOL_EXECUTION_TIMEOUT_MS: number = 30_000;
+  // Base URLs of the providers the built-in toolkits call; tests point them at fakes.
+  @IsOptional()
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
+  OPENWEATHER_API_URL: string = 'https://api.openweathermap.org';
+  @IsOptional()
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
+  SERPAPI_API_URL: string = 'https://serpapi.com';
+  @IsOptional()
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
+  GOOGLE_API_URL: string = 'https://www.googleapis.com';
+  @IsOptional()
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
+  GITHUB_API_URL: string = 'https://api.github.com';
+  @IsOptional()
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
+  SLACK_API_URL: string = 'https://slack.com/api';
 }
 
 export type JwtVerification =
@@ -137,6 +190,20 @@ export interface AppConfig {
   publicUrl: string;
   scheduler: { enabled: boolean; tickMs: number };
   log: { level: string; file?: string };
+  rateLimitPerMinute: number;
+  oauth2: OAuth2Config;
+  /** MCP servers whose tools join the catalog, and how often their tool lists are re-read. */
+  mcp: { servers: McpServerConfig[]; refreshMs: number };
+  /** Default time-out of one tool call. */
+  toolExecution: { timeoutMs: number };
+  /** Base URLs (no trailing slash) of the providers behind the built-in toolkits. */
+  toolProviders: {
+    openWeatherUrl: string;
+    serpApiUrl: string;
+    googleUrl: string;
+    githubUrl: string;
+    slackUrl: string;
+  };
 }
 
 export class ConfigError extends Error {}
@@ -188,6 +255,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   if (errors.length > 0) {
     throw new ConfigError(`Invalid configuration: ${describe(errors)}`);
   }
+  const oauth2Providers = readOAuth2Providers(present);
+  if (oauth2Providers.errors.length > 0) {
+    throw new ConfigError(`Invalid configuration: ${oauth2Providers.errors.join('; ')}`);
+  }
+  const mcpServers = readMcpServers(vars);
+  if (mcpServers.errors.length > 0) {
+    throw new ConfigError(`Invalid configuration: ${mcpServers.errors.join('; ')}`);
+  }
   const dataDir = resolve(vars.DATA_DIR);
   const embedded = !vars.DATABASE_URL;
   const keySources = [vars.JWT_SECRET, vars.JWT_PUBLIC_KEY, vars.JWT_JWKS_URL].filter(Boolean);
@@ -202,6 +277,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   if (!embedded && !vars.ENCRYPTION_KEY) {
     throw new ConfigError(
       'DATABASE_URL is set but ENCRYPTION_KEY is not: set it to the base64 of 32 random bytes (openssl rand -base64 32)',
+    );
+  }
+  const sendBudgetMs =
+    vars.GRAPH_API_TIMEOUT_MS + (vars.AGENT_LLM_URL ? vars.AGENT_LLM_TIMEOUT_MS : 0) + 2_000;
+  if (vars.DELIVERY_LEASE_MS < sendBudgetMs) {
+    // A lease that can run out during one send lets another process send the same message.
+    throw new ConfigError(
+      `DELIVERY_LEASE_MS (${vars.DELIVERY_LEASE_MS}) must be at least ${sendBudgetMs}: the Graph API time-out` +
+        `${vars.AGENT_LLM_URL ? ' plus the LLM time-out' : ''} plus 2 s`,
     );
   }
   const devSecrets =
@@ -241,6 +325,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     );
   }
 
+  const currentKey = decodeKey(
+    'ENCRYPTION_KEY',
+    vars.ENCRYPTION_KEY ?? (devSecrets as DevSecrets).encryption_key,
+  );
+
   return {
     port: vars.PORT,
     databaseUrl: vars.DATABASE_URL,
@@ -254,10 +343,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       generated: verification.kind === 'secret' && !vars.JWT_SECRET,
     },
     encryption: {
-      currentKey: decodeKey(
-        'ENCRYPTION_KEY',
-        vars.ENCRYPTION_KEY ?? (devSecrets as DevSecrets).encryption_key,
-      ),
+      currentKey,
       previousKeys: vars.ENCRYPTION_PREVIOUS_KEYS.map((key) =>
         decodeKey('ENCRYPTION_PREVIOUS_KEYS', key),
       ),
@@ -282,5 +368,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     publicUrl: (vars.PUBLIC_URL ?? `http://localhost:${vars.PORT}`).replace(/\/+$/, ''),
     scheduler: { enabled: vars.SCHEDULER_ENABLED, tickMs: vars.SCHEDULER_TICK_MS },
     log: { level: vars.LOG_LEVEL, file: vars.LOG_FILE },
+    rateLimitPerMinute: vars.RATE_LIMIT_PER_MINUTE,
+    oauth2: {
+      providers: oauth2Providers.providers,
+      successUrl: vars.OAUTH_SUCCESS_URL,
+      failureUrl: vars.OAUTH_FAILURE_URL,
+      stateSecret: oauth2StateSecret(vars.OAUTH_STATE_SECRET, currentKey),
+      httpTimeoutMs: vars.OAUTH_HTTP_TIMEOUT_MS,
+    },
+    mcp: { servers: mcpServers.servers, refreshMs: vars.MCP_REFRESH_MS },
+    toolExecution: { timeoutMs: vars.TOOL_EXECUTION_TIMEOUT_MS },
+    toolProviders: {
+      openWeatherUrl: vars.OPENWEATHER_API_URL.replace(/\/+$/, ''),
+      serpApiUrl: vars.SERPAPI_API_URL.replace(/\/+$/, ''),
+      googleUrl: vars.GOOGLE_API_URL.replace(/\/+$/, ''),
+      githubUrl: vars.GITHUB_API_URL.replace(/\/+$/, ''),
+      slackUrl: vars.SLACK_API_URL.replace(/\/+$/, ''),
+    },
   };
 }

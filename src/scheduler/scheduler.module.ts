@@ -4,6 +4,8 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { ChannelsModule } from '../channels/channels.module';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
+import { ToolsModule } from '../tools/tools.module';
+import { AgentlineToolkitRegistrar } from './agentline-toolkit/agentline-toolkit.registrar';
 import { DeliveryOutbox } from './delivery/delivery-outbox';
 import { DeliveryWorker } from './delivery/delivery.worker';
 import { createMessageComposer, MessageComposer } from './delivery/message-composer';
@@ -19,6 +21,8 @@ import { SchedulerEngine } from './scheduler.engine';
     ScheduleModule.forRoot(),
     TypeOrmModule.forFeature([FollowUpEntity, DeliveryEntity]),
     ChannelsModule,
+    // Registers the Agentline toolkit's executors into Tools' registry.
+    ToolsModule,
   ],
   controllers: [FollowUpsController],
   providers: [
@@ -27,6 +31,7 @@ import { SchedulerEngine } from './scheduler.engine';
     DeliveryOutbox,
     DeliveryWorker,
     SchedulerEngine,
+    AgentlineToolkitRegistrar,
     {
       provide: MessageComposer,
       inject: [APP_CONFIG],

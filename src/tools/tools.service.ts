@@ -4,57 +4,49 @@ import { In, Repository } from 'typeorm';
 import { Principal } from '../common/auth/principal';
 import { Clock } from '../common/clock';
 import { SecretBox } from '../common/crypto/secret-box';
-import { ProblemException } from '../common/http/problem';
-import { uuidv7 } from '../common/ids';
+import { notFound, ProblemException } from '../common/http/problem';
+import { isUuid, uuidv7 } from '../common/ids';
 import { ToolCatalog } from './catalog/tool-catalog';
 import { toSpecificationResponse } from './catalog/tool-specification.mapper';
 import {
   RequirementState,
+  ResolvedAuthorizationRequirement,
   ToolSpecificationDefinition,
   ToolSpecificationResponse,
 } from './catalog/tool-specification.types';
-import { CreateToolDto, ListToolSpecsQueryDto } from './dto/tool.dto';
+import { CreateToolDto, ListToolSpecsQueryDto, ListToolsQueryDto } from './dto/tool.dto';
+import { OAuth2GrantEntity } from './entities/oauth2-grant.entity';
+import { OAuth2StateEntity } from './entities/oauth2-state.entity';
 import { AuthorizationStatus, ToolEntity } from './entities/tool.entity';
+import {
+  AuthorizationStart,
+  OAuth2AuthorizationService,
+} from './oauth2/oauth2-authorization.service';
+import { OAuth2GrantsService } from './oauth2/oauth2-grants.service';
+import { OAuth2ProviderRegistry } from './oauth2/oauth2-provider.registry';
+import { toOAuth2RequirementState } from './oauth2/oauth2-requirement.mapper';
 
 export const DEFAULT_SPECS_LIMIT = 50;
 
 export const apiKeyAad = (toolId: string) => `tools:${toolId}:api_key`;
 
-/**
- * The status a new attachment starts in. OAuth2 tools wait for the authorization flow; a tool
- * that needs a secret is ready once the secret is given; a tool that needs nothing is ready.
- */
+/** What a tool that needs no OAuth2 starts as: ready once its secrets (if any) are given. */
 function initialAuthorizationStatus(
   spec: ToolSpecificationDefinition,
   apiKey?: string,
 ): AuthorizationStatus {
-  if (spec.requirements.authorization) return 'not_started';
   if (spec.requirements.secrets.length > 0) return apiKey ? 'completed' : 'not_started';
   return 'completed';
 }
 
-/** What an agent's attachment of a tool means for that tool's requirements. */
-function requirementState(
-  spec: ToolSpecificationDefinition,
-  attachment?: ToolEntity,
-): RequirementState {
-  if (!attachment) return {};
-  const provider = spec.requirements.authorization?.provider_id;
+/** The tool row's columns for an OAuth2 authorization that stands as `start` says. */
+function authorizationColumns(
+  start: AuthorizationStart,
+): Pick<ToolEntity, 'authorizationStatus' | 'oauth2Url' | 'authorizationStatusReason'> {
   return {
-    authorization: provider
-      ? {
-          id: attachment.id,
-          status: attachment.authorizationStatus,
-          status_reason:
-            attachment.authorizationStatus === 'completed'
-              ? ''
-              : `Authorization with provider '${provider}' is ${attachment.authorizationStatus.replace('_', ' ')}`,
-          token_status: attachment.authorizationStatus === 'completed' ? 'active' : 'not_started',
-        }
-      : undefined,
-    configuredSecrets: attachment.apiKeyEncrypted
-      ? spec.requirements.secrets.map((secret) => secret.key)
-      : [],
+    authorizationStatus: start.status,
+    oauth2Url: start.status === 'pending' ? start.oauth2Url : '',
+    authorizationStatusReason: null,
   };
 }
 
@@ -74,6 +66,9 @@ export class ToolsService {
     private readonly catalog: ToolCatalog,
     private readonly secrets: SecretBox,
     private readonly clock: Clock,
+    private readonly authorization: OAuth2AuthorizationService,
+    private readonly grants: OAuth2GrantsService,
+    private readonly providers: OAuth2ProviderRegistry,
   ) {}
 
   async createTool(principal: Principal, dto: CreateToolDto): Promise<ToolEntity> {
@@ -87,6 +82,13 @@ export class ToolsService {
     }
     const now = this.clock.now();
     const id = uuidv7(now);
+    const oauth2 = spec.requirements.authorization;
+    const start = oauth2
+      ? await this.authorization.start(
+          { id, organizationId: principal.organizationId, agentId: dto.agent_id },
+          oauth2,
+        )
+      : undefined;
     const tool = this.tools.create({
       id,
       organizationId: principal.organizationId,
@@ -96,14 +98,86 @@ export class ToolsService {
       toolkitVersion: spec.toolkit.version,
       paramsJson: dto.params === undefined ? null : JSON.stringify(dto.params),
       apiKeyEncrypted: dto.api_key ? this.secrets.encrypt(dto.api_key, apiKeyAad(id)) : null,
-      authorizationStatus: initialAuthorizationStatus(spec, dto.api_key),
-      oauth2Url: '',
+      ...(start
+        ? authorizationColumns(start)
+        : {
+            authorizationStatus: initialAuthorizationStatus(spec, dto.api_key),
+            oauth2Url: '',
+            authorizationStatusReason: null,
+          }),
       createdBy: principal.subject,
       createdAt: new Date(now),
       updatedAt: new Date(now),
     });
-    await this.tools.insert(tool);
+    await this.tools.manager.transaction(async (db) => {
+      await db.insert(ToolEntity, tool);
+      if (start?.status === 'pending') await db.insert(OAuth2StateEntity, start.state);
+    });
     return tool;
+  }
+
+  async findOne(organizationId: string, id: string): Promise<ToolEntity> {
+    const tool = isUuid(id) ? await this.tools.findOneBy({ id, organizationId }) : null;
+    if (!tool) throw notFound('Tool');
+    return tool;
+  }
+
+  async list(
+    organizationId: string,
+    query: ListToolsQueryDto,
+  ): Promise<{ items: ToolEntity[]; offset: number; total_count: number }> {
+    const offset = query.offset ?? 0;
+    const [items, total] = await this.tools.findAndCount({
+      where: {
+        organizationId,
+        ...(query.agent_id !== undefined && { agentId: query.agent_id }),
+      },
+      order: { createdAt: 'DESC', id: 'DESC' },
+      skip: offset,
+      take: query.limit ?? DEFAULT_SPECS_LIMIT,
+    });
+    return { items, offset, total_count: total };
+  }
+
+  /**
+   * A fresh oauth2_url for an OAuth2 tool (the previous one may have expired or failed), or
+   * `completed` at once when the agent's grant already covers the tool.
+   */
+  async authorize(organizationId: string, id: string): Promise<ToolEntity> {
+    const tool = await this.findOne(organizationId, id);
+    const requirement = this.oauth2Requirement(tool);
+    if (!requirement) {
+      throw new ProblemException(
+        409,
+        'oauth2_not_required',
+        `The tool ${tool.qualifiedName} needs no OAuth2 authorization.`,
+      );
+    }
+    const start = await this.authorization.start(tool, requirement);
+    if (start.status === 'not_started') {
+      throw new ProblemException(422, 'provider_not_configured', `${start.reason}.`);
+    }
+    Object.assign(tool, authorizationColumns(start), { updatedAt: new Date(this.clock.now()) });
+    await this.tools.manager.transaction(async (db) => {
+      await db.update(
+        ToolEntity,
+        { id: tool.id, organizationId },
+        {
+          authorizationStatus: tool.authorizationStatus,
+          oauth2Url: tool.oauth2Url,
+          authorizationStatusReason: tool.authorizationStatusReason,
+          updatedAt: tool.updatedAt,
+        },
+      );
+      if (start.status === 'pending') await db.insert(OAuth2StateEntity, start.state);
+    });
+    return tool;
+  }
+
+  /** Its authorizations in flight go with it; the agent's grant stays for its other tools. */
+  async remove(organizationId: string, id: string): Promise<void> {
+    const tool = await this.findOne(organizationId, id);
+    await this.tools.delete({ id: tool.id, organizationId });
   }
 
   async listSpecifications(
@@ -119,16 +193,48 @@ export class ToolsService {
     const attachments = query.agent_id
       ? await this.attachmentsByTool(principal.organizationId, query.agent_id, page.items)
       : new Map<string, ToolEntity>();
+    const grants = query.agent_id
+      ? await this.grants.findByAgent(principal.organizationId, query.agent_id)
+      : [];
+    const now = this.clock.now();
     return {
       items: page.items.map((spec) =>
         toSpecificationResponse(
           spec,
-          requirementState(spec, attachments.get(spec.qualifiedName)),
+          this.requirementState(spec, attachments.get(spec.qualifiedName), grants, now),
           query.format,
         ),
       ),
       offset,
       total_count: page.total,
+    };
+  }
+
+  private oauth2Requirement(tool: ToolEntity): ResolvedAuthorizationRequirement | undefined {
+    return this.catalog.find(tool.qualifiedName)?.requirements.authorization;
+  }
+
+  /** What an agent's attachment of a tool (and its grant) means for that tool's requirements. */
+  private requirementState(
+    spec: ToolSpecificationDefinition,
+    attachment: ToolEntity | undefined,
+    grants: readonly OAuth2GrantEntity[],
+    now: number,
+  ): RequirementState {
+    const providerId = spec.requirements.authorization?.provider_id;
+    return {
+      authorization: providerId
+        ? toOAuth2RequirementState({
+            providerId,
+            provider: this.providers.find(providerId),
+            attachment,
+            grant: grants.find((grant) => grant.providerId === providerId),
+            now,
+          })
+        : undefined,
+      configuredSecrets: attachment?.apiKeyEncrypted
+        ? spec.requirements.secrets.map((secret) => secret.key)
+        : [],
     };
   }
 

@@ -1,13 +1,19 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { formattedToolName } from './formatted-schema';
-import { loadToolkitDefinitions, validateToolkitSources } from './tool-catalog.loader';
 import {
+  loadToolkitDefinitions,
+  ToolCatalogValidationError,
+  validateToolkitSources,
+} from './tool-catalog.loader';
+import {
+  DynamicToolkitDefinition,
   ResolvedAuthorizationRequirement,
   ResolvedRequirements,
   SecretRequirementDefinition,
   ToolDefinition,
   ToolkitDefinition,
   ToolkitInfo,
+  ToolOrigin,
   ToolSpecificationDefinition,
 } from './tool-specification.types';
 
@@ -24,45 +30,57 @@ export interface ToolCatalogPage {
   total: number;
 }
 
+/** What `setDynamicToolkits` kept and what it refused (the refusals are also logged). */
+export interface DynamicToolkitsResult {
+  accepted: string[];
+  skipped: { toolkit: string; reason: string }[];
+}
+
+interface ResolvedToolkit {
+  name: string;
+  specs: readonly ToolSpecificationDefinition[];
+}
+
+/** Everything a lookup needs, rebuilt and swapped as a whole so readers never see half an update. */
+interface CatalogView {
+  specs: readonly ToolSpecificationDefinition[];
+  byQualifiedName: ReadonlyMap<string, ToolSpecificationDefinition>;
+  byFormattedName: ReadonlyMap<string, ToolSpecificationDefinition>;
+  toolkitNames: readonly string[];
+}
+
+const BUILTIN_ORIGIN: ToolOrigin = { kind: 'builtin' };
+
 /**
- * The immutable set of built-in tool specifications. Provide it with a factory
- * (`useFactory: () => loadToolCatalog()`) so a bad catalog fails the boot.
+ * The tool specifications: the built-in toolkits, fixed at boot, plus dynamic toolkits that
+ * sources (MCP servers) replace at run time. Provide it with a factory
+ * (`useFactory: () => loadToolCatalog()`) so a bad built-in catalog fails the boot.
  */
 @Injectable()
 export class ToolCatalog {
-  private readonly specs: readonly ToolSpecificationDefinition[];
-  private readonly byQualifiedName = new Map<string, ToolSpecificationDefinition>();
-  private readonly byFormattedName = new Map<string, ToolSpecificationDefinition>();
-  private readonly toolkitNames: readonly string[];
+  private readonly logger = new Logger(ToolCatalog.name);
+  private readonly builtin: readonly ResolvedToolkit[];
+  private readonly dynamic = new Map<string, readonly ResolvedToolkit[]>();
+  private view: CatalogView;
 
   constructor(toolkits: readonly ToolkitDefinition[]) {
     // Re-validate so hand-built definitions get the same guarantees (unique names) as files.
     const valid = validateToolkitSources(
       toolkits.map((data, i) => ({ file: `<toolkit #${i}>`, data })),
     );
-    const sortedToolkits = [...valid].sort((a, b) => compareNames(a.name, b.name));
-    this.toolkitNames = sortedToolkits.map((t) => t.name);
-    this.specs = sortedToolkits.flatMap((toolkit) =>
-      [...toolkit.tools]
-        .sort((a, b) => compareNames(a.name, b.name))
-        .map((tool) => deepFreeze(resolveSpecification(toolkit, tool))),
-    );
-    for (const spec of this.specs) {
-      this.byQualifiedName.set(spec.qualifiedName.toLowerCase(), spec);
-      this.byFormattedName.set(formattedToolName(spec.qualifiedName).toLowerCase(), spec);
-    }
+    this.builtin = valid.map((toolkit) => resolveToolkit(toolkit, () => BUILTIN_ORIGIN));
+    this.view = buildView(this.builtin);
   }
 
   get size(): number {
-    return this.specs.length;
+    return this.view.specs.length;
   }
 
   list(filter: ToolCatalogFilter): ToolCatalogPage {
+    const { specs } = this.view;
     const toolkit = filter.toolkit?.toLowerCase();
     const matching =
-      toolkit === undefined
-        ? this.specs
-        : this.specs.filter((s) => s.toolkit.name.toLowerCase() === toolkit);
+      toolkit === undefined ? specs : specs.filter((s) => s.toolkit.name.toLowerCase() === toolkit);
     const offset = Math.max(0, Math.floor(filter.offset));
     const limit = Math.max(0, Math.floor(filter.limit));
     return { items: matching.slice(offset, offset + limit), total: matching.length };
@@ -72,18 +90,91 @@ export class ToolCatalog {
   find(name: string): ToolSpecificationDefinition | undefined {
     const at = name.indexOf('@');
     const qualified = at === -1 ? name : name.slice(0, at);
-    const spec = this.byQualifiedName.get(qualified.toLowerCase());
+    const spec = this.view.byQualifiedName.get(qualified.toLowerCase());
     if (spec === undefined || at === -1) return spec;
     return name.slice(at + 1) === spec.toolkit.version ? spec : undefined;
   }
 
   /** Maps an LLM function name (`Toolkit_Tool`, see formatted-schema) back to its tool. */
   findByFormattedName(name: string): ToolSpecificationDefinition | undefined {
-    return this.byFormattedName.get(name.toLowerCase());
+    return this.view.byFormattedName.get(name.toLowerCase());
   }
 
   toolkits(): string[] {
-    return [...this.toolkitNames];
+    return [...this.view.toolkitNames];
+  }
+
+  /**
+   * Replaces every toolkit of `source` (e.g. `mcp:everything`) at once; an empty list removes
+   * them. Toolkits are validated like data files. One that is invalid, or whose toolkit or
+   * function names clash with a built-in or another source's toolkit, is skipped with a warning:
+   * whoever registered a name first keeps it, so a refresh never changes what a name means.
+   */
+  setDynamicToolkits(
+    source: string,
+    toolkits: readonly DynamicToolkitDefinition[],
+  ): DynamicToolkitsResult {
+    const owners = new Map<string, string>();
+    const functionNames = new Map<string, string>();
+    const claim = (toolkit: ResolvedToolkit, owner: string) => {
+      owners.set(toolkit.name.toLowerCase(), owner);
+      for (const spec of toolkit.specs) {
+        functionNames.set(formattedToolName(spec.qualifiedName).toLowerCase(), spec.qualifiedName);
+      }
+    };
+    for (const toolkit of this.builtin) claim(toolkit, 'a built-in toolkit');
+    for (const [other, resolved] of this.dynamic) {
+      if (other !== source) for (const toolkit of resolved) claim(toolkit, `source "${other}"`);
+    }
+
+    const accepted: ResolvedToolkit[] = [];
+    const skipped: DynamicToolkitsResult['skipped'] = [];
+    for (const toolkit of toolkits) {
+      const outcome = this.resolveDynamic(source, toolkit, owners, functionNames);
+      if (typeof outcome === 'string') {
+        skipped.push({ toolkit: toolkit.name, reason: outcome });
+        continue;
+      }
+      claim(outcome, `source "${source}"`);
+      accepted.push(outcome);
+    }
+
+    if (accepted.length > 0) this.dynamic.set(source, accepted);
+    else this.dynamic.delete(source);
+    this.view = buildView([...this.builtin, ...[...this.dynamic.values()].flat()]);
+    for (const { toolkit, reason } of skipped) {
+      this.logger.warn(`Skipped toolkit "${toolkit}" of source "${source}": ${reason}`);
+    }
+    return { accepted: accepted.map((t) => t.name), skipped };
+  }
+
+  /** The resolved toolkit, or why it cannot join the catalog. */
+  private resolveDynamic(
+    source: string,
+    toolkit: DynamicToolkitDefinition,
+    owners: ReadonlyMap<string, string>,
+    functionNames: ReadonlyMap<string, string>,
+  ): ResolvedToolkit | string {
+    let clean: ToolkitDefinition;
+    try {
+      // Origins are not part of the file format, so the validator would reject them.
+      const data = { ...toolkit, tools: toolkit.tools.map(withoutOrigin) };
+      [clean] = validateToolkitSources([{ file: source, data }]);
+    } catch (err: unknown) {
+      if (!(err instanceof ToolCatalogValidationError)) throw err;
+      return err.issues.map((i) => `${i.path}: ${i.message}`).join('; ');
+    }
+    const owner = owners.get(clean.name.toLowerCase());
+    if (owner !== undefined) return `the toolkit name is already used by ${owner}`;
+    // Validation keeps the order of tools, so origins line up by index.
+    const resolved = resolveToolkit(clean, (i) => toolkit.tools[i].origin ?? BUILTIN_ORIGIN);
+    for (const spec of resolved.specs) {
+      const clash = functionNames.get(formattedToolName(spec.qualifiedName).toLowerCase());
+      if (clash !== undefined) {
+        return `"${spec.qualifiedName}" and "${clash}" both format to the function name "${formattedToolName(spec.qualifiedName)}"`;
+      }
+    }
+    return resolved;
   }
 }
 
@@ -127,9 +218,38 @@ function resolveRequirements(
   return { ...(authorization && { authorization }), secrets };
 }
 
+function withoutOrigin(tool: DynamicToolkitDefinition['tools'][number]): ToolDefinition {
+  const copy = { ...tool };
+  delete copy.origin;
+  return copy;
+}
+
+function resolveToolkit(
+  toolkit: ToolkitDefinition,
+  originOf: (toolIndex: number) => ToolOrigin,
+): ResolvedToolkit {
+  const specs = toolkit.tools
+    .map((tool, i) => deepFreeze(resolveSpecification(toolkit, tool, originOf(i))))
+    .sort((a, b) => compareNames(a.name, b.name));
+  return { name: toolkit.name, specs };
+}
+
+function buildView(toolkits: readonly ResolvedToolkit[]): CatalogView {
+  const sorted = [...toolkits].sort((a, b) => compareNames(a.name, b.name));
+  const specs = sorted.flatMap((toolkit) => toolkit.specs);
+  const byQualifiedName = new Map<string, ToolSpecificationDefinition>();
+  const byFormattedName = new Map<string, ToolSpecificationDefinition>();
+  for (const spec of specs) {
+    byQualifiedName.set(spec.qualifiedName.toLowerCase(), spec);
+    byFormattedName.set(formattedToolName(spec.qualifiedName).toLowerCase(), spec);
+  }
+  return { specs, byQualifiedName, byFormattedName, toolkitNames: sorted.map((t) => t.name) };
+}
+
 function resolveSpecification(
   toolkit: ToolkitDefinition,
   tool: ToolDefinition,
+  origin: ToolOrigin,
 ): ToolSpecificationDefinition {
   const info: ToolkitInfo = {
     name: toolkit.name,
@@ -146,6 +266,8 @@ function resolveSpecification(
     output: tool.output,
     requirements: resolveRequirements(toolkit, tool),
     toolkit: info,
+    // A copy: freezing must not reach into the caller's object.
+    origin: { ...origin },
   };
 }
 

@@ -92,6 +92,26 @@ export interface ToolkitDefinition {
 }
 
 // ---------------------------------------------------------------------------
+// Dynamic toolkits (added at run time, e.g. from MCP servers)
+// ---------------------------------------------------------------------------
+
+/** Where a tool comes from: a catalog data file, or a tool of an operator-configured MCP server. */
+export type ToolOrigin =
+  | { kind: 'builtin' }
+  /** `server` is the configured server id, `tool` the tool's original MCP name. */
+  | { kind: 'mcp'; server: string; tool: string };
+
+/** A tool handed to `ToolCatalog.setDynamicToolkits`; without an origin it counts as built-in. */
+export interface DynamicToolDefinition extends ToolDefinition {
+  origin?: ToolOrigin;
+}
+
+/** Any `ToolkitDefinition` qualifies; the origin stays in memory and is never read from files. */
+export interface DynamicToolkitDefinition extends Omit<ToolkitDefinition, 'tools'> {
+  tools: DynamicToolDefinition[];
+}
+
+// ---------------------------------------------------------------------------
 // Resolved specification (toolkit requirements merged into each tool)
 // ---------------------------------------------------------------------------
 
@@ -128,6 +148,7 @@ export interface ToolSpecificationDefinition {
   output: OutputDefinition;
   requirements: ResolvedRequirements;
   toolkit: ToolkitInfo;
+  origin: ToolOrigin;
 }
 
 // ---------------------------------------------------------------------------

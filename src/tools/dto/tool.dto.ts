@@ -1,18 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Allow, IsIn, IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { PaginationQueryDto } from '../../common/http/pagination.dto';
 import { JsonValue } from '../../common/json';
-import { Type } from 'class-transformer';
-import {
-  Allow,
-  IsIn,
-  IsInt,
-  IsNotEmpty,
-  IsOptional,
-  IsString,
-  Matches,
-  Max,
-  MaxLength,
-  Min,
-} from 'class-validator';
 import { AUTHORIZATION_STATUSES, AuthorizationStatus } from '../entities/tool.entity';
 import { TOOL_SCHEMA_FORMATS, ToolSchemaFormat } from '../catalog/tool-specification.types';
 
@@ -65,7 +54,8 @@ export class ToolDto {
   params!: JsonValue;
   @ApiProperty({ enum: AUTHORIZATION_STATUSES }) authorization_status!: AuthorizationStatus;
   @ApiProperty({
-    description: 'Where to send the user to authorize; "" when no authorization URL applies.',
+    description:
+      'Where to send the user to authorize (OAuth2 tools while `pending`; valid for 10 minutes, POST /v1/tools/{id}/authorize gives a new one); "" when no authorization URL applies.',
     example: '',
   })
   oauth2_url!: string;
@@ -77,22 +67,22 @@ export class ToolDto {
   updated_at!: number;
 }
 
-export class ListToolSpecsQueryDto {
-  @ApiPropertyOptional({ type: 'integer', minimum: 0, default: 0 })
+export class ListToolsQueryDto extends PaginationQueryDto {
+  @ApiPropertyOptional({ description: 'Only the tools attached to this agent.' })
   @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(0)
-  offset?: number;
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(200)
+  agent_id?: string;
+}
 
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 200, default: 50 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(200)
-  limit?: number;
+export class ToolPageDto {
+  @ApiProperty({ type: [ToolDto], description: 'Newest first.' }) items!: ToolDto[];
+  @ApiProperty({ type: 'integer', example: 0 }) offset!: number;
+  @ApiProperty({ type: 'integer', example: 1 }) total_count!: number;
+}
 
+export class ListToolSpecsQueryDto extends PaginationQueryDto {
   @ApiPropertyOptional({
     description: 'Only the tools of this toolkit (case-insensitive).',
     example: 'Google',

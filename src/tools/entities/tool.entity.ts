@@ -20,6 +20,9 @@ export class ToolEntity {
     string | null;
   @Column({ name: 'authorization_status', type: 'text' }) authorizationStatus!: AuthorizationStatus;
   @Column({ name: 'oauth2_url', type: 'text', default: '' }) oauth2Url!: string;
+  /** Why the authorization failed; null otherwise (other reasons are derived when read). */
+  @Column({ name: 'authorization_status_reason', type: 'text', nullable: true })
+  authorizationStatusReason!: string | null;
   @Column({ name: 'created_by', type: 'text' }) createdBy!: string;
   @Column({ name: 'created_at', type: 'timestamptz' }) createdAt!: Date;
   @Column({ name: 'updated_at', type: 'timestamptz' }) updatedAt!: Date;

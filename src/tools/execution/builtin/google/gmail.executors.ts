@@ -1,0 +1,174 @@
+import { ToolExecutionError, ToolExecutor } from '../../tool-executor';
+import { field, isRecord, JsonRecord, records, stringOrNull } from '../provider-http.client';
+import {
+  integerInRange,
+  optionalBoolean,
+  optionalString,
+  optionalStrings,
+  requiredString,
+} from '../tool-input.readers';
+import { GoogleCall } from './google-api';
+
+const MESSAGES = '/gmail/v1/users/me/messages';
+// One address, loosely: enough to refuse header injection and obvious mistakes; Gmail checks the rest.
+const EMAIL = /^[^\s@<>",;]+@[^\s@<>",;]+$/;
+const HEADERS = ['From', 'To', 'Subject', 'Date'];
+
+/** Google.SendEmail and Google.ListEmails over the Gmail API. */
+export function gmailExecutors(call: GoogleCall): Record<string, ToolExecutor> {
+  return {
+    'Google.SendEmail': {
+      async execute(input, context) {
+        const raw = mimeMessage({
+          to: [address(requiredString(input, 'recipient'), 'recipient')],
+          cc: (optionalStrings(input, 'cc') ?? []).map((value) => address(value, 'cc')),
+          bcc: (optionalStrings(input, 'bcc') ?? []).map((value) => address(value, 'bcc')),
+          subject: requiredString(input, 'subject'),
+          body: requiredString(input, 'body'),
+          html: optionalBoolean(input, 'is_html') ?? false,
+        });
+        const sent = await call(
+          { method: 'POST', path: `${MESSAGES}/send`, json: { raw } },
+          context,
+        );
+        return {
+          id: stringOrNull(field(sent, 'id')),
+          thread_id: stringOrNull(field(sent, 'threadId')),
+          label_ids: (Array.isArray(field(sent, 'labelIds'))
+            ? (field(sent, 'labelIds') as unknown[])
+            : []
+          ).filter((label): label is string => typeof label === 'string'),
+        };
+      },
+    },
+    'Google.ListEmails': {
+      async execute(input, context) {
+        const unreadOnly = optionalBoolean(input, 'unread_only') ?? false;
+        const includeBody = optionalBoolean(input, 'include_body') ?? false;
+        const query = [optionalString(input, 'query')?.trim(), unreadOnly ? 'is:unread' : undefined]
+          .filter(Boolean)
+          .join(' ');
+        const listed = await call(
+          {
+            method: 'GET',
+            path: MESSAGES,
+            query: {
+              q: query || undefined,
+              maxResults: integerInRange(input, 'max_results', { min: 1, max: 100, fallback: 10 }),
+            },
+          },
+          context,
+        );
+        const ids = records(field(listed, 'messages'))
+          .map((message) => stringOrNull(message.id))
+          .filter((id): id is string => id !== null);
+        const emails = await Promise.all(
+          ids.map(async (id) => {
+            const message = await call(
+              {
+                method: 'GET',
+                path: `${MESSAGES}/${encodeURIComponent(id)}`,
+                query: includeBody
+                  ? { format: 'full' }
+                  : { format: 'metadata', metadataHeaders: HEADERS },
+              },
+              context,
+            );
+            return summary(message, includeBody);
+          }),
+        );
+        const next = stringOrNull(field(listed, 'nextPageToken'));
+        return { emails, ...(next && { next_page_token: next }) };
+      },
+    },
+  };
+}
+
+function address(value: string, name: string): string {
+  const trimmed = value.trim();
+  if (!EMAIL.test(trimmed)) {
+    throw new ToolExecutionError(`${name} "${value}" is not an email address.`);
+  }
+  return trimmed;
+}
+
+/** An RFC 5322 message, base64url-encoded as Gmail's `raw` wants; the body is base64 UTF-8. */
+export function mimeMessage(message: {
+  to: string[];
+  cc: string[];
+  bcc: string[];
+  subject: string;
+  body: string;
+  html: boolean;
+}): string {
+  const lines = [
+    `To: ${message.to.join(', ')}`,
+    ...(message.cc.length > 0 ? [`Cc: ${message.cc.join(', ')}`] : []),
+    ...(message.bcc.length > 0 ? [`Bcc: ${message.bcc.join(', ')}`] : []),
+    `Subject: ${encodeHeader(message.subject)}`,
+    'MIME-Version: 1.0',
+    `Content-Type: text/${message.html ? 'html' : 'plain'}; charset="UTF-8"`,
+    'Content-Transfer-Encoding: base64',
+    '',
+    wrap(Buffer.from(message.body, 'utf8').toString('base64')),
+  ];
+  return Buffer.from(lines.join('\r\n'), 'utf8').toString('base64url');
+}
+
+/** RFC 2047 for anything beyond printable ASCII; line breaks would start a new header, so never raw. */
+function encodeHeader(value: string): string {
+  const flat = value.replace(/[\r\n]+/g, ' ');
+  return /^[\x20-\x7e]*$/.test(flat)
+    ? flat
+    : `=?UTF-8?B?${Buffer.from(flat, 'utf8').toString('base64')}?=`;
+}
+
+function wrap(base64: string): string {
+  return base64.replace(/.{1,76}/g, (line) => `${line}\r\n`).trimEnd();
+}
+
+function summary(message: unknown, includeBody: boolean) {
+  const headers = new Map<string, string>();
+  for (const header of records(field(message, 'payload', 'headers'))) {
+    const name = stringOrNull(header.name);
+    const value = stringOrNull(header.value);
+    if (name && value !== null && !headers.has(name.toLowerCase())) {
+      headers.set(name.toLowerCase(), value);
+    }
+  }
+  return {
+    id: stringOrNull(field(message, 'id')),
+    thread_id: stringOrNull(field(message, 'threadId')),
+    from: headers.get('from') ?? null,
+    to: headers.get('to') ?? null,
+    subject: headers.get('subject') ?? null,
+    date: headers.get('date') ?? null,
+    snippet: stringOrNull(field(message, 'snippet')),
+    ...(includeBody && { body: plainText(field(message, 'payload')) }),
+  };
+}
+
+/** The first text/plain part, else the first text/html part with its tags dropped. */
+function plainText(payload: unknown): string | null {
+  const parts: JsonRecord[] = [];
+  const walk = (part: unknown) => {
+    if (!isRecord(part)) return;
+    parts.push(part);
+    for (const child of records(part.parts)) walk(child);
+  };
+  walk(payload);
+  const decode = (part: JsonRecord | undefined): string | null => {
+    const data = stringOrNull(field(part, 'body', 'data'));
+    return data === null ? null : Buffer.from(data, 'base64url').toString('utf8');
+  };
+  const text = decode(parts.find((part) => part.mimeType === 'text/plain'));
+  if (text !== null) return text;
+  const html = decode(parts.find((part) => part.mimeType === 'text/html'));
+  return html === null
+    ? null
+    : html
+        .replace(/<(script|style)[\s\S]*?<\/\1>/gi, '')
+        .replace(/<[^>]+>/g, ' ')
+        .replace(/\s+/g, ' ')
+        .trim();
+}

@@ -1,0 +1,63 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsDefined, IsObject } from 'class-validator';
+import { PaginationQueryDto } from '../../../common/http/pagination.dto';
+import { JsonValue } from '../../../common/json';
+import { TOOL_EXECUTION_STATUSES, ToolExecutionStatus } from '../tool-execution.entity';
+
+export class ExecuteToolDto {
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    description:
+      "The tool's arguments, checked against its specification's parameters (GET /v1/tools/specs).",
+    example: { expression: '(1200 * 0.075) / 12' },
+  })
+  @IsDefined({ message: 'input is required' })
+  @IsObject({ message: 'input must be a JSON object' })
+  input!: Record<string, unknown>;
+}
+
+export class ToolOutputDto {
+  @ApiPropertyOptional({
+    description: 'What the tool returned (any JSON value); absent when it failed.',
+    example: 7.5,
+  })
+  value?: JsonValue;
+  @ApiPropertyOptional({
+    description: 'Why the tool failed, for the model to read; absent when it succeeded.',
+    example: 'OpenWeather answered HTTP 404: city not found',
+  })
+  error?: string;
+}
+
+export class ToolExecutionResultDto {
+  @ApiProperty({ format: 'uuid', description: 'The execution record (GET .../executions).' })
+  execution_id!: string;
+  @ApiProperty({ enum: TOOL_EXECUTION_STATUSES }) status!: ToolExecutionStatus;
+  @ApiProperty({ type: ToolOutputDto }) output!: ToolOutputDto;
+  @ApiProperty({ type: 'integer', example: 12 }) duration_ms!: number;
+}
+
+export class ToolExecutionDto {
+  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty({ format: 'uuid' }) tool_id!: string;
+  @ApiProperty() agent_id!: string;
+  @ApiProperty({ example: 'Math.Calculate' }) qualified_name!: string;
+  @ApiProperty({ type: 'object', additionalProperties: true }) input!: Record<string, JsonValue>;
+  @ApiProperty({ type: ToolOutputDto }) output!: ToolOutputDto;
+  @ApiProperty({ enum: TOOL_EXECUTION_STATUSES }) status!: ToolExecutionStatus;
+  @ApiProperty({ type: String, nullable: true }) error!: string | null;
+  @ApiProperty({ type: 'integer' }) duration_ms!: number;
+  @ApiProperty() organization_id!: string;
+  @ApiProperty({ description: 'The JWT subject that executed the tool.' }) created_by!: string;
+  @ApiProperty({ type: 'integer', format: 'date-time', example: 1763800000000 })
+  created_at!: number;
+}
+
+export class ToolExecutionPageDto {
+  @ApiProperty({ type: [ToolExecutionDto] }) items!: ToolExecutionDto[];
+  @ApiProperty({ type: 'integer', example: 0 }) offset!: number;
+  @ApiProperty({ type: 'integer', example: 1 }) total_count!: number;
+}
+
+export class ListToolExecutionsQueryDto extends PaginationQueryDto {}

@@ -1,0 +1,86 @@
+import { ParameterDefinition, ValueSchemaDefinition } from '../catalog/tool-specification.types';
+import { validateToolInput } from './tool-input.validator';
+
+const param = (
+  name: string,
+  value_schema: ValueSchemaDefinition,
+  required = false,
+): ParameterDefinition => ({ name, description: name, required, value_schema });
+
+const parameters = [
+  param('s', { val_type: 'string' }, true),
+  param('i', { val_type: 'integer' }),
+  param('n', { val_type: 'number' }),
+  param('b', { val_type: 'boolean' }),
+  param('j', { val_type: 'json' }),
+  param('a', { val_type: 'array', inner_val_type: 'integer' }),
+  param('e', { val_type: 'string', enum: ['x', 'y'] }),
+  param('ae', { val_type: 'array', inner_val_type: 'string', enum: ['p', 'q'] }),
+  param('aj', { val_type: 'array', inner_val_type: 'json' }),
+];
+
+describe('validateToolInput', () => {
+  it('accepts a valid input of every type and returns it', () => {
+    const input = {
+      s: 'text',
+      i: -3,
+      n: 2.5,
+      b: false,
+      j: { nested: [1, { deep: true }] },
+      a: [1, 2],
+      e: 'y',
+      ae: ['q', 'p'],
+      aj: [{}, { k: 1 }],
+    };
+    expect(validateToolInput(parameters, input)).toEqual({ input, errors: [] });
+  });
+
+  it('accepts integers as numbers and leaves out optional nulls', () => {
+    expect(validateToolInput(parameters, { s: '', n: 4, i: null, j: null })).toEqual({
+      input: { s: '', n: 4 },
+      errors: [],
+    });
+  });
+
+  it('names every missing, unknown and mistyped field', () => {
+    const { errors } = validateToolInput(parameters, {
+      i: 1.5,
+      n: '2',
+      b: 'true',
+      j: [1],
+      a: [1, 'two', null, 3.5],
+      e: 'z',
+      ae: ['p', 'r'],
+      aj: [[]],
+      extra: 1,
+    });
+    expect(errors).toEqual([
+      { field: 'input.extra', message: 'unknown field extra' },
+      { field: 'input.s', message: 's is required' },
+      { field: 'input.i', message: 'must be an integer' },
+      { field: 'input.n', message: 'must be a number' },
+      { field: 'input.b', message: 'must be a boolean' },
+      { field: 'input.j', message: 'must be a JSON object' },
+      { field: 'input.a[1]', message: 'must be an integer' },
+      { field: 'input.a[2]', message: 'must be an integer' },
+      { field: 'input.a[3]', message: 'must be an integer' },
+      { field: 'input.e', message: 'must be one of: x, y' },
+      { field: 'input.ae[1]', message: 'must be one of: p, q' },
+      { field: 'input.aj[0]', message: 'must be a JSON object' },
+    ]);
+  });
+
+  it('refuses a required null, a non-array for an array and enum values of the wrong type', () => {
+    const { errors } = validateToolInput(parameters, { s: null, a: 1, e: 1 });
+    expect(errors).toEqual([
+      { field: 'input.s', message: 's is required' },
+      { field: 'input.a', message: 'must be an array' },
+      { field: 'input.e', message: 'must be a string' },
+    ]);
+  });
+
+  it('does not treat inherited properties as parameters', () => {
+    const { errors } = validateToolInput([param('toString', { val_type: 'string' }, true)], {});
+    expect(errors).toEqual([{ field: 'input.toString', message: 'toString is required' }]);
+  });
+});
