@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { Agent } from 'undici';
+import type { Agent } from 'undici';
+import { describeOutboundError, isRecord, keepAliveAgent } from '../../common/outbound-http';
 
 /** What became of one send; `sendText` never throws, so every failure lands in one of these. */
 export type SendOutcome =
@@ -65,11 +66,6 @@ const MAX_MESSAGE_LENGTH = 500;
 const MAX_RESPONSE_BYTES = 1024 * 1024;
 /** A Retry-After beyond a day is a broken header, not advice. */
 const MAX_RETRY_AFTER_MS = 24 * 60 * 60 * 1000;
-const TIMEOUT_ERROR_CODES = new Set([
-  'UND_ERR_HEADERS_TIMEOUT',
-  'UND_ERR_BODY_TIMEOUT',
-  'UND_ERR_CONNECT_TIMEOUT',
-]);
 
 interface GraphError {
   code?: number;
@@ -91,14 +87,10 @@ export class GraphApiClient {
     this.origin = base.origin;
     this.basePath = base.pathname.replace(/\/+$/, '');
     this.timeoutMs = options.timeoutMs;
-    this.agent = new Agent({
+    this.agent = keepAliveAgent({
       connections: options.connections ?? 64,
-      keepAliveTimeout: 10_000,
-      keepAliveMaxTimeout: 60_000,
-      headersTimeout: options.timeoutMs,
-      bodyTimeout: options.timeoutMs,
-      connect: { timeout: options.timeoutMs },
-      maxResponseSize: MAX_RESPONSE_BYTES,
+      timeoutMs: options.timeoutMs,
+      maxResponseBytes: MAX_RESPONSE_BYTES,
     });
   }
 
@@ -159,8 +151,8 @@ export class GraphApiClient {
   }
 
   private failure(error: unknown, redact: (text: string) => string): SendOutcome {
-    const { name, code, message } = describeError(error);
-    if (name === 'TimeoutError' || (code !== undefined && TIMEOUT_ERROR_CODES.has(code))) {
+    const { code, message, timedOut } = describeOutboundError(error);
+    if (timedOut) {
       return {
         kind: 'transient',
         code: 'timeout',
@@ -212,19 +204,6 @@ function classify(
       : { kind: 'transient', code, message, retryAfterMs };
   }
   return { kind: 'permanent', code, message };
-}
-
-/** Duck-typed: errors from AbortSignal are DOMExceptions, not always `instanceof Error` (jest realms). */
-function describeError(error: unknown): { name?: string; code?: string; message: string } {
-  if (typeof error !== 'object' || error === null) {
-    return { message: String(error) };
-  }
-  const { name, code, message } = error as { name?: unknown; code?: unknown; message?: unknown };
-  return {
-    name: typeof name === 'string' ? name : undefined,
-    code: typeof code === 'string' ? code : undefined,
-    message: typeof message === 'string' ? message : String(error),
-  };
 }
 
 function readMessageId(text: string): string | null {
@@ -287,8 +266,4 @@ function redactSecret(text: string, secret: string): string {
 
 function truncate(text: string): string {
   return text.length > MAX_MESSAGE_LENGTH ? `${text.slice(0, MAX_MESSAGE_LENGTH - 1)}…` : text;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -7,7 +7,7 @@ import {
 } from '../dto/follow-up.dto';
 import { toFollowUpResponse } from '../follow-up.mapper';
 import { FollowUpsService } from '../follow-ups.service';
-import { toWall } from '../schedule/zoned-time';
+import { toWall } from '../../common/zoned-time';
 import { asToolError, validDto } from './tool-errors';
 
 const DEFAULT_TIME_ZONE = 'UTC';

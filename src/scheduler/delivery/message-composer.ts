@@ -1,4 +1,5 @@
-import { Agent } from 'undici';
+import type { Agent } from 'undici';
+import { describeOutboundError, isRecord, keepAliveAgent } from '../../common/outbound-http';
 
 /** What a follow-up occurrence knows when its message is written. */
 export interface ComposeInput {
@@ -97,11 +98,6 @@ const SYSTEM_PROMPT = [
 
 const MAX_ERROR_DETAIL = 300;
 const MAX_RESPONSE_BYTES = 1024 * 1024;
-const TIMEOUT_ERROR_CODES = new Set([
-  'UND_ERR_HEADERS_TIMEOUT',
-  'UND_ERR_BODY_TIMEOUT',
-  'UND_ERR_CONNECT_TIMEOUT',
-]);
 
 /** Asks an OpenAI-compatible chat-completions endpoint to write the message from the prompt. */
 export class LlmMessageComposer extends MessageComposer {
@@ -115,14 +111,10 @@ export class LlmMessageComposer extends MessageComposer {
     const base = new URL(options.url.replace(/\/+$/, ''));
     this.origin = base.origin;
     this.path = `${base.pathname.replace(/\/+$/, '')}/chat/completions`;
-    this.agent = new Agent({
+    this.agent = keepAliveAgent({
       connections: options.connections ?? 16,
-      keepAliveTimeout: 10_000,
-      keepAliveMaxTimeout: 60_000,
-      headersTimeout: options.timeoutMs,
-      bodyTimeout: options.timeoutMs,
-      connect: { timeout: options.timeoutMs },
-      maxResponseSize: MAX_RESPONSE_BYTES,
+      timeoutMs: options.timeoutMs,
+      maxResponseBytes: MAX_RESPONSE_BYTES,
     });
   }
 
@@ -220,8 +212,8 @@ export class LlmMessageComposer extends MessageComposer {
   }
 
   private failure(error: unknown): ComposeError {
-    const { name, code, message } = describeError(error);
-    if (name === 'TimeoutError' || (code !== undefined && TIMEOUT_ERROR_CODES.has(code))) {
+    const { code, message, timedOut } = describeOutboundError(error);
+    if (timedOut) {
       return new ComposeError(
         'llm_timeout',
         `The LLM did not answer within ${this.options.timeoutMs} ms`,
@@ -283,21 +275,4 @@ function errorDetail(text: string): string {
   } catch {
     return '';
   }
-}
-
-/** Duck-typed: errors from AbortSignal are DOMExceptions, not always `instanceof Error` (jest realms). */
-function describeError(error: unknown): { name?: string; code?: string; message: string } {
-  if (typeof error !== 'object' || error === null) {
-    return { message: String(error) };
-  }
-  const { name, code, message } = error as { name?: unknown; code?: unknown; message?: unknown };
-  return {
-    name: typeof name === 'string' ? name : undefined,
-    code: typeof code === 'string' ? code : undefined,
-    message: typeof message === 'string' ? message : String(error),
-  };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -7,7 +7,7 @@ import {
   toInstant,
   toWall,
   wallFromFields,
-} from './zoned-time';
+} from '../../common/zoned-time';
 
 /** Calendar parts keep the wall-clock time across DST; timeMs is exact elapsed time. */
 export interface DurationParts {

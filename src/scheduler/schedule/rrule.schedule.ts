@@ -2,7 +2,14 @@ import { Frequency, Options, RRule, Weekday } from 'rrule';
 
 import { ScheduleError } from './schedule.types';
 import { WallClockSchedule } from './wall-clock.schedule';
-import { DAY_MS, HOUR_MS, MAX_TIME_MS, MINUTE_MS, toWall, wallFromFields } from './zoned-time';
+import {
+  DAY_MS,
+  HOUR_MS,
+  MAX_TIME_MS,
+  MINUTE_MS,
+  toWall,
+  wallFromFields,
+} from '../../common/zoned-time';
 
 /**
  * RFC 5545 RRULEs, evaluated with the rrule package in floating mode: DTSTART is the creation

@@ -13,7 +13,7 @@ import {
   ScheduleError,
   ScheduleKind,
 } from './schedule.types';
-import { DAY_MS, isValidTimeZone } from './zoned-time';
+import { DAY_MS, isValidTimeZone } from '../../common/zoned-time';
 
 export { isValidTimeZone, ScheduleError };
 export type { Schedule, ScheduleKind };

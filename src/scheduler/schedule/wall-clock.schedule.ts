@@ -1,5 +1,5 @@
 import { collectOccurrences, Schedule } from './schedule.types';
-import { DAY_MS, HOUR_MS, MAX_TIME_MS, offsetAt, toInstant } from './zoned-time';
+import { DAY_MS, HOUR_MS, MAX_TIME_MS, offsetAt, toInstant } from '../../common/zoned-time';
 
 /**
  * The first matching wall-clock time strictly after afterWall (both "wall" values, see

@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { Agent } from 'undici';
+import type { Agent } from 'undici';
+import { keepAliveAgent } from '../../../common/outbound-http';
 import { ToolExecutionError } from '../tool-executor';
 
 /** An array repeats the parameter (`?h=From&h=To`). */
@@ -42,14 +43,10 @@ export class ProviderHttpClient {
   private closing?: Promise<void>;
 
   constructor(options: { timeoutMs: number; connections?: number }) {
-    this.agent = new Agent({
+    this.agent = keepAliveAgent({
       connections: options.connections ?? 32,
-      keepAliveTimeout: 10_000,
-      keepAliveMaxTimeout: 60_000,
-      headersTimeout: options.timeoutMs,
-      bodyTimeout: options.timeoutMs,
-      connect: { timeout: options.timeoutMs },
-      maxResponseSize: MAX_RESPONSE_BYTES,
+      timeoutMs: options.timeoutMs,
+      maxResponseBytes: MAX_RESPONSE_BYTES,
     });
   }
 
