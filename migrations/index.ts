@@ -2,6 +2,7 @@ import { InitialSchema1763800000000 } from './1763800000000-initial-schema';
 import { DeliveryOutbox1763900000000 } from './1763900000000-delivery-outbox';
 import { OAuth2Grants1764000000000 } from './1764000000000-oauth2-grants';
 import { ToolExecutions1764000000002 } from './1764000000002-tool-executions';
+import { DeliverySentBy1764000000003 } from './1764000000003-delivery-sent-by';
 
 /** Every migration in order. Migrations are never edited after they land; add a new one. */
 export const MIGRATIONS = [
@@ -9,4 +10,5 @@ export const MIGRATIONS = [
   DeliveryOutbox1763900000000,
   OAuth2Grants1764000000000,
   ToolExecutions1764000000002,
+  DeliverySentBy1764000000003,
 ];

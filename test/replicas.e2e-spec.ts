@@ -117,11 +117,17 @@ onPostgres('Replicas and crashes (e2e, PostgreSQL)', () => {
     await setup.drop();
   });
 
-  it('three processes deliver every (follow-up, occurrence, number) exactly once', async () => {
-    graph.latencyMs = 5;
-    start();
-    start();
-    start();
+  it('three processes deliver every (follow-up, occurrence, number) exactly once, sharing the work', async () => {
+    graph.latencyMs = 30;
+    // Hold the follow-ups back until all three processes are up, so that all three compete.
+    await setup.query("UPDATE follow_ups SET next_run_at = now() + interval '1 hour'");
+    const services = [
+      start({ LOG_LEVEL: 'info' }),
+      start({ LOG_LEVEL: 'info' }),
+      start({ LOG_LEVEL: 'info' }),
+    ];
+    await Promise.all(services.map((service) => service.waitForOutput('agentline listening')));
+    await setup.query('UPDATE follow_ups SET next_run_at = now()');
     await graph.waitForMessages(FOLLOW_UPS * NUMBERS, 120_000);
     await eventually(async () => expect(await openDeliveries()).toBe(0), 30_000);
     await new Promise((resolve) => setTimeout(resolve, 500));
@@ -133,6 +139,10 @@ onPostgres('Replicas and crashes (e2e, PostgreSQL)', () => {
       'SELECT status, count(*) AS n FROM deliveries GROUP BY status',
     );
     expect(statuses).toEqual([{ status: 'sent', n: String(FOLLOW_UPS * NUMBERS) }]);
+    const senders = await setup.query<{ sent_by: string }>(
+      'SELECT DISTINCT sent_by FROM deliveries',
+    );
+    expect(senders.length).toBeGreaterThanOrEqual(2);
   });
 
   it('loses nothing when a process is killed mid-delivery, and repeats only calls in flight', async () => {
@@ -154,7 +164,7 @@ onPostgres('Replicas and crashes (e2e, PostgreSQL)', () => {
     expect(repeated.length).toBeLessThanOrEqual(CONCURRENCY);
   });
 
-  it('on SIGTERM mid-dispatch stops claiming, finishes or releases its work, and leaves nothing claimed', async () => {
+  it('on SIGTERM mid-delivery stops claiming, finishes or releases its work, and leaves nothing claimed', async () => {
     graph.latencyMs = 20;
     const service = start({ SHUTDOWN_GRACE_MS: '3000' });
     await graph.waitForMessages(FOLLOW_UPS * NUMBERS * 0.2, 120_000);
@@ -177,5 +187,27 @@ onPostgres('Replicas and crashes (e2e, PostgreSQL)', () => {
     const counts = countByKey(graph.messages);
     expect(new Set(counts.keys())).toEqual(setup.expected);
     expect([...counts.values()].filter((n) => n > 1)).toEqual([]);
+  });
+
+  it('on SIGTERM gives back, after the grace period, the sends that are still hanging', async () => {
+    graph.respondWith(() => 'hang');
+    const service = start({
+      SHUTDOWN_GRACE_MS: '500',
+      GRAPH_API_TIMEOUT_MS: '5000',
+      DELIVERY_LEASE_MS: '7000',
+    });
+    await eventually(
+      async () => expect(graph.requests).toBeGreaterThanOrEqual(CONCURRENCY),
+      60_000,
+      100,
+    );
+    service.kill('SIGTERM');
+    await service.exited;
+    const rows = await setup.query<{ status: string; attempts: number; n: string }>(
+      'SELECT status, attempts, count(*) AS n FROM deliveries GROUP BY status, attempts',
+    );
+    // Nothing is left claimed, and the attempts that never got an answer are not counted.
+    expect(rows).toEqual([{ status: 'pending', attempts: 0, n: String(FOLLOW_UPS * NUMBERS) }]);
+    expect(graph.messages).toHaveLength(0);
   });
 });

@@ -35,6 +35,16 @@ export class ServiceProcess {
     return new ServiceProcess(child);
   }
 
+  /** Resolves once the process has printed `text` (e.g. the "listening" line at LOG_LEVEL=info). */
+  async waitForOutput(text: string, timeoutMs = 60_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!this.output.includes(text)) {
+      if (Date.now() > deadline)
+        throw new Error(`no "${text}" within ${timeoutMs} ms:\n${this.output}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
   kill(signal: NodeJS.Signals): void {
     this.child.kill(signal);
   }

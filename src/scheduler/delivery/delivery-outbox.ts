@@ -189,6 +189,7 @@ export class DeliveryOutbox {
           SET status = v.status,
               wa_message_id = COALESCE(v.wa_message_id, d.wa_message_id),
               sent_at = COALESCE(v.sent_at, d.sent_at),
+              sent_by = CASE WHEN v.status = 'sent' THEN $2 ELSE d.sent_by END,
               next_attempt_at = COALESCE(v.next_attempt_at, d.next_attempt_at),
               last_error_code = v.error_code,
               last_error_message = v.error_message,

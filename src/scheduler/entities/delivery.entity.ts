@@ -26,6 +26,8 @@ export class DeliveryEntity {
     string | null;
   @Column({ name: 'wa_message_id', type: 'text', nullable: true }) waMessageId!: string | null;
   @Column({ name: 'sent_at', type: 'timestamptz', nullable: true }) sentAt!: Date | null;
+  /** The process (host:pid:nonce) that sent it; internal, for tracing across replicas. */
+  @Column({ name: 'sent_by', type: 'text', nullable: true }) sentBy!: string | null;
   @Column({ name: 'created_at', type: 'timestamptz' }) createdAt!: Date;
   @Column({ name: 'updated_at', type: 'timestamptz' }) updatedAt!: Date;
 }
