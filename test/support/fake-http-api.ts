@@ -11,7 +11,10 @@ import type { AddressInfo, Socket } from 'node:net';
 export interface RecordedRequest {
   method: string;
   path: string;
+  /** The last value of each query parameter. */
   query: Record<string, string>;
+  /** Every value of each query parameter, in order (`?h=From&h=To` is `{h: ['From', 'To']}`). */
+  queryValues: Record<string, string[]>;
   headers: IncomingHttpHeaders;
   /** Parsed JSON when the body was JSON, else the raw text ('' when empty). */
   body: unknown;
@@ -91,6 +94,7 @@ export class FakeHttpApi {
         method: req.method ?? 'GET',
         path: url.pathname,
         query: Object.fromEntries(url.searchParams),
+        queryValues: queryValues(url.searchParams),
         headers: req.headers,
         body: parse(raw),
       };
@@ -108,6 +112,12 @@ export class FakeHttpApi {
       send(res, reply);
     });
   }
+}
+
+function queryValues(params: URLSearchParams): Record<string, string[]> {
+  const values: Record<string, string[]> = {};
+  for (const [name, value] of params) (values[name] ??= []).push(value);
+  return values;
 }
 
 function parse(raw: string): unknown {

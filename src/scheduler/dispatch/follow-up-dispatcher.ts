@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { toIso as iso } from '../../common/time';
-import { parseSchedule } from '../schedule/schedule.parser';
+import { loadStoredSchedule } from '../schedule/schedule.parser';
 
 interface DueFollowUp {
   id: string;
@@ -78,7 +78,7 @@ export class FollowUpDispatcher {
   private nextRunAfter(followUp: DueFollowUp, now: number): number | null {
     const occurrence = new Date(followUp.next_run_at).getTime();
     try {
-      const schedule = parseSchedule(
+      const schedule = loadStoredSchedule(
         followUp.frequency,
         followUp.time_zone,
         new Date(followUp.anchor_at).getTime(),

@@ -1,4 +1,10 @@
-import { isValidTimeZone, parseSchedule, Schedule, ScheduleError } from './schedule.parser';
+import {
+  isValidTimeZone,
+  loadStoredSchedule,
+  parseSchedule,
+  Schedule,
+  ScheduleError,
+} from './schedule.parser';
 
 /*
  * Expected instants are worked out by hand from each zone's UTC offsets:
@@ -628,5 +634,23 @@ describe('parseSchedule', () => {
         }
       }
     });
+  });
+});
+
+describe('loadStoredSchedule', () => {
+  it('rebuilds the same schedule as parseSchedule, for the dispatcher', () => {
+    const anchor = Date.UTC(2026, 2, 27, 12);
+    for (const frequency of [
+      'daily',
+      '0 9 * * 1-5',
+      'RRULE:FREQ=WEEKLY;BYDAY=MO',
+      'PT6H',
+      'once',
+    ]) {
+      const parsed = parseSchedule(frequency, 'Europe/Madrid', anchor);
+      const stored = loadStoredSchedule(frequency, 'Europe/Madrid', anchor);
+      expect(stored.occurrences(anchor, 5)).toEqual(parsed.occurrences(anchor, 5));
+      expect(stored.nextAfter(anchor + 86_400_000)).toBe(parsed.nextAfter(anchor + 86_400_000));
+    }
   });
 });

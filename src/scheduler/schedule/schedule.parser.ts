@@ -41,6 +41,18 @@ export function parseSchedule(frequency: string, timeZone: string, anchorMs: num
   return schedule;
 }
 
+/**
+ * A schedule that was validated when its follow-up was created: the dispatcher rebuilds it for
+ * every run, so it skips parseSchedule's sampling of the first occurrences.
+ */
+export function loadStoredSchedule(
+  frequency: string,
+  timeZone: string,
+  anchorMs: number,
+): Schedule {
+  return build(frequency.trim(), timeZone, anchorMs);
+}
+
 function build(text: string, timeZone: string, anchorMs: number): Schedule {
   const word = text.toLowerCase();
   if (word === 'once') return new OnceSchedule(anchorMs);
