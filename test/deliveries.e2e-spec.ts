@@ -138,7 +138,7 @@ describe('Follow-up delivery (e2e)', () => {
         expect(current.next_run_at).toBe(first + 24 * HOUR);
         return current;
       });
-      expect(advanced.status).toBe('active');
+      expect(advanced).toMatchObject({ status: 'active', last_run_at: first });
       const [row] = await eventually(async () => {
         const items = await deliveries(created.id);
         expect(items[0]?.status).toBe('sent');

@@ -49,6 +49,7 @@ describe('Follow-ups (e2e)', () => {
         time_zone: 'Europe/Madrid',
         status: 'active',
         next_run_at: expect.any(Number),
+        last_run_at: null,
         organization_id: org,
         created_by: 'carol',
         created_at: expect.any(Number),

@@ -2,12 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { ToolEntity } from '../src/tools/entities/tool.entity';
 import { ToolExecutorRegistry } from '../src/tools/execution/tool-executor.registry';
-import { OAuth2GrantsService } from '../src/tools/oauth2/oauth2-grants.service';
 import { aFollowUp, aTool, aWhatsappChannel } from './support/factories';
 import { FakeGithubApi } from './support/fake-github-api';
 import { FakeGraphApi } from './support/fake-graph-api';
 import { LISBON_WEATHER, FakeOpenWeatherApi } from './support/fake-openweather-api';
 import { ManualClock } from './support/manual-clock';
+import { completeOAuth2Authorization } from './support/oauth2-authorization';
 import { bearer, newOrganization, startApp, TestApp, tokenFor } from './support/test-app';
 
 const NOW = Date.UTC(2025, 2, 14, 14, 30, 0); // Friday 2025-03-14 14:30:00 UTC
@@ -439,19 +439,11 @@ describe('Tool execution (e2e)', () => {
 
     it("Github.CreateIssue runs with the agent's OAuth2 access token as bearer", async () => {
       const tool = await attach('Github.CreateIssue');
-      // Stands in for the OAuth2 flow (tested against its own fake provider): a grant for the
-      // agent, and the attachment completed as the callback would leave it.
-      await t.app
-        .get(OAuth2GrantsService)
-        .store(
-          { organizationId: org, agentId: 'agent-1', providerId: 'github' },
-          { accessToken: GITHUB_TOKEN },
-          ['repo'],
-        );
-      await t.app
-        .get(DataSource)
-        .getRepository(ToolEntity)
-        .update({ id: tool.id, organizationId: org }, { authorizationStatus: 'completed' });
+      await completeOAuth2Authorization(
+        t,
+        { id: tool.id, organizationId: org },
+        { providerId: 'github', accessToken: GITHUB_TOKEN, scopes: ['repo'] },
+      );
 
       const res = await execute(tool.id, { owner: 'octo', repo: 'hello', title: 'Bug' }).expect(
         200,

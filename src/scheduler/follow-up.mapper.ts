@@ -17,6 +17,7 @@ export function toFollowUpResponse(followUp: FollowUpEntity): FollowUpDto {
     time_zone: followUp.timeZone,
     status: followUp.status,
     next_run_at: toMillisOrNull(followUp.nextRunAt),
+    last_run_at: toMillisOrNull(followUp.lastRunAt),
     organization_id: followUp.organizationId,
     created_by: followUp.createdBy,
     created_at: toMillis(followUp.createdAt),

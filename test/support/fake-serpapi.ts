@@ -19,7 +19,8 @@ export const CAPITAL_OF_PORTUGAL = {
       link: 'https://en.wikipedia.org/wiki/Lisbon',
       redirect_link: 'https://www.google.com/url?sa=t&url=https://en.wikipedia.org/wiki/Lisbon',
       displayed_link: 'https://en.wikipedia.org › wiki › Lisbon',
-      snippet: 'Lisbon is the capital and largest city of Portugal, with an estimated population of 567,131.',
+      snippet:
+        'Lisbon is the capital and largest city of Portugal, with an estimated population of 567,131.',
       snippet_highlighted_words: ['Lisbon is the capital'],
       source: 'Wikipedia',
     },
@@ -28,7 +29,8 @@ export const CAPITAL_OF_PORTUGAL = {
       title: 'Lisbon | History, Culture, Geography, & Map | Britannica',
       link: 'https://www.britannica.com/place/Lisbon',
       displayed_link: 'https://www.britannica.com › ... › Cities & Towns',
-      snippet: 'Lisbon, city, port, capital of Portugal, and the centre of the Lisbon metropolitan area.',
+      snippet:
+        'Lisbon, city, port, capital of Portugal, and the centre of the Lisbon metropolitan area.',
       source: 'Britannica',
     },
     {
@@ -104,7 +106,9 @@ function answer(request: RecordedRequest, validKeys: readonly string[]): FakeHtt
   if (!apiKey || !validKeys.includes(apiKey)) {
     return {
       status: 401,
-      body: { error: 'Invalid API key. Your API key should be here: https://serpapi.com/manage-api-key' },
+      body: {
+        error: 'Invalid API key. Your API key should be here: https://serpapi.com/manage-api-key',
+      },
     };
   }
   if (!ENGINES.has(engine)) {

@@ -59,9 +59,4 @@ export class SecretBox {
       throw new SecretBoxError('secret failed authentication');
     }
   }
-
-  /** True when the secret was sealed under an older key and should be re-encrypted. */
-  needsRotation(sealed: string): boolean {
-    return sealed.split('.')[1] !== this.currentKeyId;
-  }
 }

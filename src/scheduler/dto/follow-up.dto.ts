@@ -106,6 +106,12 @@ export class FollowUpDto {
     example: 1763802000000,
   })
   next_run_at!: number | null;
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    description: 'The occurrence (ms) most recently sent out; null before the first.',
+  })
+  last_run_at!: number | null;
   @ApiProperty() organization_id!: string;
   @ApiProperty() created_by!: string;
   @ApiProperty({ type: 'integer', format: 'date-time', example: 1763800000000 })
