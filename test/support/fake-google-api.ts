@@ -318,7 +318,18 @@ function answer(request: RecordedRequest, state: GoogleAccountState): FakeHttpRe
     };
   }
   const match = route.path.exec(request.path) ?? [];
-  return route.handle(request, match.slice(1).map(decodeURIComponent), state);
+  const reply = route.handle(request, match.slice(1).map(decodeURIComponent), state);
+  return partial(reply, request.query.fields);
+}
+
+/** Google's partial responses, for top-level names only (`fields=timeZone,items`). */
+function partial(reply: FakeHttpReply, fields: string | undefined): FakeHttpReply {
+  if (!fields || reply === 'hang' || reply.status !== 200 || /[()/]/.test(fields)) return reply;
+  const names = fields.split(',').map((name) => name.trim());
+  const body = Object.fromEntries(
+    Object.entries(reply.body as Record<string, unknown>).filter(([name]) => names.includes(name)),
+  );
+  return { ...reply, body };
 }
 
 function googleError(code: number, status: string, reason: string, message: string): FakeHttpReply {

@@ -69,7 +69,7 @@ export interface PostedSlackMessage {
 type SlackArgs = Record<string, unknown>;
 
 /**
- * Slack's Web API as far as the Slack toolkit uses it: chat.postMessage (JSON body),
+ * Slack's Web API (under `/api`, so the service's base URL is `${url}/api`) as far as the Slack toolkit uses it: chat.postMessage (JSON body),
  * chat.getPermalink and conversations.list (query arguments), user tokens as `Authorization:
  * Bearer` with their scopes. Like Slack, it answers HTTP 200 with `{ok: false, error}` when it
  * refuses, and reads JSON bodies only for write methods.
@@ -106,9 +106,10 @@ function answer(
   tokens: ReadonlyMap<string, readonly string[]>,
   posted: PostedSlackMessage[],
 ): FakeHttpReply {
-  const method = request.path.replace(/^\//, '');
-  const handler = METHODS[method];
-  if (!handler) return { status: 404, body: { ok: false, error: 'unknown_method' } };
+  // Slack serves its methods under /api (https://slack.com/api/chat.postMessage).
+  const method = /^\/api\/([\w.]+)$/.exec(request.path)?.[1];
+  const handler = method === undefined ? undefined : METHODS[method];
+  if (!handler) return ok(false, { error: 'unknown_method' });
   const token = /^Bearer (\S+)$/.exec(request.headers.authorization ?? '')?.[1];
   if (!token) return ok(false, { error: 'not_authed' });
   const scopes = tokens.get(token);

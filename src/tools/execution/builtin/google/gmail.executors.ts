@@ -13,6 +13,11 @@ const MESSAGES = '/gmail/v1/users/me/messages';
 // One address, loosely: enough to refuse header injection and obvious mistakes; Gmail checks the rest.
 const EMAIL = /^[^\s@<>",;]+@[^\s@<>",;]+$/;
 const HEADERS = ['From', 'To', 'Subject', 'Date'];
+// RFC 5322 §2.1.1: a line SHOULD stay within 78 characters; RFC 2047: an encoded-word MUST within
+// 75. 42 bytes make a 68-character word (`=?UTF-8?B?` + 56 base64 + `?=`), which fits even after
+// `Subject: ` on the first line.
+const MAX_LINE = 78;
+const ENCODED_WORD_BYTES = 42;
 
 /** Google.SendEmail and Google.ListEmails over the Gmail API. */
 export function gmailExecutors(call: GoogleCall): Record<string, ToolExecutor> {
@@ -101,11 +106,13 @@ export function mimeMessage(message: {
   body: string;
   html: boolean;
 }): string {
+  const addresses = (name: string, list: string[]) =>
+    list.length > 0 ? [fold(name, list.join(', ').split(' '))] : [];
   const lines = [
-    `To: ${message.to.join(', ')}`,
-    ...(message.cc.length > 0 ? [`Cc: ${message.cc.join(', ')}`] : []),
-    ...(message.bcc.length > 0 ? [`Bcc: ${message.bcc.join(', ')}`] : []),
-    `Subject: ${encodeHeader(message.subject)}`,
+    ...addresses('To', message.to),
+    ...addresses('Cc', message.cc),
+    ...addresses('Bcc', message.bcc),
+    fold('Subject', subjectWords(message.subject)),
     'MIME-Version: 1.0',
     `Content-Type: text/${message.html ? 'html' : 'plain'}; charset="UTF-8"`,
     'Content-Transfer-Encoding: base64',
@@ -115,12 +122,41 @@ export function mimeMessage(message: {
   return Buffer.from(lines.join('\r\n'), 'utf8').toString('base64url');
 }
 
-/** RFC 2047 for anything beyond printable ASCII; line breaks would start a new header, so never raw. */
-function encodeHeader(value: string): string {
+/**
+ * The subject's words: as they are in printable ASCII, else RFC 2047 encoded-words of at most 75
+ * characters (42 UTF-8 bytes each, never splitting a character). Line breaks would start a new
+ * header, so never raw.
+ */
+function subjectWords(value: string): string[] {
   const flat = value.replace(/[\r\n]+/g, ' ');
-  return /^[\x20-\x7e]*$/.test(flat)
-    ? flat
-    : `=?UTF-8?B?${Buffer.from(flat, 'utf8').toString('base64')}?=`;
+  if (/^[\x20-\x7e]*$/.test(flat)) return flat.split(' ');
+  const chunks = [''];
+  for (const char of flat) {
+    if (Buffer.byteLength(chunks[chunks.length - 1] + char, 'utf8') > ENCODED_WORD_BYTES) {
+      chunks.push('');
+    }
+    chunks[chunks.length - 1] += char;
+  }
+  // Whitespace between adjacent encoded-words is not part of the text (RFC 2047 §6.2).
+  return chunks.map((chunk) => `=?UTF-8?B?${Buffer.from(chunk, 'utf8').toString('base64')}?=`);
+}
+
+/** `Name: word word ...`, folded before a word that would take the line past 78 characters. */
+function fold(name: string, words: string[]): string {
+  let header = `${name}:`;
+  let lineLength = header.length;
+  let lineHasWord = false;
+  for (const word of words) {
+    // A folded line must hold more than whitespace, so an empty word (a double space) stays put.
+    if (word !== '' && lineHasWord && lineLength + 1 + word.length > MAX_LINE) {
+      header += '\r\n';
+      lineLength = 0;
+    }
+    header += ` ${word}`;
+    lineLength += 1 + word.length;
+    lineHasWord ||= word !== '';
+  }
+  return header;
 }
 
 function wrap(base64: string): string {

@@ -21,7 +21,11 @@ export function googleCalendarExecutors(
   const calendarPath = (calendarId: string) =>
     `/calendar/v3/calendars/${encodeURIComponent(calendarId)}`;
 
-  /** Calendar wants either an offset in dateTime or a timeZone; with neither, use the calendar's. */
+  /**
+   * Calendar wants either an offset in dateTime or a timeZone; with neither, use the calendar's.
+   * It is read from events.list (whose answer carries the calendar's `timeZone`), not calendars.get:
+   * the tool's scope, calendar.events, does not allow calendars.get (Google answers 403).
+   */
   const zoneFor = async (
     calendarId: string,
     start: string,
@@ -31,8 +35,15 @@ export function googleCalendarExecutors(
   ): Promise<string | undefined> => {
     if (given) return given;
     if (HAS_OFFSET.test(start) && HAS_OFFSET.test(end)) return undefined;
-    const calendar = await call({ method: 'GET', path: calendarPath(calendarId) }, context);
-    return stringOrNull(field(calendar, 'timeZone')) ?? 'UTC';
+    const events = await call(
+      {
+        method: 'GET',
+        path: `${calendarPath(calendarId)}/events`,
+        query: { maxResults: 1, fields: 'timeZone' },
+      },
+      context,
+    );
+    return stringOrNull(field(events, 'timeZone')) ?? 'UTC';
   };
 
   return {
