@@ -2,33 +2,19 @@ import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { ToolEntity } from '../src/tools/entities/tool.entity';
 import { ToolExecutorRegistry } from '../src/tools/execution/tool-executor.registry';
-import { aFollowUp, aTool, aWhatsappChannel } from './support/factories';
+import { aFollowUp, aWhatsappChannel } from './support/factories';
 import { FakeGithubApi } from './support/fake-github-api';
 import { FakeGraphApi } from './support/fake-graph-api';
 import { LISBON_WEATHER, FakeOpenWeatherApi } from './support/fake-openweather-api';
 import { ManualClock } from './support/manual-clock';
 import { completeOAuth2Authorization } from './support/oauth2-authorization';
 import { bearer, newOrganization, startApp, TestApp, tokenFor } from './support/test-app';
+import { toolRequests } from './support/tool-requests';
 
 const NOW = Date.UTC(2025, 2, 14, 14, 30, 0); // Friday 2025-03-14 14:30:00 UTC
 const TIMEOUT_MS = 1000;
 const WEATHER_KEY = `ow-${randomUUID()}`;
 const GITHUB_TOKEN = `gho_${randomUUID().replace(/-/g, '')}`;
-
-interface Execution {
-  id: string;
-  tool_id: string;
-  agent_id: string;
-  qualified_name: string;
-  input: Record<string, unknown>;
-  output: { value?: unknown; error?: string };
-  status: string;
-  error: string | null;
-  duration_ms: number;
-  organization_id: string;
-  created_by: string;
-  created_at: number;
-}
 
 describe('Tool execution (e2e)', () => {
   let t: TestApp;
@@ -66,30 +52,12 @@ describe('Tool execution (e2e)', () => {
     auth = bearer(tokenFor({ org, sub: 'dana' }));
   });
 
-  const attach = async (name: string, overrides: Record<string, unknown> = {}) =>
-    (
-      await t
-        .http()
-        .post('/v1/tools')
-        .set(auth)
-        .send(aTool({ name, ...overrides }))
-        .expect(201)
-    ).body.data as { id: string; authorization_status: string };
-  const execute = (toolId: string, input: unknown, headers = auth) =>
-    t.http().post(`/v1/tools/${toolId}/execute`).set(headers).send({ input });
-  /** Executes and expects a 200; answers `data`. */
-  const run = async (toolId: string, input: Record<string, unknown>) =>
-    (await execute(toolId, input).expect(200)).body.data as {
-      execution_id: string;
-      status: string;
-      output: { value?: unknown; error?: string };
-      duration_ms: number;
-    };
+  const { attach, execute, run, executions } = toolRequests(
+    () => t,
+    () => auth,
+  );
   const runTool = async (name: string, input: Record<string, unknown>) =>
     run((await attach(name)).id, input);
-  const executions = async (toolId: string, query = '') =>
-    (await t.http().get(`/v1/tools/${toolId}/executions${query}`).set(auth).expect(200)).body
-      .data as { items: Execution[]; offset: number; total_count: number };
 
   describe('POST /v1/tools/{id}/execute: the request', () => {
     it('answers the output wrapped in data, with the execution id, status and duration', async () => {

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { aTool } from './support/factories';
 import {
   CAPITAL_OF_PORTUGAL,
   ECB_NEWS,
@@ -12,6 +11,7 @@ import { RecordedRequest } from './support/fake-http-api';
 import { ManualClock } from './support/manual-clock';
 import { completeOAuth2Authorization } from './support/oauth2-authorization';
 import { bearer, newOrganization, startApp, TestApp, tokenFor } from './support/test-app';
+import { ExecutionResult, toolRequests } from './support/tool-requests';
 
 const NOW = Date.UTC(2025, 2, 14, 14, 30, 0); // Friday 2025-03-14 14:30:00 UTC
 const SERPAPI_KEY = `serp-${randomUUID()}`;
@@ -26,11 +26,6 @@ const SCOPES = {
   'Google.ListCalendarEvents': [`${GOOGLE}calendar.readonly`],
 } as const;
 type OAuth2Tool = keyof typeof SCOPES;
-
-interface Output {
-  value?: unknown;
-  error?: string;
-}
 
 /**
  * The Search (SerpApi), Slack and Google (Gmail, Calendar) toolkits against fakes that answer as
@@ -74,15 +69,11 @@ describe('Tool providers (e2e)', () => {
     auth = bearer(tokenFor({ org, sub: 'dana' }));
   });
 
-  const attach = async (name: string, overrides: Record<string, unknown> = {}) =>
-    (
-      await t
-        .http()
-        .post('/v1/tools')
-        .set(auth)
-        .send(aTool({ name, ...overrides }))
-        .expect(201)
-    ).body.data as { id: string; authorization_status: string };
+  const tools = toolRequests(
+    () => t,
+    () => auth,
+  );
+  const { attach } = tools;
 
   /** Attaches an OAuth2 tool and completes its authorization with a fresh token of its scopes. */
   const authorized = async (name: OAuth2Tool, scopes: readonly string[] = SCOPES[name]) => {
@@ -99,19 +90,9 @@ describe('Tool providers (e2e)', () => {
   };
 
   /** Executes and expects a 200; answers the whole body, so that nothing in it goes unchecked. */
-  const run = async (toolId: string, input: Record<string, unknown>) => {
-    const res = await t
-      .http()
-      .post(`/v1/tools/${toolId}/execute`)
-      .set(auth)
-      .send({ input })
-      .expect(200);
-    return res.body as { data: { execution_id: string; status: string; output: Output } };
-  };
-  const executions = async (toolId: string) =>
-    (await t.http().get(`/v1/tools/${toolId}/executions`).set(auth).expect(200)).body as {
-      data: { items: { status: string; output: Output; error: string | null }[] };
-    };
+  const run = async (toolId: string, input: Record<string, unknown>) =>
+    (await tools.execute(toolId, input).expect(200)).body as { data: ExecutionResult };
+  const executions = tools.executions;
 
   /** The credential appears in none of what the caller, the record or the log can show. */
   const expectNowhere = async (secret: string, toolId: string, ...answers: unknown[]) => {
@@ -169,7 +150,7 @@ describe('Tool providers (e2e)', () => {
         },
       });
       const list = await executions(tool.id);
-      expect(list.data.items[0]).toMatchObject({ status: 'succeeded', output: res.data.output });
+      expect(list.items[0]).toMatchObject({ status: 'succeeded', output: res.data.output });
       await expectNowhere(SERPAPI_KEY, tool.id, res);
     });
 
@@ -245,7 +226,7 @@ describe('Tool providers (e2e)', () => {
         'SerpApi answered HTTP 401: Invalid API key. Your API key should be here: https://serpapi.com/manage-api-key';
       expect(res.data).toMatchObject({ status: 'failed', output: { error: message } });
       const list = await executions(tool.id);
-      expect(list.data.items[0]).toMatchObject({ status: 'failed', error: message });
+      expect(list.items[0]).toMatchObject({ status: 'failed', error: message });
       await expectNowhere(wrongKey, tool.id, res);
     });
   });
@@ -359,7 +340,7 @@ describe('Tool providers (e2e)', () => {
       const message = 'Slack refused chat.postMessage: channel_not_found';
       expect(res.data).toMatchObject({ status: 'failed', output: { error: message } });
       const list = await executions(tool.id);
-      expect(list.data.items[0]).toMatchObject({ status: 'failed', error: message });
+      expect(list.items[0]).toMatchObject({ status: 'failed', error: message });
       expect(slack.posted).toHaveLength(0);
       await expectNowhere(tool.token, tool.id, res);
     });
@@ -715,7 +696,7 @@ describe('Tool providers (e2e)', () => {
       const message = 'Google answered HTTP 403: Request had insufficient authentication scopes.';
       expect(res.data).toMatchObject({ status: 'failed', output: { error: message } });
       const list = await executions(tool.id);
-      expect(list.data.items[0]).toMatchObject({ status: 'failed', error: message });
+      expect(list.items[0]).toMatchObject({ status: 'failed', error: message });
       expect(google.sent).toHaveLength(0);
       await expectNowhere(tool.token, tool.id, res);
     });
