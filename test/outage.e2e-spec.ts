@@ -27,6 +27,26 @@ async function freePort(): Promise<number> {
   return address.port;
 }
 
+describe('Readiness (e2e)', () => {
+  let app: TestApp;
+  beforeAll(async () => (app = await startApp()));
+  afterAll(async () => app.close());
+
+  it('answers 200 {"status":"ok"} without a token, and healthy probes are not logged', async () => {
+    for (let probe = 0; probe < 3; probe++) {
+      await app.http().get('/health').expect(200, { status: 'ok' });
+    }
+    await app.http().get('/v1/tools').expect(401);
+    const accessLines = app
+      .logs()
+      .split('\n')
+      .filter((line) => line.includes('"responseTime"'));
+    // The 401 is there (so the access log works), the probes are not.
+    expect(accessLines.filter((line) => line.includes('"path":"/v1/tools"'))).toHaveLength(1);
+    expect(accessLines.filter((line) => line.includes('"path":"/health"'))).toEqual([]);
+  });
+});
+
 onPostgres('Database outage (e2e, PostgreSQL)', () => {
   let database: { url: string; drop: () => Promise<void> };
   let proxy: TcpProxy;
