@@ -48,7 +48,8 @@ function withoutPassword(text: string, url: string): string {
  */
 export async function waitForDatabase(wait: DatabaseWait): Promise<void> {
   const address = databaseAddress(wait.url);
-  const startedAt = Date.now();
+  const deadline = wait.timeoutMs > 0 ? Date.now() + wait.timeoutMs : Infinity;
+  let lastAttempt = false;
   for (let attempt = 1; ; attempt++) {
     const client = new Client({
       connectionString: wait.url,
@@ -65,8 +66,8 @@ export async function waitForDatabase(wait: DatabaseWait): Promise<void> {
       if (!isDatabaseUnavailable(error)) {
         throw new DatabaseStartupError(`cannot use the database at ${address}: ${reason}`);
       }
-      const elapsedMs = Date.now() - startedAt;
-      if (wait.timeoutMs > 0 && elapsedMs >= wait.timeoutMs) {
+      const remainingMs = deadline - Date.now();
+      if (lastAttempt || remainingMs <= 0) {
         throw new DatabaseStartupError(
           `the database at ${address} did not answer within ${wait.timeoutMs / 1000} s ` +
             `(${attempt} attempts; DATABASE_STARTUP_TIMEOUT_MS): ${reason}`,
@@ -75,7 +76,8 @@ export async function waitForDatabase(wait: DatabaseWait): Promise<void> {
       wait.onWaiting(`waiting for the database at ${address} (attempt ${attempt}): ${reason}`);
       const delayMs = RETRY_DELAYS_MS[Math.min(attempt, RETRY_DELAYS_MS.length) - 1];
       // The last attempt is made at the deadline, not after it.
-      await sleep(wait.timeoutMs > 0 ? Math.min(delayMs, wait.timeoutMs - elapsedMs) : delayMs);
+      lastAttempt = delayMs >= remainingMs;
+      await sleep(Math.min(delayMs, remainingMs));
     } finally {
       // Not awaited: ending a connection that never opened may never settle.
       client.end().catch(() => undefined);
