@@ -6,12 +6,22 @@ import { configureApp } from './app.setup';
 import { AppConfig, loadConfig } from './config/app-config';
 import { EmbeddedDatabaseLock } from './database/embedded-database.lock';
 import { APP_CONFIG } from './config/config.module';
+import { waitForDatabase } from './database/wait-for-database';
 
 async function bootstrap(): Promise<void> {
   // The operator's usual mistakes (bad configuration, a data directory in use) get a one-line
-  // message before Nest starts, instead of a framework stack trace.
+  // message before Nest starts, instead of a framework stack trace; so does a database that is
+  // not there yet, which start-up waits for with a line per attempt.
   const preflight = loadConfig();
   if (!preflight.databaseUrl) EmbeddedDatabaseLock.assertAvailable(preflight.dataDir);
+  else {
+    await waitForDatabase({
+      url: preflight.databaseUrl,
+      connectTimeoutMs: preflight.database.connectTimeoutMs,
+      timeoutMs: preflight.database.startupTimeoutMs,
+      onWaiting: (line) => process.stderr.write(`${line}\n`),
+    });
+  }
 
   const app = await NestFactory.create(AppModule, { bodyParser: false, bufferLogs: true });
   configureApp(app);

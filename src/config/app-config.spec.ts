@@ -39,6 +39,27 @@ describe('loadConfig', () => {
     );
   });
 
+  it('reads the database time-outs, 0 meaning wait for ever at start-up, and refuses nonsense', () => {
+    const postgres = { DATABASE_URL: 'postgres://x/y', JWT_SECRET: secret, ENCRYPTION_KEY: key };
+    expect(loadConfig(postgres).database).toEqual({
+      connectTimeoutMs: 5_000,
+      startupTimeoutMs: 60_000,
+    });
+    expect(
+      loadConfig({
+        ...postgres,
+        DATABASE_CONNECT_TIMEOUT_MS: '1500',
+        DATABASE_STARTUP_TIMEOUT_MS: '0',
+      }).database,
+    ).toEqual({ connectTimeoutMs: 1_500, startupTimeoutMs: 0 });
+    expect(() => loadConfig({ ...postgres, DATABASE_CONNECT_TIMEOUT_MS: '0' })).toThrow(
+      /DATABASE_CONNECT_TIMEOUT_MS/,
+    );
+    expect(() => loadConfig({ ...postgres, DATABASE_STARTUP_TIMEOUT_MS: '-1' })).toThrow(
+      /DATABASE_STARTUP_TIMEOUT_MS/,
+    );
+  });
+
   it('fails with DATABASE_URL and no ENCRYPTION_KEY', () => {
     expect(() => loadConfig({ DATABASE_URL: 'postgres://x/y', JWT_SECRET: secret })).toThrow(
       /ENCRYPTION_KEY/,

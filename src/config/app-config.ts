@@ -46,6 +46,20 @@ export type JwtAlgorithm = (typeof JWT_ALGORITHMS)[number];
 export class EnvironmentVariables {
   @IsOptional() @Transform(toInteger) @IsInt() @Min(0) @Max(65535) PORT: number = 3000;
   @IsOptional() @IsString() @MinLength(1) DATABASE_URL?: string;
+  /** How long one connection attempt to PostgreSQL may take; requests fail fast past it. */
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(100)
+  @Max(120_000)
+  DATABASE_CONNECT_TIMEOUT_MS: number = 5_000;
+  /** How long start-up waits for PostgreSQL to answer; 0 waits for ever. */
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(0)
+  @Max(86_400_000)
+  DATABASE_STARTUP_TIMEOUT_MS: number = 60_000;
   @IsOptional() @IsString() @MinLength(1) DATA_DIR: string = './data';
   @IsOptional()
   @IsString()
@@ -165,6 +179,8 @@ export type JwtVerification =
 export interface AppConfig {
   port: number;
   databaseUrl?: string;
+  /** PostgreSQL only: connection time-out, and how long start-up waits for it (0: for ever). */
+  database: { connectTimeoutMs: number; startupTimeoutMs: number };
   dataDir: string;
   jwt: JwtVerification & {
     issuer?: string;
@@ -333,6 +349,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   return {
     port: vars.PORT,
     databaseUrl: vars.DATABASE_URL,
+    database: {
+      connectTimeoutMs: vars.DATABASE_CONNECT_TIMEOUT_MS,
+      startupTimeoutMs: vars.DATABASE_STARTUP_TIMEOUT_MS,
+    },
     dataDir,
     jwt: {
       ...verification,

@@ -19,7 +19,15 @@ export function dataSourceOptions(config: AppConfig): DataSourceOptions {
     return {
       ...common,
       url: config.databaseUrl,
-      extra: { max: 10, connectionTimeoutMillis: 10_000, application_name: 'agentline' },
+      extra: {
+        max: 10,
+        // A request waits this long for a connection, then answers 503 database_unavailable
+        // instead of hanging while the database is away.
+        connectionTimeoutMillis: config.database.connectTimeoutMs,
+        // Connections that a dead network leaves half-open are found and dropped.
+        keepAlive: true,
+        application_name: 'agentline',
+      },
     };
   }
   return { ...common, driver: serializedPGliteDriver(config.dataDir) };

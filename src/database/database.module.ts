@@ -1,21 +1,26 @@
-import { Module } from '@nestjs/common';
+import { Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
+import { DatabaseAvailability } from './database-availability';
 import { dataSourceOptions, openDataSource } from './data-source';
 
+/** Global: every module may report database errors to DatabaseAvailability. */
+@Global()
 @Module({
   imports: [
     TypeOrmModule.forRootAsync({
       inject: [APP_CONFIG],
       useFactory: (config: AppConfig) => ({
         ...dataSourceOptions(config),
-        // PostgreSQL may still be starting (docker compose); a locked embedded directory will not free itself.
-        retryAttempts: config.databaseUrl ? 5 : 0,
-        retryDelay: 2000,
+        // No retries here: main.ts has already waited for PostgreSQL (waitForDatabase, one line
+        // per attempt), and TypeORM's own retries would log a stack trace each.
+        toRetry: () => false,
       }),
       dataSourceFactory: async (options) => openDataSource(options!),
     }),
   ],
+  providers: [DatabaseAvailability],
+  exports: [DatabaseAvailability],
 })
 export class DatabaseModule {}

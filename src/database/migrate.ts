@@ -2,9 +2,18 @@
 import 'reflect-metadata';
 import { loadConfig } from '../config/app-config';
 import { dataSourceOptions, openDataSource } from './data-source';
+import { waitForDatabase } from './wait-for-database';
 
 async function main(): Promise<void> {
   const config = loadConfig();
+  if (config.databaseUrl) {
+    await waitForDatabase({
+      url: config.databaseUrl,
+      connectTimeoutMs: config.database.connectTimeoutMs,
+      timeoutMs: config.database.startupTimeoutMs,
+      onWaiting: (line) => process.stderr.write(`${line}\n`),
+    });
+  }
   const dataSource = await openDataSource(dataSourceOptions(config));
   const migrations = await dataSource.query('SELECT name FROM schema_migrations ORDER BY id');
   process.stdout.write(`Database is at migration ${migrations.at(-1)?.name ?? '(none)'}\n`);

@@ -11,6 +11,7 @@ import { SchedulerRegistry } from '@nestjs/schedule';
 import { Clock } from '../common/clock';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
+import { DatabaseAvailability } from '../database/database-availability';
 import { DeliveryOutbox } from './delivery/delivery-outbox';
 import { DeliveryWorker } from './delivery/delivery.worker';
 import { FollowUpDispatcher } from './dispatch/follow-up-dispatcher';
@@ -45,6 +46,7 @@ export class SchedulerEngine implements OnApplicationBootstrap, BeforeApplicatio
     private readonly registry: SchedulerRegistry,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly availability: DatabaseAvailability,
   ) {}
 
   get enabled(): boolean {
@@ -89,7 +91,10 @@ export class SchedulerEngine implements OnApplicationBootstrap, BeforeApplicatio
       if (++this.ticks % PRUNE_EVERY_TICKS === 0) await this.outbox.pruneSendWindows();
       await this.wakeForEarliestDue();
     } catch (error) {
-      this.logger.error({ err: error }, 'scheduler tick failed; the next tick retries');
+      // A database outage is logged once by DatabaseAvailability, not once per tick.
+      if (!this.availability.reportFailure(error)) {
+        this.logger.error({ err: error }, 'scheduler tick failed; the next tick retries');
+      }
     }
   }
 
@@ -111,9 +116,11 @@ export class SchedulerEngine implements OnApplicationBootstrap, BeforeApplicatio
       return;
     }
     this.delivering = this.deliverUntilIdle()
-      .catch((error: unknown) =>
-        this.logger.error({ err: error }, 'delivery failed; the next tick retries'),
-      )
+      .catch((error: unknown) => {
+        if (!this.availability.reportFailure(error)) {
+          this.logger.error({ err: error }, 'delivery failed; the next tick retries');
+        }
+      })
       .finally(() => {
         this.delivering = undefined;
         if (this.deliverAgain && !this.stopping) {

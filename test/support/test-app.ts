@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import jwt from 'jsonwebtoken';
+import { __resetOutOfContextForTests } from 'nestjs-pino/PinoLogger';
 import { Client } from 'pg';
 import request from 'supertest';
 import { AppModule } from '../../src/app.module';
@@ -38,7 +39,7 @@ export function baseEnv(): Env {
 
 /** Every variable agentline reads (see src/config/app-config.ts); cleared before each boot. */
 const CONFIG_VARIABLE =
-  /^(PORT|DATABASE_URL|DATA_DIR|JWT_|ENCRYPTION_|GRAPH_API_|META_|PUBLIC_URL|SCHEDULER_|DELIVERY_|CHANNEL_RATE_|SHUTDOWN_|AGENT_LLM_|LOG_|RATE_LIMIT_|MCP_|OAUTH_|TOOL_|OPENWEATHER_|SERPAPI_|GOOGLE_API_|GITHUB_API_|SLACK_API_)/;
+  /^(PORT|DATABASE_|DATA_DIR|JWT_|ENCRYPTION_|GRAPH_API_|META_|PUBLIC_URL|SCHEDULER_|DELIVERY_|CHANNEL_RATE_|SHUTDOWN_|AGENT_LLM_|LOG_|RATE_LIMIT_|MCP_|OAUTH_|TOOL_|OPENWEATHER_|SERPAPI_|GOOGLE_API_|GITHUB_API_|SLACK_API_)/;
 
 /** Boots the whole AppModule, configured exactly as main.ts does, on a fresh data directory. */
 export async function startApp(
@@ -59,6 +60,9 @@ export async function startApp(
     if (CONFIG_VARIABLE.test(key)) delete process.env[key];
   for (const [key, value] of Object.entries(env)) if (value !== undefined) process.env[key] = value;
 
+  // nestjs-pino keeps the first app's logger for lines logged outside a request (timers,
+  // start-up): without this, they would go to the log file of the first app of the test file.
+  __resetOutOfContextForTests();
   // Only time is replaced (when a test needs to move it); everything else is what production runs.
   let builder = Test.createTestingModule({ imports: [AppModule] });
   if (clock) builder = builder.overrideProvider(Clock).useValue(clock);

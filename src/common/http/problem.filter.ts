@@ -1,5 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Response } from 'express';
+import { databaseUnavailable, isDatabaseUnavailable } from '../database-errors';
+import { DatabaseAvailability } from '../../database/database-availability';
 import { problem, PROBLEM_CONTENT_TYPE, ProblemDetails, ProblemException } from './problem';
 
 const CODES_BY_STATUS: Record<number, string> = {
@@ -29,6 +31,10 @@ export function toProblem(error: unknown): {
       status === 404 ? 'No such route or resource.' : (error.message ?? 'The request failed.');
     return { body: problem(status, CODES_BY_STATUS[status] ?? 'error', detail), headers: {} };
   }
+  if (isDatabaseUnavailable(error)) {
+    const unavailable = databaseUnavailable();
+    return { body: unavailable.toProblem(), headers: unavailable.headers };
+  }
   return {
     body: problem(500, 'internal_error', 'An unexpected error occurred; it has been logged.'),
     headers: {},
@@ -39,10 +45,15 @@ export function toProblem(error: unknown): {
 export class ProblemFilter implements ExceptionFilter {
   private readonly logger = new Logger(ProblemFilter.name);
 
+  constructor(private readonly availability: DatabaseAvailability) {}
+
   catch(error: unknown, host: ArgumentsHost): void {
     const response = host.switchToHttp().getResponse<Response>();
     const { body, headers } = toProblem(error);
-    if (body.status >= 500) {
+    if (body.code === 'database_unavailable') {
+      // One line per outage (DatabaseAvailability), not a stack trace per request.
+      this.availability.reportFailure(error);
+    } else if (body.status >= 500) {
       // The stack goes to the log (secrets are redacted there), never to the client.
       this.logger.error({ err: error }, 'unhandled error');
     }

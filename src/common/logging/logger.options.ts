@@ -21,6 +21,24 @@ export const REDACTED_PATHS = [
   'api_key',
 ];
 
+/**
+ * Readiness probes come every few seconds from every load balancer: a healthy answer is not
+ * news, and an outage is logged once by DatabaseAvailability, so `/health` answers stay out of
+ * the access log unless something unexpected happens. `503` (the database is away) is a warning:
+ * the outage itself is the error, logged once.
+ */
+export function accessLogLevel(
+  url: string | undefined,
+  status: number,
+  error?: Error,
+): pino.LevelWithSilent {
+  if ((url ?? '').split('?')[0] === '/health' && (status === 200 || status === 503)) {
+    return 'silent';
+  }
+  if (status === 503) return 'warn';
+  return error || status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
+}
+
 export function loggerOptions(config: AppConfig): Params {
   const destination = config.log.file
     ? pino.destination({ dest: config.log.file, sync: true, mkdir: true })
@@ -38,8 +56,11 @@ export function loggerOptions(config: AppConfig): Params {
             path: req.url.split('?')[0],
           }),
         },
-        customLogLevel: (_req, res, error) =>
-          error || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info',
+        customLogLevel: (req, res, error) => accessLogLevel(req.url, res.statusCode, error),
+        // pino-http attaches a made-up error, stack and all, to every 5xx line; a 503 is
+        // expected while the database is away and needs no stack.
+        customErrorObject: (_req, res, _error, fields: Record<string, unknown>) =>
+          res.statusCode === 503 ? { ...fields, err: undefined } : fields,
       },
       destination,
     ],
