@@ -100,12 +100,14 @@ describe('Embedded files and listen address (e2e)', () => {
     expect(notPrivate(dataDir).loose).toEqual([]);
   });
 
-  it('makes an existing DATA_DIR private at boot, leaving what symbolic links point to alone', async () => {
+  it('makes an existing DATA_DIR private at boot (go-rwx), leaving what symbolic links point to alone', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'agentline-upgrade-'));
     chmodSync(dataDir, 0o755);
     mkdirSync(join(dataDir, 'older'), { mode: 0o755 });
     writeFileSync(join(dataDir, 'older', 'notes.txt'), 'from an older release', { mode: 0o644 });
     chmodSync(join(dataDir, 'older', 'notes.txt'), 0o644);
+    writeFileSync(join(dataDir, 'older', 'backup.sh'), '#!/bin/sh\n', { mode: 0o755 });
+    chmodSync(join(dataDir, 'older', 'backup.sh'), 0o755);
     const outside = join(mkdtempSync(join(tmpdir(), 'agentline-outside-')), 'shared.txt');
     writeFileSync(outside, 'not ours');
     chmodSync(outside, 0o644);
@@ -113,7 +115,9 @@ describe('Embedded files and listen address (e2e)', () => {
 
     const t = await startApp({ DATABASE_URL: undefined, DATA_DIR: dataDir });
     try {
-      expect(notPrivate(dataDir).loose).toEqual([]);
+      // The owner keeps its rights: a script stays executable, for its owner only.
+      expect(notPrivate(dataDir).loose).toEqual([`700 ${join(dataDir, 'older', 'backup.sh')}`]);
+      expect(statSync(join(dataDir, 'older', 'notes.txt')).mode & 0o777).toBe(0o600);
       expect(statSync(outside).mode & 0o777).toBe(0o644);
     } finally {
       await t.close();

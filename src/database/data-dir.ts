@@ -2,7 +2,7 @@ import { chmodSync, lstatSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
 const PRIVATE_DIRECTORY = 0o700;
-const PRIVATE_FILE = 0o600;
+const GROUP_AND_OTHERS = 0o077;
 
 /**
  * Makes DATA_DIR private to this user before the embedded database opens it: it holds phone
@@ -22,11 +22,13 @@ export function secureDataDir(dataDir: string): number {
 }
 
 /**
- * Sets every directory in DATA_DIR to 0700 and every file to 0600. PGlite chmods the files of a
- * new cluster (and a few it rewrites at start-up) to 0666/0644 itself, whatever the umask, so this
- * runs again once the database is open. Files it creates later cannot be read by anyone else
- * either: no other user can enter a 0700 directory. Symbolic links are left alone: what they point
- * to is not ours to change.
+ * Takes every right of group and others away in DATA_DIR (`chmod -R go-rwx`): PGlite's 0666 files
+ * become 0600 and its directories 0700, while the owner keeps what it had, so a DATA_DIR pointed at
+ * a directory holding other things breaks nothing for its owner. PGlite chmods the files of a new
+ * cluster (and a few it rewrites at start-up) to 0666/0644 itself, whatever the umask, so this runs
+ * again once the database is open. Files it creates later cannot be read by anyone else either: no
+ * other user can enter a 0700 directory. Symbolic links are left alone: what they point to is not
+ * ours to change.
  */
 export function tightenDataDir(dataDir: string): number {
   return tighten(dataDir, true);
@@ -34,10 +36,10 @@ export function tightenDataDir(dataDir: string): number {
 
 function tighten(path: string, isDirectory: boolean): number {
   let changed = 0;
-  const wanted = isDirectory ? PRIVATE_DIRECTORY : PRIVATE_FILE;
   try {
-    if ((lstatSync(path).mode & 0o777) !== wanted) {
-      chmodSync(path, wanted);
+    const mode = lstatSync(path).mode & 0o777;
+    if ((mode & GROUP_AND_OTHERS) !== 0) {
+      chmodSync(path, mode & ~GROUP_AND_OTHERS);
       changed++;
     }
     if (!isDirectory) return changed;
