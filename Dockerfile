@@ -16,7 +16,12 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json ./
 COPY catalog ./catalog
+# Embedded mode (no DATABASE_URL) keeps its data here, private to the service's user.
+RUN install -d -o node -g node -m 700 /app/data
 USER node
+# Outside a container agentline listens on 127.0.0.1 when it runs on generated development
+# secrets; inside one, loopback is unreachable from the published port, so listen everywhere.
+ENV HOST=0.0.0.0
 EXPOSE 3000
 # Migrations run at start-up (serialised across replicas by an advisory lock).
 CMD ["node", "dist/src/main.js"]

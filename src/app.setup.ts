@@ -2,6 +2,8 @@ import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
 import { bodyParserErrors, parseJsonBody, requireJsonBody } from './common/http/body-parsing';
+import { AppConfig } from './config/app-config';
+import { APP_CONFIG } from './config/config.module';
 
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
@@ -28,6 +30,8 @@ export function configureApp(app: INestApplication): OpenAPIObject {
   const http = app.getHttpAdapter().getInstance();
   http.disable('x-powered-by');
   http.set('query parser', 'simple');
+  // Whose X-Forwarded-For to believe for req.ip (rate limits per client address); none by default.
+  http.set('trust proxy', app.get<AppConfig>(APP_CONFIG).trustProxy);
   app.use(requireJsonBody, parseJsonBody, bodyParserErrors);
   const document = buildOpenApiDocument(app);
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'v1/openapi.json' });

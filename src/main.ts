@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { AddressInfo } from 'node:net';
 import { NestFactory } from '@nestjs/core';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
@@ -26,15 +27,21 @@ async function bootstrap(): Promise<void> {
   const app = await NestFactory.create(AppModule, { bodyParser: false, bufferLogs: true });
   configureApp(app);
   const config = app.get<AppConfig>(APP_CONFIG);
-  await app.listen(config.port);
+  // HOST unset: 127.0.0.1 on generated development secrets, else every interface (Node's default).
+  await (config.host ? app.listen(config.port, config.host) : app.listen(config.port));
   const logger = app.get(Logger);
+  const { address, family, port } = app.getHttpServer().address() as AddressInfo;
+  const listening = family === 'IPv6' ? `[${address}]:${port}` : `${address}:${port}`;
   logger.log(
-    `agentline listening on ${config.publicUrl} (${config.databaseUrl ? 'PostgreSQL' : `embedded database in ${config.dataDir}`}); API docs at ${config.publicUrl}/docs`,
+    `agentline listening on ${listening} (${config.databaseUrl ? 'PostgreSQL' : `embedded database in ${config.dataDir}`}); public URL ${config.publicUrl}, API docs at ${config.publicUrl}/docs`,
   );
-  if (config.jwt.generated) {
+  if (config.devSecrets) {
     logger.log(
-      `Using a development JWT secret generated in ${config.dataDir}. Mint a token with: npm run token -- --org <org> --sub <user>`,
+      `Using development secrets generated in ${config.dataDir}: for local use only (without HOST, the service then listens on 127.0.0.1).`,
     );
+  }
+  if (config.jwt.generated) {
+    logger.log('Mint a token with: npm run token -- --org <org> --sub <user>');
   }
 }
 

@@ -2,6 +2,7 @@ import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { createHmac, generateKeyPairSync, KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
+import { ManualClock } from './support/manual-clock';
 import { bearer, startApp, TestApp, TEST_JWT_SECRET, tokenFor } from './support/test-app';
 
 const now = () => Math.floor(Date.now() / 1000);
@@ -23,7 +24,9 @@ describe('Authentication (e2e)', () => {
   describe('with an HS256 secret', () => {
     let t: TestApp;
     beforeAll(async () => {
-      t = await startApp();
+      // These tests fail authentication far more than 30 times a minute from one address; the
+      // failure limit has its own tests below.
+      t = await startApp({ AUTH_FAILURE_LIMIT_PER_MINUTE: '1000' });
     });
     afterAll(async () => t.close());
 
@@ -129,11 +132,213 @@ describe('Authentication (e2e)', () => {
       await get(bearer(tokenFor({ claims: { organization_id: 42 } }))).expect(401);
     });
 
+    it.each([
+      ['something after the token', (token: string) => `Bearer ${token} garbage`],
+      ['two spaces', (token: string) => `Bearer  ${token}`],
+      ['a tab', (token: string) => `Bearer\t${token}`],
+      ['a comma and a second credential', (token: string) => `Bearer ${token}, Basic dXNlcg==`],
+      ['no space', (token: string) => `Bearer${token}`],
+    ])('answers 401 for a Bearer header with %s', async (_name, header) => {
+      const res = await get({ Authorization: header(tokenFor()) }).expect(401);
+      expect(res.body.detail).toBe(
+        'The Authorization header must be exactly `Bearer <JWT>`: one space, nothing after.',
+      );
+    });
+
+    it('takes the scheme in any case (RFC 7235)', async () => {
+      await get({ Authorization: `bearer ${tokenFor()}` }).expect(200);
+      await get({ Authorization: `BEARER ${tokenFor()}` }).expect(200);
+    });
+
+    it('answers 401 for several Authorization headers, even when each is valid', async () => {
+      const valid = `Bearer ${tokenFor()}`;
+      for (const headers of [
+        [valid, valid],
+        [valid, 'Bearer garbage'],
+        ['Bearer garbage', valid],
+      ]) {
+        const res = await t
+          .http()
+          .get('/v1/tools/specs')
+          .set({ Authorization: headers })
+          .expect(401);
+        expect(res.body.detail).toBe('Send exactly one Authorization header.');
+      }
+    });
+
+    it('answers 401 for a token without exp, naming it', async () => {
+      const token = jwt.sign({ sub: 'u', organization_id: 'o' }, TEST_JWT_SECRET, {
+        algorithm: 'HS256',
+      });
+      const res = await get(bearer(token)).expect(401);
+      expect(res.body.detail).toBe('The token has no `exp` claim; tokens must expire.');
+    });
+
+    it('answers 401 for a token issued in the future beyond the clock skew', async () => {
+      const tenYears = 10 * 365 * 24 * 3600;
+      const res = await get(bearer(tokenFor({ claims: { iat: now() + tenYears } }))).expect(401);
+      expect(res.body.detail).toBe('The token was issued in the future (iat).');
+      await get(bearer(tokenFor({ claims: { iat: now() + 120 } }))).expect(401);
+      // Within the 30 s skew: a token minted by a clock slightly ahead of ours.
+      await get(bearer(tokenFor({ claims: { iat: now() + 10 } }))).expect(200);
+    });
+
+    it('answers 401 for an iat that is not a number', async () => {
+      const token = signHs256(
+        { alg: 'HS256', typ: 'JWT' },
+        { sub: 'u', organization_id: 'o', exp: now() + 600, iat: 'yesterday' },
+        TEST_JWT_SECRET,
+      );
+      const res = await get(bearer(token)).expect(401);
+      expect(res.body.detail).toBe('The token `iat` claim is not a number.');
+    });
+
+    it.each([
+      ['an unknown extension', ['https://example.com/ext']],
+      ['a registered parameter', ['exp']],
+      ['an empty list', []],
+      ['a value that is not a list', 'b64'],
+    ])('answers 401 for a crit header with %s', async (_name, crit) => {
+      const token = jwt.sign(
+        { sub: 'u', organization_id: 'o', 'https://example.com/ext': true },
+        TEST_JWT_SECRET,
+        { algorithm: 'HS256', expiresIn: '1h', header: { alg: 'HS256', crit } as jwt.JwtHeader },
+      );
+      const res = await get(bearer(token)).expect(401);
+      expect(res.body.detail).toBe(
+        'The token header lists critical extensions (`crit`) that are not supported.',
+      );
+    });
+
+    it.each([
+      ['a NUL byte in sub', { sub: 'user\u0000admin' }, '`sub`'],
+      ['a line feed in sub', { sub: 'user\nadmin' }, '`sub`'],
+      ['a NUL byte in the organization claim', { org: 'org\u0000' }, '`organization_id`'],
+      ['an escape in the organization claim', { org: 'org\u001b[31m' }, '`organization_id`'],
+      ['a C1 control in the organization claim', { org: 'org\u0085' }, '`organization_id`'],
+    ])('answers 401 for %s', async (_name, identity, claimName) => {
+      const res = await get(bearer(tokenFor(identity))).expect(401);
+      expect(res.body).toMatchObject({ status: 401, code: 'unauthorized' });
+      expect(res.body.detail).toBe(`The token ${claimName} claim contains a control character.`);
+    });
+
+    it('accepts any other Unicode in sub and the organization claim', async () => {
+      await t
+        .http()
+        .post('/v1/tools')
+        .set(bearer(tokenFor({ sub: 'José 🚀', org: 'organización-ü' })))
+        .send({ agent_id: 'a', name: 'Math.Calculate' })
+        .expect(201)
+        .expect((res) =>
+          expect(res.body.data).toMatchObject({
+            created_by: 'José 🚀',
+            organization_id: 'organización-ü',
+          }),
+        );
+    });
+
     it('never logs the token', async () => {
       const token = tokenFor();
       await get(bearer(token)).expect(200);
       await get(bearer(`${token}x`)).expect(401);
       expect(t.logs()).not.toContain(token.split('.')[2]);
+    });
+  });
+
+  describe('failed authentication, limited per client address behind a trusted proxy', () => {
+    let t: TestApp;
+    const clock = new ManualClock();
+    beforeAll(async () => {
+      t = await startApp(
+        // The test speaks from 127.0.0.1, so X-Forwarded-For names the client.
+        { AUTH_FAILURE_LIMIT_PER_MINUTE: '3', TRUST_PROXY: 'loopback' },
+        { clock },
+      );
+    });
+    afterAll(async () => t.close());
+
+    const from = (address: string, authorization?: string) => {
+      const req = t.http().get('/v1/tools/specs').set('X-Forwarded-For', address);
+      return authorization === undefined ? req : req.set('Authorization', authorization);
+    };
+    const valid = () => `Bearer ${tokenFor()}`;
+
+    it('answers 429 with Retry-After once an address failed the limit, until its minute is over', async () => {
+      const client = '203.0.113.10';
+      await from(client, 'Bearer not.a.jwt').expect(401);
+      await from(client).expect(401); // no header at all counts too
+      clock.advance(20_000);
+      await from(client, `Bearer ${tokenFor()} garbage`).expect(401);
+
+      // Refused without looking at the token: a valid one does not get through either.
+      const limited = await from(client, valid()).expect(429);
+      expect(limited.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(limited.headers['retry-after']).toBe('40');
+      expect(limited.body).toMatchObject({ status: 429, code: 'rate_limited' });
+      expect(limited.body.detail).toContain('failed authentications');
+      // Public routes have their own limit and stay open.
+      await t.http().get('/health').set('X-Forwarded-For', client).expect(200);
+
+      clock.advance(39_000);
+      expect((await from(client, valid()).expect(429)).headers['retry-after']).toBe('1');
+      clock.advance(1_000);
+      await from(client, valid()).expect(200);
+      await from(client, 'Bearer not.a.jwt').expect(401);
+    });
+
+    it('does not count successful requests, nor charge one address for another', async () => {
+      const client = '198.51.100.20';
+      for (let i = 0; i < 10; i++) await from(client, valid()).expect(200);
+      await from(client, 'Bearer a.b.c').expect(401);
+      await from(client, 'Bearer a.b.c').expect(401);
+      await from(client, valid()).expect(200);
+      await from(client, 'Bearer a.b.c').expect(401);
+      await from(client, valid()).expect(429);
+      await from('198.51.100.21', valid()).expect(200);
+      await from('198.51.100.21', 'Bearer a.b.c').expect(401);
+    });
+
+    it('counts an IPv6 /64 as one client', async () => {
+      for (const address of ['2001:db8:1:2::1', '2001:db8:1:2::2', '2001:db8:1:2:ffff::3']) {
+        await from(address, 'Bearer a.b.c').expect(401);
+      }
+      await from('2001:db8:1:2::4', valid()).expect(429);
+      await from('2001:db8:1:3::1', valid()).expect(200);
+    });
+  });
+
+  describe('with JWT_REQUIRE_EXP=false and no proxy trusted', () => {
+    let t: TestApp;
+    beforeAll(async () => {
+      t = await startApp({ JWT_REQUIRE_EXP: 'false', AUTH_FAILURE_LIMIT_PER_MINUTE: '2' });
+    });
+    afterAll(async () => t.close());
+
+    it('accepts a token without exp, and still refuses an expired one', async () => {
+      const token = jwt.sign({ sub: 'u', organization_id: 'o' }, TEST_JWT_SECRET, {
+        algorithm: 'HS256',
+      });
+      await t.http().get('/v1/tools/specs').set(bearer(token)).expect(200);
+      await t
+        .http()
+        .get('/v1/tools/specs')
+        .set(bearer(tokenFor({ claims: { exp: now() - 120 } })))
+        .expect(401);
+    });
+
+    it('ignores X-Forwarded-For: a client cannot pick the address it is counted under', async () => {
+      await t
+        .http()
+        .get('/v1/tools/specs')
+        .set('X-Forwarded-For', '192.0.2.1')
+        .set(bearer('not.a.jwt'))
+        .expect(401);
+      await t
+        .http()
+        .get('/v1/tools/specs')
+        .set('X-Forwarded-For', '192.0.2.2')
+        .set(bearer(tokenFor()))
+        .expect(429);
     });
   });
 
@@ -279,7 +484,12 @@ describe('Authentication (e2e)', () => {
 
 /** Builds an HS256 token by hand, as an attacker would, using the public key text as the secret. */
 function forgeHs256(payload: object, secret: string): string {
+  return signHs256({ alg: 'HS256', typ: 'JWT' }, payload, secret);
+}
+
+/** An HS256 token with exactly this header and payload, which jsonwebtoken would not build. */
+function signHs256(header: object, payload: object, secret: string): string {
   const encode = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
-  const body = `${encode({ alg: 'HS256', typ: 'JWT' })}.${encode(payload)}`;
+  const body = `${encode(header)}.${encode(payload)}`;
   return `${body}.${createHmac('sha256', secret).update(body).digest('base64url')}`;
 }

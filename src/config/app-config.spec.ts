@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, loadConfig } from './app-config';
@@ -162,5 +162,74 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ DATA_DIR: dataDir(), OAUTH_FAILURE_URL: 'nowhere' })).toThrow(
       /OAUTH_FAILURE_URL/,
     );
+  });
+
+  it('listens on 127.0.0.1 by default only on generated development secrets; HOST decides otherwise', () => {
+    expect(loadConfig({ DATA_DIR: dataDir() })).toMatchObject({
+      host: '127.0.0.1',
+      devSecrets: true,
+    });
+    // Only the encryption key generated: still a development setup.
+    expect(loadConfig({ DATA_DIR: dataDir(), JWT_SECRET: secret }).host).toBe('127.0.0.1');
+    expect(loadConfig({ DATA_DIR: dataDir(), HOST: '0.0.0.0' }).host).toBe('0.0.0.0');
+    const configured = loadConfig({ DATA_DIR: dataDir(), JWT_SECRET: secret, ENCRYPTION_KEY: key });
+    expect(configured).toMatchObject({ host: undefined, devSecrets: false });
+    expect(
+      loadConfig({
+        DATABASE_URL: 'postgres://db/a',
+        JWT_SECRET: secret,
+        ENCRYPTION_KEY: key,
+        HOST: '::1',
+      }).host,
+    ).toBe('::1');
+    expect(() => loadConfig({ DATA_DIR: dataDir(), HOST: 'http://0.0.0.0' })).toThrow(/HOST/);
+  });
+
+  it('creates DATA_DIR 0700 and the secrets file 0600, and refuses a secrets file others can read', () => {
+    const dir = join(dataDir(), 'nested', 'data');
+    loadConfig({ DATA_DIR: dir });
+    const file = join(dir, 'dev-secrets.json');
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    for (const mode of [0o644, 0o640, 0o602]) {
+      chmodSync(file, mode);
+      expect(() => loadConfig({ DATA_DIR: dir })).toThrow(
+        `${file} is readable or writable by other users (mode ${mode.toString(8)}): run \`chmod 600 ${file}\` and start again`,
+      );
+    }
+    chmodSync(file, 0o400);
+    expect(loadConfig({ DATA_DIR: dir }).devSecrets).toBe(true);
+    // Not read at all when the secrets are configured.
+    chmodSync(file, 0o644);
+    expect(() =>
+      loadConfig({ DATA_DIR: dir, JWT_SECRET: secret, ENCRYPTION_KEY: key }),
+    ).not.toThrow();
+  });
+
+  it('reads JWT_REQUIRE_EXP, AUTH_FAILURE_LIMIT_PER_MINUTE and TRUST_PROXY', () => {
+    const defaults = loadConfig({ DATA_DIR: dataDir() });
+    expect(defaults).toMatchObject({
+      jwt: { requireExpiration: true },
+      authFailureLimitPerMinute: 30,
+      trustProxy: false,
+    });
+    const set = (env: Record<string, string>) => loadConfig({ DATA_DIR: dataDir(), ...env });
+    expect(set({ JWT_REQUIRE_EXP: 'false' }).jwt.requireExpiration).toBe(false);
+    expect(set({ AUTH_FAILURE_LIMIT_PER_MINUTE: '0' }).authFailureLimitPerMinute).toBe(0);
+    expect(set({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+    expect(set({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(set({ TRUST_PROXY: 'loopback, 10.0.0.0/8,fd00::/8, 192.0.2.7' }).trustProxy).toEqual([
+      'loopback',
+      '10.0.0.0/8',
+      'fd00::/8',
+      '192.0.2.7',
+    ]);
+    expect(() => set({ TRUST_PROXY: 'loopback,proxy.internal' })).toThrow(
+      /TRUST_PROXY must be .*; not proxy.internal/,
+    );
+    expect(() => set({ AUTH_FAILURE_LIMIT_PER_MINUTE: '-1' })).toThrow(
+      /AUTH_FAILURE_LIMIT_PER_MINUTE/,
+    );
+    expect(() => set({ JWT_REQUIRE_EXP: 'maybe' })).toThrow(/JWT_REQUIRE_EXP/);
   });
 });

@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 import { plainToInstance, Transform } from 'class-transformer';
+import ipaddr from 'ipaddr.js';
 import {
   IsBoolean,
   IsIn,
@@ -10,6 +12,7 @@ import {
   IsString,
   IsUrl,
   Max,
+  Matches,
   Min,
   MinLength,
   validateSync,
@@ -17,8 +20,15 @@ import {
 import { OAuth2Config, oauth2StateSecret, readOAuth2Providers } from './oauth2.config';
 import { McpServerConfig, readMcpServers } from '../tools/mcp/mcp-server.config';
 
-const toBoolean = ({ value }: { value: unknown }): unknown =>
-  typeof value === 'string' ? ['1', 'true', 'yes', 'on'].includes(value.toLowerCase()) : value;
+// A word that is neither stays a string and fails @IsBoolean: `JWT_REQUIRE_EXP=flase` must not
+// quietly turn a check off.
+const toBoolean = ({ value }: { value: unknown }): unknown => {
+  if (typeof value !== 'string') return value;
+  const word = value.trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(word)) return true;
+  if (['0', 'false', 'no', 'off'].includes(word)) return false;
+  return value;
+};
 const toInteger = ({ value }: { value: unknown }): unknown =>
   typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value;
 const toList = ({ value }: { value: unknown }): unknown =>
@@ -45,6 +55,12 @@ export type JwtAlgorithm = (typeof JWT_ALGORITHMS)[number];
 /** The environment, as documented in README and CONTRACT.md; validated once at boot. */
 export class EnvironmentVariables {
   @IsOptional() @Transform(toInteger) @IsInt() @Min(0) @Max(65535) PORT: number = 3000;
+  /** The listen address; unset: 127.0.0.1 on generated development secrets, else every interface. */
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9.:-]+$/, { message: 'HOST must be an IP address or a host name' })
+  HOST?: string;
+  /** Express `trust proxy`: which proxies' X-Forwarded-For to believe for the client address. */
+  @IsOptional() @IsString() TRUST_PROXY?: string;
   @IsOptional() @IsString() @MinLength(1) DATABASE_URL?: string;
   /** How long one connection attempt to PostgreSQL may take; requests fail fast past it. */
   @IsOptional()
@@ -76,6 +92,9 @@ export class EnvironmentVariables {
   @IsOptional() @IsString() @MinLength(1) JWT_ORGANIZATION_CLAIM: string = 'organization_id';
   @IsOptional() @Transform(toInteger) @IsInt() @Min(0) @Max(300) JWT_CLOCK_SKEW_SECONDS: number =
     30;
+  @IsOptional() @Transform(toBoolean) @IsBoolean() JWT_REQUIRE_EXP: boolean = true;
+  /** Failed authentications per client address and minute, per process; 0 turns the limit off. */
+  @IsOptional() @Transform(toInteger) @IsInt() @Min(0) AUTH_FAILURE_LIMIT_PER_MINUTE: number = 30;
   @IsOptional() @IsString() ENCRYPTION_KEY?: string;
   @IsOptional() @Transform(toList) @IsString({ each: true }) ENCRYPTION_PREVIOUS_KEYS: string[] =
     [];
@@ -176,8 +195,14 @@ export type JwtVerification =
   | { kind: 'public-key'; publicKey: string; algorithms: JwtAlgorithm[] }
   | { kind: 'jwks'; jwksUrl: string; algorithms: JwtAlgorithm[] };
 
+/** Express's `trust proxy` values: off/on, a number of hops, or addresses, subnets and names. */
+export type TrustProxy = boolean | number | string[];
+
 export interface AppConfig {
   port: number;
+  /** Where the server listens; undefined: every interface (Node's default). */
+  host?: string;
+  trustProxy: TrustProxy;
   databaseUrl?: string;
   /** PostgreSQL only: connection time-out, and how long start-up waits for it (0: for ever). */
   database: { connectTimeoutMs: number; startupTimeoutMs: number };
@@ -187,9 +212,13 @@ export interface AppConfig {
     audience?: string;
     organizationClaim: string;
     clockSkewSeconds: number;
+    /** Refuse tokens without `exp`. */
+    requireExpiration: boolean;
     /** True when the secret was generated into DATA_DIR for local use. */
     generated: boolean;
   };
+  /** True when any secret (JWT or encryption key) came from DATA_DIR's generated dev secrets. */
+  devSecrets: boolean;
   encryption: { currentKey: Buffer; previousKeys: Buffer[] };
   graphApi: { url: string; timeoutMs: number };
   metaAppSecret?: string;
@@ -207,6 +236,8 @@ export interface AppConfig {
   scheduler: { enabled: boolean; tickMs: number };
   log: { level: string; file?: string };
   rateLimitPerMinute: number;
+  /** Failed authentications per client address and minute before 429; 0 = unlimited. */
+  authFailureLimitPerMinute: number;
   oauth2: OAuth2Config;
   /** MCP servers whose tools join the catalog, and how often their tool lists are re-read. */
   mcp: { servers: McpServerConfig[]; refreshMs: number };
@@ -231,13 +262,24 @@ interface DevSecrets {
   encryption_key: string;
 }
 
-/** Secrets for local use, generated once into DATA_DIR so that restarts keep tokens and data readable. */
+/**
+ * Secrets for local use, generated once into DATA_DIR so that restarts keep tokens and data
+ * readable. A secrets file that other users can read or change is refused, never used: whoever can
+ * read it can mint tokens for any organization and decrypt every stored secret.
+ */
 export function loadOrCreateDevSecrets(dataDir: string): DevSecrets {
   const file = join(dataDir, DEV_SECRETS_FILE);
   if (existsSync(file)) {
+    const mode = statSync(file).mode & 0o777;
+    if ((mode & 0o077) !== 0) {
+      throw new ConfigError(
+        `${file} is readable or writable by other users (mode ${mode.toString(8)}): run \`chmod 600 ${file}\` and start again`,
+      );
+    }
     return JSON.parse(readFileSync(file, 'utf8')) as DevSecrets;
   }
-  mkdirSync(dataDir, { recursive: true });
+  // 0700 whatever the umask: the directory holds the secrets and the embedded database.
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const secrets: DevSecrets = {
     jwt_secret: randomBytes(48).toString('base64url'),
     encryption_key: randomBytes(32).toString('base64'),
@@ -245,6 +287,25 @@ export function loadOrCreateDevSecrets(dataDir: string): DevSecrets {
   writeFileSync(file, JSON.stringify(secrets, null, 2), { mode: 0o600, flag: 'wx' });
   chmodSync(file, 0o600);
   return secrets;
+}
+
+const PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** TRUST_PROXY as Express takes it: `true`/`false`, a hop count, or addresses, subnets and names. */
+function parseTrustProxy(value: string | undefined): TrustProxy {
+  if (value === undefined) return false;
+  if (/^(true|false)$/i.test(value.trim())) return value.trim().toLowerCase() === 'true';
+  if (/^\d+$/.test(value.trim())) return Number(value);
+  const entries = toList({ value }) as string[];
+  const invalid = entries.filter(
+    (entry) => !PROXY_NAMES.includes(entry) && isIP(entry) === 0 && !ipaddr.isValidCIDR(entry),
+  );
+  if (entries.length === 0 || invalid.length > 0) {
+    throw new ConfigError(
+      `Invalid configuration: TRUST_PROXY must be true, false, a number of hops, or a comma-separated list of addresses, subnets (CIDR) and ${PROXY_NAMES.join('/')}; not ${invalid.join(', ') || 'empty'}`,
+    );
+  }
+  return entries;
 }
 
 function decodeKey(name: string, value: string): Buffer {
@@ -304,6 +365,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
         `${vars.AGENT_LLM_URL ? ' plus the LLM time-out' : ''} plus 2 s`,
     );
   }
+  const trustProxy = parseTrustProxy(vars.TRUST_PROXY);
   const devSecrets =
     embedded && (keySources.length === 0 || !vars.ENCRYPTION_KEY)
       ? loadOrCreateDevSecrets(dataDir)
@@ -348,6 +410,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
 
   return {
     port: vars.PORT,
+    // Generated secrets mean a developer's machine: nobody else on the network should reach it.
+    host: vars.HOST ?? (devSecrets ? '127.0.0.1' : undefined),
+    trustProxy,
     databaseUrl: vars.DATABASE_URL,
     database: {
       connectTimeoutMs: vars.DATABASE_CONNECT_TIMEOUT_MS,
@@ -360,8 +425,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       audience: vars.JWT_AUDIENCE,
       organizationClaim: vars.JWT_ORGANIZATION_CLAIM,
       clockSkewSeconds: vars.JWT_CLOCK_SKEW_SECONDS,
+      requireExpiration: vars.JWT_REQUIRE_EXP,
       generated: verification.kind === 'secret' && !vars.JWT_SECRET,
     },
+    devSecrets: devSecrets !== undefined,
     encryption: {
       currentKey,
       previousKeys: vars.ENCRYPTION_PREVIOUS_KEYS.map((key) =>
@@ -389,6 +456,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     scheduler: { enabled: vars.SCHEDULER_ENABLED, tickMs: vars.SCHEDULER_TICK_MS },
     log: { level: vars.LOG_LEVEL, file: vars.LOG_FILE },
     rateLimitPerMinute: vars.RATE_LIMIT_PER_MINUTE,
+    authFailureLimitPerMinute: vars.AUTH_FAILURE_LIMIT_PER_MINUTE,
     oauth2: {
       providers: oauth2Providers.providers,
       successUrl: vars.OAUTH_SUCCESS_URL,

@@ -1,5 +1,7 @@
+import { Logger } from '@nestjs/common';
 import { PGliteDriver } from 'typeorm-pglite';
 import { PGlitePool } from 'typeorm-pglite/dist/pglite-pool';
+import { secureDataDir, tightenDataDir } from './data-dir';
 import { EmbeddedDatabaseLock } from './embedded-database.lock';
 
 type ConnectCallback = (error: unknown, client: PGlitePool | null, done: () => void) => void;
@@ -14,6 +16,14 @@ type EndCallback = (error: unknown) => void;
  * has on PostgreSQL. The pool also holds the DATA_DIR lock for as long as it is open.
  */
 export function serializedPGliteDriver(dataDir: string): { Pool: typeof PGlitePool } {
+  // Before PGlite writes anything: DATA_DIR 0700, its files 0600 (see secureDataDir).
+  const tightened = secureDataDir(dataDir);
+  if (tightened > 0) {
+    new Logger('EmbeddedDatabase').log(
+      `Made ${tightened} entries in ${dataDir} private to this user (0700 directories, 0600 files)`,
+    );
+  }
+  let opened = false;
   // The constructor registers the PGlite options for the shared instance typeorm-pglite creates.
   new PGliteDriver({ dataDir: `${dataDir}/pgdata` });
 
@@ -36,6 +46,11 @@ export function serializedPGliteDriver(dataDir: string): { Pool: typeof PGlitePo
       };
       await super.connect((error, client) => {
         if (error) done();
+        else if (!opened) {
+          opened = true;
+          // PGlite has created or opened its cluster now, with modes of its own choosing.
+          tightenDataDir(dataDir);
+        }
         callback(error, client, done);
       });
     }

@@ -1,7 +1,10 @@
 import { ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
+import type { Request } from 'express';
 import { ProblemException } from '../http/problem';
+import { AuthFailureLimiter, clientOf } from './auth-failure-limiter';
+import { readBearerToken } from './bearer-token';
 import { IS_PUBLIC, Principal } from './principal';
 
 /** Messages of passport-jwt / jsonwebtoken that are safe and useful to repeat to the caller. */
@@ -18,32 +21,63 @@ function describeFailure(info: unknown): string {
   return 'The token is missing or not valid.';
 }
 
-/** Global and deny-by-default: only routes marked @Public() skip it. */
+const unauthorized = (detail: string) =>
+  new ProblemException(401, 'unauthorized', detail, undefined, { 'WWW-Authenticate': 'Bearer' });
+
+const clientOfRequest = (request: Request) => clientOf(request.ip ?? request.socket.remoteAddress);
+
+/**
+ * Global and deny-by-default: only routes marked @Public() skip it. Failed authentications are
+ * counted per client address; a client past AUTH_FAILURE_LIMIT_PER_MINUTE gets 429 until its
+ * minute is over.
+ */
 @Injectable()
 export class JwtAuthGuard extends AuthGuard('jwt') {
-  constructor(private readonly reflector: Reflector) {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly failures: AuthFailureLimiter,
+  ) {
     super();
   }
 
-  override canActivate(context: ExecutionContext) {
+  override async canActivate(context: ExecutionContext): Promise<boolean> {
     const isPublic = this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [
       context.getHandler(),
       context.getClass(),
     ]);
-    return isPublic ? true : super.canActivate(context);
+    if (isPublic) return true;
+    const request = context.switchToHttp().getRequest<Request>();
+    const client = clientOfRequest(request);
+    const blockedMs = this.failures.blockedFor(client);
+    if (blockedMs > 0) {
+      const retryAfter = Math.max(1, Math.ceil(blockedMs / 1000));
+      throw new ProblemException(
+        429,
+        'rate_limited',
+        `Too many failed authentications from this address. Retry in ${retryAfter} s.`,
+        undefined,
+        { 'Retry-After': String(retryAfter) },
+      );
+    }
+    const bearer = readBearerToken(request);
+    if ('refusal' in bearer) {
+      this.failures.recordFailure(client);
+      throw unauthorized(bearer.refusal);
+    }
+    return (await super.canActivate(context)) as boolean;
   }
 
   override handleRequest<TUser = Principal>(
     error: unknown,
     user: TUser | false,
     info: unknown,
+    context: ExecutionContext,
   ): TUser {
     if (error || !user) {
-      const detail =
-        error instanceof ProblemException ? error.detail : describeFailure(info ?? error);
-      throw new ProblemException(401, 'unauthorized', detail, undefined, {
-        'WWW-Authenticate': 'Bearer',
-      });
+      this.failures.recordFailure(clientOfRequest(context.switchToHttp().getRequest<Request>()));
+      throw unauthorized(
+        error instanceof ProblemException ? error.detail : describeFailure(info ?? error),
+      );
     }
     return user;
   }

@@ -1,0 +1,85 @@
+import { Inject, Injectable } from '@nestjs/common';
+import ipaddr from 'ipaddr.js';
+import { AppConfig } from '../../config/app-config';
+import { APP_CONFIG } from '../../config/config.module';
+import { Clock } from '../clock';
+
+const WINDOW_MS = 60_000;
+/** Above this many tracked clients, expired windows are swept; above MAX_CLIENTS the oldest go. */
+const SWEEP_AT = 10_000;
+const MAX_CLIENTS = 100_000;
+
+interface FailureWindow {
+  endsAt: number;
+  failures: number;
+}
+
+/**
+ * The client a failure is charged to: its IPv4 address, or the /64 prefix of its IPv6 address
+ * (one subscriber usually holds a whole /64, so single IPv6 addresses would be free to rotate).
+ */
+export function clientOf(address: string | undefined): string {
+  if (!address || !ipaddr.isValid(address)) return 'unknown';
+  const parsed = ipaddr.process(address); // IPv4-mapped IPv6 (::ffff:1.2.3.4) becomes IPv4
+  if (parsed.kind() === 'ipv4') return parsed.toString();
+  const prefix = (parsed as ipaddr.IPv6).parts.slice(0, 4);
+  return `${new ipaddr.IPv6([...prefix, 0, 0, 0, 0]).toString()}/64`;
+}
+
+/**
+ * Counts failed authentications per client in fixed one-minute windows (per process, in memory,
+ * like the API rate limit). A client that reached the limit is refused, without its token being
+ * looked at, until its window ends: guessing and hammering with bad tokens costs one minute per
+ * AUTH_FAILURE_LIMIT_PER_MINUTE tries. Successful requests are not counted.
+ */
+@Injectable()
+export class AuthFailureLimiter {
+  private readonly windows = new Map<string, FailureWindow>();
+  private readonly limit: number;
+
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    private readonly clock: Clock,
+  ) {
+    this.limit = config.authFailureLimitPerMinute;
+  }
+
+  /** Milliseconds until `client` may try again, or 0 when it may now. */
+  blockedFor(client: string): number {
+    if (this.limit === 0) return 0;
+    const window = this.current(client);
+    return window && window.failures >= this.limit ? window.endsAt - this.clock.now() : 0;
+  }
+
+  recordFailure(client: string): void {
+    if (this.limit === 0) return;
+    const window = this.current(client);
+    if (window) {
+      window.failures++;
+      return;
+    }
+    if (this.windows.size >= SWEEP_AT) this.sweep();
+    this.windows.set(client, { endsAt: this.clock.now() + WINDOW_MS, failures: 1 });
+  }
+
+  private current(client: string): FailureWindow | undefined {
+    const window = this.windows.get(client);
+    if (window && window.endsAt <= this.clock.now()) {
+      this.windows.delete(client);
+      return undefined;
+    }
+    return window;
+  }
+
+  private sweep(): void {
+    const now = this.clock.now();
+    for (const [client, window] of this.windows) {
+      if (window.endsAt <= now) this.windows.delete(client);
+    }
+    // Still full (a flood from very many addresses): forget the oldest windows; memory stays bounded.
+    for (const client of this.windows.keys()) {
+      if (this.windows.size < MAX_CLIENTS) break;
+      this.windows.delete(client);
+    }
+  }
+}
