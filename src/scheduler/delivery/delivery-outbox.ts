@@ -333,7 +333,8 @@ export class DeliveryOutbox {
                 last_error_message = CASE WHEN f.deleted_at IS NULL AND d.attempts >= $2
                   THEN 'The process sending this message stopped before recording the outcome.'
                   ELSE d.last_error_message END,
-                next_attempt_at = $1, lease_owner = NULL, lease_expires_at = NULL, updated_at = $1
+                -- next_attempt_at is kept: it was due when claimed, so it goes ahead of newer work.
+                lease_owner = NULL, lease_expires_at = NULL, updated_at = $1
            FROM follow_ups f
           WHERE f.id = d.follow_up_id AND d.status = 'sending'
             AND EXISTS (SELECT 1 FROM scheduler_processes me
