@@ -276,38 +276,42 @@ onPostgres('Replicas and crashes (e2e, PostgreSQL)', () => {
     expect(graph.messages).toHaveLength(0);
   });
 
-  it(`keeps outcomes through a ${OUTAGE_MS / 1000} s database outage and sends nothing twice`, async () => {
-    graph.latencyMs = 400;
-    const proxies = await Promise.all([
-      TcpProxy.forDatabaseUrl(setup.databaseUrl),
-      TcpProxy.forDatabaseUrl(setup.databaseUrl),
-    ]);
-    try {
-      for (const { url } of proxies) start({ DATABASE_URL: url });
-      await graph.waitForMessages(FOLLOW_UPS * NUMBERS * 0.2, 120_000);
-      // Calls are in flight: their answers arrive while the database is away.
-      proxies.forEach(({ proxy }) => proxy.cut());
-      await new Promise((resolve) => setTimeout(resolve, OUTAGE_MS));
-      proxies.forEach(({ proxy }) => proxy.restore());
-      // The answers of the calls in flight arrived while the database was away, and were kept.
-      expect(processes.some((service) => service.output.includes('keeping them'))).toBe(true);
-      await eventually(async () => expect(await openDeliveries()).toBe(0), 180_000, 200);
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      const counts = countByKey(graph.messages);
-      expect(new Set(counts.keys())).toEqual(setup.expected);
-      report(`database away for ${OUTAGE_MS} ms: ${duplicates()} duplicates`);
-      expect(duplicates()).toBe(0);
-      // Every wamid Meta returned is recorded, none lost to the outage.
-      const recorded = await setup.query<{ wa_message_id: string }>(
-        "SELECT wa_message_id FROM deliveries WHERE status = 'sent'",
-      );
-      expect(new Set(recorded.map((row) => row.wa_message_id))).toEqual(
-        new Set(graph.messages.map((message) => message.wamid)),
-      );
-    } finally {
-      await Promise.all(proxies.map(({ proxy }) => proxy.close()));
-    }
-  });
+  it(
+    `keeps outcomes through a ${OUTAGE_MS / 1000} s database outage and sends nothing twice`,
+    async () => {
+      graph.latencyMs = 400;
+      const proxies = await Promise.all([
+        TcpProxy.forDatabaseUrl(setup.databaseUrl),
+        TcpProxy.forDatabaseUrl(setup.databaseUrl),
+      ]);
+      try {
+        for (const { url } of proxies) start({ DATABASE_URL: url });
+        await graph.waitForMessages(FOLLOW_UPS * NUMBERS * 0.2, 120_000);
+        // Calls are in flight: their answers arrive while the database is away.
+        proxies.forEach(({ proxy }) => proxy.cut());
+        await new Promise((resolve) => setTimeout(resolve, OUTAGE_MS));
+        proxies.forEach(({ proxy }) => proxy.restore());
+        // The answers of the calls in flight arrived while the database was away, and were kept.
+        expect(processes.some((service) => service.output.includes('keeping them'))).toBe(true);
+        await eventually(async () => expect(await openDeliveries()).toBe(0), 180_000, 200);
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        const counts = countByKey(graph.messages);
+        expect(new Set(counts.keys())).toEqual(setup.expected);
+        report(`database away for ${OUTAGE_MS} ms: ${duplicates()} duplicates`);
+        expect(duplicates()).toBe(0);
+        // Every wamid Meta returned is recorded, none lost to the outage.
+        const recorded = await setup.query<{ wa_message_id: string }>(
+          "SELECT wa_message_id FROM deliveries WHERE status = 'sent'",
+        );
+        expect(new Set(recorded.map((row) => row.wa_message_id))).toEqual(
+          new Set(graph.messages.map((message) => message.wamid)),
+        );
+      } finally {
+        await Promise.all(proxies.map(({ proxy }) => proxy.close()));
+      }
+    },
+    120_000 + OUTAGE_MS,
+  );
 
   it('stops sending a follow-up when it is deleted during its sends, retries included', async () => {
     graph.latencyMs = 200;
