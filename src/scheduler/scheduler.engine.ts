@@ -93,7 +93,7 @@ export class SchedulerEngine implements OnApplicationBootstrap, BeforeApplicatio
           ),
         );
         this.registered = true;
-        this.worker.forget(held.filter((id) => !stillHeld.has(id)));
+        this.worker.forgetTakenOver(held.filter((id) => !stillHeld.has(id)));
       } catch (error) {
         this.logger.debug({ err: error }, 'heartbeat failed; the next one retries');
       }

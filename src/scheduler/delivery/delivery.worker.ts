@@ -100,13 +100,18 @@ export class DeliveryWorker {
   }
 
   /**
-   * The heartbeat found that these deliveries were taken over by another process (this one could not
-   * beat for too long): those not yet called never will be.
+   * The heartbeat did not extend these deliveries: either their outcome was written meanwhile, or
+   * another process took them over (this one could not beat for too long). Those not being recorded
+   * are no longer this process's: a call not yet started never will be.
    */
-  forget(ids: string[]): void {
-    for (const id of ids) this.held.delete(id);
-    if (ids.length > 0) {
-      this.logger.warn({ deliveryIds: ids }, 'deliveries were taken over by another process');
+  forgetTakenOver(ids: string[]): void {
+    const lost = ids.filter((id) => {
+      const state = this.held.get(id);
+      return state === 'claimed' || state === 'calling';
+    });
+    for (const id of lost) this.held.delete(id);
+    if (lost.length > 0) {
+      this.logger.warn({ deliveryIds: lost }, 'deliveries were taken over by another process');
     }
   }
 
