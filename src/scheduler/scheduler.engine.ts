@@ -206,6 +206,9 @@ export class SchedulerEngine implements OnApplicationBootstrap, BeforeApplicatio
     }
     clearInterval(this.heartbeatTimer);
     await this.beating;
+    // Still holding rows (their outcome could not be written): the row is left to go stale, so that
+    // they are taken over one heartbeat time-out from now.
+    if (this.worker.heldIds().length > 0) return;
     try {
       await this.outbox.unregister(this.owner);
     } catch (error) {

@@ -310,8 +310,9 @@ export class DeliveryOutbox {
   }
 
   /**
-   * Takes over the claims of dead processes (no beat within the heartbeat time-out, or no heartbeat
-   * row) and claims whose lease ran out (a stalled send): back to `pending` (or `failed` with
+   * Takes over the claims of dead processes (no beat within the heartbeat time-out) and claims whose
+   * lease ran out (a stalled send, or an owner without a heartbeat row: a version before heartbeats,
+   * still running during a rolling upgrade, or a process that stopped holding something): back to `pending` (or `failed` with
    * `lease_expired` after the last attempt, `cancelled` for a deleted follow-up). Their attempt is
    * logged as `unknown`: the call may have reached Meta. Only a reaper that has itself beaten
    * without a gap for a whole time-out may judge: after a database outage every process looks
@@ -341,9 +342,9 @@ export class DeliveryOutbox {
                          WHERE me.id = $3 AND me.beaten_at > clock_timestamp() - ${interval('$4')}
                            AND me.beating_since <= clock_timestamp() - ${interval('$4')})
             AND (d.lease_expires_at < clock_timestamp()
-                 OR NOT EXISTS (SELECT 1 FROM scheduler_processes p
-                                 WHERE p.id = d.lease_owner
-                                   AND p.beaten_at > clock_timestamp() - ${interval('$4')}))
+                 OR EXISTS (SELECT 1 FROM scheduler_processes p
+                             WHERE p.id = d.lease_owner
+                               AND p.beaten_at <= clock_timestamp() - ${interval('$4')}))
       RETURNING d.id, d.attempts),
        attempt AS (
          UPDATE delivery_attempts a
