@@ -89,6 +89,21 @@ function countByKey(messages: ReceivedMessage[]): Map<string, number> {
   return counts;
 }
 
+describe('Scheduler start-up checks (e2e, real process)', () => {
+  it('refuses, in one line naming the variables, a grace period that does not exceed the Graph time-out', async () => {
+    // Fails in the configuration check, before any database or data directory is touched.
+    const service = ServiceProcess.start({
+      SHUTDOWN_GRACE_MS: '5000',
+      GRAPH_API_TIMEOUT_MS: '5000',
+    });
+    const exit = await service.exited;
+    expect(exit.code).toBe(1);
+    expect(service.output.trim()).toBe(
+      'agentline failed to start: SHUTDOWN_GRACE_MS (5000) must be at least 6000: GRAPH_API_TIMEOUT_MS (5000) plus 1000 ms to record the outcomes',
+    );
+  });
+});
+
 onPostgres('Replicas and crashes (e2e, PostgreSQL)', () => {
   let graph: FakeGraphApi;
   let setup: Setup;
