@@ -2,12 +2,18 @@ import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { eventually } from './support/eventually';
 import { aFollowUp, aWhatsappChannel } from './support/factories';
-import { FakeGraphApi, graphErrorReply } from './support/fake-graph-api';
+import { FakeGraphApi, FakeReply, graphError, graphErrorReply } from './support/fake-graph-api';
 import { FakeLlm, openAiError } from './support/fake-llm';
 import { ManualClock } from './support/manual-clock';
 import { bearer, Env, newOrganization, startApp, TestApp, tokenFor } from './support/test-app';
 
 const HOUR = 3_600_000;
+/** A transient failure that takes a while: its call is in flight meanwhile. */
+const slowUnavailable = {
+  status: 503,
+  body: graphError(2, 'Service temporarily unavailable'),
+  delayMs: 500,
+} satisfies FakeReply;
 
 interface Delivery {
   phone: string;
@@ -17,6 +23,15 @@ interface Delivery {
   last_error: { code: string; message: string } | null;
   wa_message_id: string | null;
   sent_at: number | null;
+  attempt_history: {
+    attempt: number;
+    outcome: string;
+    started_at: number;
+    finished_at: number | null;
+    wa_message_id: string | null;
+    error: { code: string; message: string } | null;
+    process_id: string;
+  }[];
 }
 
 describe('Follow-up delivery (e2e)', () => {
@@ -199,12 +214,35 @@ describe('Follow-up delivery (e2e)', () => {
       });
       expect(failed.last_error?.code).toBe(code);
       expect(graph.messages).toHaveLength(0);
+      const failedAt = clock.now();
       clock.advance(10 * 60_000);
-      await graph.waitForMessages(1);
-      await eventually(async () => {
-        const [row] = await deliveries(created.id);
-        expect(row).toMatchObject({ status: 'sent', attempts: 2, last_error: null });
+      const [message] = await graph.waitForMessages(1);
+      const row = await eventually(async () => {
+        const [current] = await deliveries(created.id);
+        expect(current).toMatchObject({ status: 'sent', attempts: 2, last_error: null });
+        return current;
       });
+      // Both attempts are listed, most recent first, each with its process.
+      expect(row.attempt_history).toEqual([
+        {
+          attempt: 2,
+          outcome: 'sent',
+          started_at: clock.now(),
+          finished_at: clock.now(),
+          wa_message_id: message.wamid,
+          error: null,
+          process_id: expect.any(String),
+        },
+        {
+          attempt: 1,
+          outcome: 'failed',
+          started_at: failedAt,
+          finished_at: failedAt,
+          wa_message_id: null,
+          error: { code, message: expect.any(String) },
+          process_id: row.attempt_history[0].process_id,
+        },
+      ]);
     });
 
     it('fails a delivery that Meta refuses for good, keeping the code and message', async () => {
@@ -338,6 +376,94 @@ describe('Follow-up delivery (e2e)', () => {
       await t.http().get(`/v1/scheduler/follow-up/whatsapp/${randomUUID()}`).set(auth).expect(404);
       await t.http().get('/v1/scheduler/follow-up/whatsapp/not-a-uuid').set(auth).expect(404);
       expect((await getFollowUp(created.id)).status).toBe('active');
+    });
+  });
+
+  describe('with answers slow enough to delete or pause during a call', () => {
+    beforeEach(async () => boot({ GRAPH_API_TIMEOUT_MS: '3000' }));
+
+    it('records the calls in flight when a follow-up is deleted, and retries none of them', async () => {
+      const wa = await channel();
+      const rowsOf = (followUpId: string) =>
+        t.app
+          .get(DataSource)
+          .query(
+            'SELECT phone, status, attempts, last_error_code, wa_message_id FROM deliveries WHERE follow_up_id = $1 ORDER BY phone',
+            [followUpId],
+          );
+      // Slow answers: one number's call succeeds, the other's fails transiently.
+      graph.respondWith((request) => (request.to === '14155552671' ? slowUnavailable : undefined));
+      graph.latencyMs = slowUnavailable.delayMs;
+      const created = await followUp(wa.id, {
+        frequency: 'once',
+        client_phone_numbers: ['+34612345678', '+14155552671'],
+      });
+      await eventually(async () => expect(graph.requests).toBe(2));
+      await t.http().delete(`/v1/scheduler/follow-up/whatsapp/${created.id}`).set(auth).expect(204);
+      await eventually(async () =>
+        expect(await rowsOf(created.id)).toEqual([
+          {
+            phone: '+14155552671',
+            status: 'cancelled',
+            attempts: 1,
+            last_error_code: '2',
+            wa_message_id: null,
+          },
+          {
+            phone: '+34612345678',
+            status: 'sent',
+            attempts: 1,
+            last_error_code: null,
+            wa_message_id: graph.messages[0].wamid,
+          },
+        ]),
+      );
+      graph.respondWith(undefined);
+      clock.advance(HOUR);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(graph.requests).toBe(2);
+      // Even a pending row of a deleted follow-up (a retry written as the DELETE committed) is
+      // never claimed.
+      await t.app
+        .get(DataSource)
+        .query(
+          "UPDATE deliveries SET status = 'pending', next_attempt_at = now() - interval '1 day' WHERE follow_up_id = $1 AND status = 'cancelled'",
+          [created.id],
+        );
+      clock.advance(HOUR);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(graph.requests).toBe(2);
+    });
+
+    it('holds the retry of a call that failed while its follow-up was paused until it is resumed', async () => {
+      const wa = await channel();
+      const created = await followUp(wa.id, {
+        frequency: 'hourly',
+        client_phone_numbers: ['+34612345678'],
+      });
+      graph.enqueue(slowUnavailable);
+      clock.set(created.next_run_at);
+      await eventually(async () => expect(graph.requests).toBe(1));
+      // Paused while its call is in flight: the failure is recorded, its retry waits.
+      await t
+        .http()
+        .post(`/v1/scheduler/follow-up/whatsapp/${created.id}/pause`)
+        .set(auth)
+        .expect(200);
+      await eventually(async () =>
+        expect((await deliveries(created.id))[0]).toMatchObject({ status: 'pending', attempts: 1 }),
+      );
+      clock.advance(10 * 60_000);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(graph.requests).toBe(1);
+      await t
+        .http()
+        .post(`/v1/scheduler/follow-up/whatsapp/${created.id}/resume`)
+        .set(auth)
+        .expect(200);
+      await eventually(async () =>
+        expect((await deliveries(created.id))[0]).toMatchObject({ status: 'sent', attempts: 2 }),
+      );
     });
   });
 

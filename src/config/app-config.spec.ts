@@ -98,6 +98,32 @@ describe('loadConfig', () => {
     );
   });
 
+  it('keeps the shutdown grace period above the Graph time-out, and heartbeats consistent', () => {
+    expect(loadConfig({ DATA_DIR: dataDir() })).toMatchObject({
+      shutdownGraceMs: 15_000,
+      delivery: { heartbeatMs: 2_000, heartbeatTimeoutMs: 6_000 },
+    });
+    expect(() => loadConfig({ DATA_DIR: dataDir(), SHUTDOWN_GRACE_MS: '10000' })).toThrow(
+      'SHUTDOWN_GRACE_MS (10000) must be at least 11000: GRAPH_API_TIMEOUT_MS (10000) plus 1000 ms to record the outcomes',
+    );
+    expect(() =>
+      loadConfig({ DATA_DIR: dataDir(), SHUTDOWN_GRACE_MS: '3000', GRAPH_API_TIMEOUT_MS: '2000' }),
+    ).not.toThrow();
+    // The grace period only governs the scheduler's shutdown.
+    expect(() =>
+      loadConfig({ DATA_DIR: dataDir(), SHUTDOWN_GRACE_MS: '0', SCHEDULER_ENABLED: 'false' }),
+    ).not.toThrow();
+    expect(() =>
+      loadConfig({
+        DATA_DIR: dataDir(),
+        DELIVERY_HEARTBEAT_MS: '2000',
+        DELIVERY_HEARTBEAT_TIMEOUT_MS: '3000',
+      }),
+    ).toThrow(
+      /DELIVERY_HEARTBEAT_TIMEOUT_MS \(3000\) must be at least twice DELIVERY_HEARTBEAT_MS/,
+    );
+  });
+
   it('reads the PostgreSQL configuration', () => {
     const config = loadConfig({
       DATABASE_URL: 'postgres://db/agentline',

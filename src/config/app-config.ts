@@ -121,8 +121,22 @@ export class EnvironmentVariables {
   DELIVERY_LEASE_MS: number = 60_000;
   /** Messages per second per WhatsApp channel, across all replicas; 0 lifts the limit. */
   @IsOptional() @Transform(toInteger) @IsInt() @Min(0) CHANNEL_RATE_LIMIT_PER_SECOND: number = 80;
+  /** How often each scheduler process beats its heartbeat row, on the database's clock. */
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(100)
+  @Max(60_000)
+  DELIVERY_HEARTBEAT_MS: number = 2_000;
+  /** A process whose last beat is older than this is dead: its claims are taken over. */
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(200)
+  @Max(600_000)
+  DELIVERY_HEARTBEAT_TIMEOUT_MS: number = 6_000;
   @IsOptional() @Transform(toInteger) @IsInt() @Min(0) @Max(600_000) SHUTDOWN_GRACE_MS: number =
-    10_000;
+    15_000;
   @IsOptional() @IsUrl({ require_tld: false, protocols: ['http', 'https'] }) AGENT_LLM_URL?: string;
   @IsOptional() @IsString() @MinLength(1) AGENT_LLM_MODEL: string = 'gpt-4o-mini';
   @IsOptional() @IsString() AGENT_LLM_API_KEY?: string;
@@ -228,6 +242,8 @@ export interface AppConfig {
     leaseMs: number;
     /** 0 = unlimited. */
     channelRateLimitPerSecond: number;
+    heartbeatMs: number;
+    heartbeatTimeoutMs: number;
   };
   /** An OpenAI-compatible chat-completions endpoint that writes follow-up messages; unset = templates. */
   llm?: { url: string; model: string; apiKey?: string; timeoutMs: number };
@@ -254,6 +270,9 @@ export interface AppConfig {
 }
 
 export class ConfigError extends Error {}
+
+/** On SIGTERM, the time left after the last call's time-out to write its outcome. */
+export const SHUTDOWN_RECORD_MARGIN_MS = 1_000;
 
 const DEV_SECRETS_FILE = 'dev-secrets.json';
 
@@ -366,6 +385,28 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     );
   }
   const trustProxy = parseTrustProxy(vars.TRUST_PROXY);
+  if (vars.DELIVERY_HEARTBEAT_TIMEOUT_MS < 2 * vars.DELIVERY_HEARTBEAT_MS) {
+    // One late beat must not make a live process look dead.
+    throw new ConfigError(
+      `DELIVERY_HEARTBEAT_TIMEOUT_MS (${vars.DELIVERY_HEARTBEAT_TIMEOUT_MS}) must be at least twice DELIVERY_HEARTBEAT_MS (${vars.DELIVERY_HEARTBEAT_MS})`,
+    );
+  }
+  const heartbeatSpanMs = vars.DELIVERY_HEARTBEAT_TIMEOUT_MS + vars.DELIVERY_HEARTBEAT_MS;
+  if (vars.DELIVERY_LEASE_MS < heartbeatSpanMs) {
+    // Every beat extends the leases of the rows the process holds: a lease must outlast a database
+    // outage too short to make anyone look dead, plus the beat that extends it afterwards.
+    throw new ConfigError(
+      `DELIVERY_LEASE_MS (${vars.DELIVERY_LEASE_MS}) must be at least ${heartbeatSpanMs}: DELIVERY_HEARTBEAT_TIMEOUT_MS plus DELIVERY_HEARTBEAT_MS`,
+    );
+  }
+  const shutdownBudgetMs = vars.GRAPH_API_TIMEOUT_MS + SHUTDOWN_RECORD_MARGIN_MS;
+  if (vars.SCHEDULER_ENABLED && vars.SHUTDOWN_GRACE_MS < shutdownBudgetMs) {
+    // On SIGTERM every call in flight is waited for and its outcome recorded (docs/scheduler.md):
+    // a grace period shorter than a call would cut calls whose outcome is then unknown.
+    throw new ConfigError(
+      `SHUTDOWN_GRACE_MS (${vars.SHUTDOWN_GRACE_MS}) must be at least ${shutdownBudgetMs}: GRAPH_API_TIMEOUT_MS (${vars.GRAPH_API_TIMEOUT_MS}) plus ${SHUTDOWN_RECORD_MARGIN_MS} ms to record the outcomes`,
+    );
+  }
   const devSecrets =
     embedded && (keySources.length === 0 || !vars.ENCRYPTION_KEY)
       ? loadOrCreateDevSecrets(dataDir)
@@ -441,6 +482,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       maxAttempts: vars.DELIVERY_MAX_ATTEMPTS,
       leaseMs: vars.DELIVERY_LEASE_MS,
       channelRateLimitPerSecond: vars.CHANNEL_RATE_LIMIT_PER_SECOND,
+      heartbeatMs: vars.DELIVERY_HEARTBEAT_MS,
+      heartbeatTimeoutMs: vars.DELIVERY_HEARTBEAT_TIMEOUT_MS,
     },
     llm: vars.AGENT_LLM_URL
       ? {

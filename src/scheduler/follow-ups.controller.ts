@@ -122,8 +122,16 @@ export class FollowUpsController {
     @Param('id') id: string,
     @Query() query: ListDeliveriesQueryDto,
   ): Promise<DeliveryPageDto> {
-    const page = await this.followUps.deliveries(principal.organizationId, id, query);
-    return { ...page, items: page.items.map(toDeliveryResponse) };
+    const { items, attempts, offset, total_count } = await this.followUps.deliveries(
+      principal.organizationId,
+      id,
+      query,
+    );
+    return {
+      items: items.map((delivery) => toDeliveryResponse(delivery, attempts.get(delivery.id))),
+      offset,
+      total_count,
+    };
   }
 
   @Get('preview')

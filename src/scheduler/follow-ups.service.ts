@@ -15,6 +15,8 @@ import {
 } from './dto/follow-up.dto';
 import { DeliveryEntity } from './entities/delivery.entity';
 import { FollowUpEntity } from './entities/follow-up.entity';
+import { DeliveryAttemptRow } from './follow-up.mapper';
+import { MAX_LISTED_ATTEMPTS } from './dto/follow-up.dto';
 import { normalizePhoneNumbers } from './phone-numbers';
 import { parseSchedule, Schedule, ScheduleError } from './schedule/schedule.parser';
 import { SchedulerEngine } from './scheduler.engine';
@@ -147,7 +149,12 @@ export class FollowUpsService {
     organizationId: string,
     id: string,
     query: ListDeliveriesQueryDto,
-  ): Promise<{ items: DeliveryEntity[]; offset: number; total_count: number }> {
+  ): Promise<{
+    items: DeliveryEntity[];
+    attempts: Map<string, DeliveryAttemptRow[]>;
+    offset: number;
+    total_count: number;
+  }> {
     const followUp = await this.findOne(organizationId, id);
     const offset = query.offset ?? 0;
     const [items, total] = await this.followUps.manager.findAndCount(DeliveryEntity, {
@@ -160,7 +167,38 @@ export class FollowUpsService {
       skip: offset,
       take: query.limit ?? DEFAULT_PAGE_SIZE,
     });
-    return { items, offset, total_count: total };
+    return {
+      items,
+      attempts: await this.attempts(organizationId, items),
+      offset,
+      total_count: total,
+    };
+  }
+
+  /** The most recent attempts of each delivery (bounded per delivery), by delivery id. */
+  private async attempts(
+    organizationId: string,
+    deliveries: DeliveryEntity[],
+  ): Promise<Map<string, DeliveryAttemptRow[]>> {
+    const byDelivery = new Map<string, DeliveryAttemptRow[]>();
+    if (deliveries.length === 0) return byDelivery;
+    const rows: DeliveryAttemptRow[] = await this.followUps.manager.query(
+      `SELECT delivery_id, attempt, outcome, started_at, finished_at, wa_message_id, error_code,
+              error_message, process_id
+         FROM (SELECT a.*, row_number() OVER (PARTITION BY delivery_id ORDER BY attempt DESC) AS n
+                 FROM delivery_attempts a
+                WHERE a.organization_id = $1
+                  AND a.delivery_id IN (SELECT value::uuid FROM jsonb_array_elements_text($2::jsonb))) a
+        WHERE n <= $3
+        ORDER BY delivery_id, attempt DESC`,
+      [organizationId, JSON.stringify(deliveries.map((d) => d.id)), MAX_LISTED_ATTEMPTS],
+    );
+    for (const row of rows) {
+      const list = byDelivery.get(row.delivery_id) ?? [];
+      list.push(row);
+      byDelivery.set(row.delivery_id, list);
+    }
+    return byDelivery;
   }
 
   private async setStatus(

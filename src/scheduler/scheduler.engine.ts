@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import {
   BeforeApplicationShutdown,
@@ -12,6 +11,7 @@ import { Clock } from '../common/clock';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { DatabaseAvailability } from '../database/database-availability';
+import { uuidv7 } from '../common/ids';
 import { DeliveryOutbox } from './delivery/delivery-outbox';
 import { DeliveryWorker } from './delivery/delivery.worker';
 import { FollowUpDispatcher } from './dispatch/follow-up-dispatcher';
@@ -29,9 +29,16 @@ const PRUNE_EVERY_TICKS = 60;
 @Injectable()
 export class SchedulerEngine implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(SchedulerEngine.name);
-  /** Names this process on the rows it leases. */
-  readonly owner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  /**
+   * Names this process on the rows it leases and the attempts it makes (opaque: clients see it;
+   * its host and pid are in scheduler_processes and the start-up log line).
+   */
+  readonly owner = uuidv7(Date.now());
   private stopping = false;
+  /** True once this process's heartbeat row exists: it claims nothing before. */
+  private registered = false;
+  private heartbeatTimer?: NodeJS.Timeout;
+  private beating?: Promise<void>;
   private ticking?: Promise<void>;
   private tickAgain = false;
   private delivering?: Promise<void>;
@@ -55,11 +62,45 @@ export class SchedulerEngine implements OnApplicationBootstrap, BeforeApplicatio
 
   onApplicationBootstrap(): void {
     if (!this.enabled) return;
+    this.logger.log(
+      { processId: this.owner, host: hostname(), pid: process.pid },
+      'scheduler process started',
+    );
+    this.heartbeatTimer = setInterval(() => void this.beat(), this.config.delivery.heartbeatMs);
     this.registry.addInterval(
       TICK,
       setInterval(() => this.wake(), this.config.scheduler.tickMs),
     );
     this.wake();
+  }
+
+  /**
+   * Beats this process's heartbeat (other processes take its claims over when it stops) and extends
+   * the leases of the deliveries it holds. A failed beat is simply tried at the next interval.
+   */
+  private beat(): Promise<void> {
+    this.beating ??= (async () => {
+      const held = this.worker.heldIds();
+      try {
+        const stillHeld = new Set(
+          await this.outbox.beat(
+            {
+              owner: this.owner,
+              host: hostname(),
+              pid: process.pid,
+              leaseMs: this.config.delivery.leaseMs,
+              timeoutMs: this.config.delivery.heartbeatTimeoutMs,
+            },
+            held,
+          ),
+        );
+        this.registered = true;
+        this.worker.forgetTakenOver(held.filter((id) => !stillHeld.has(id)));
+      } catch (error) {
+        this.logger.debug({ err: error }, 'heartbeat failed; the next one retries');
+      }
+    })().finally(() => (this.beating = undefined));
+    return this.beating;
   }
 
   /** Runs a tick now (or right after the current one): a follow-up was created or resumed here. */
@@ -80,15 +121,26 @@ export class SchedulerEngine implements OnApplicationBootstrap, BeforeApplicatio
 
   private async tick(): Promise<void> {
     try {
+      if (!this.registered) await this.beat();
+      if (!this.registered) return;
       const now = this.clock.now();
-      await this.outbox.reapExpiredLeases(now, this.config.delivery.maxAttempts);
+      await this.outbox.reapAbandoned(
+        this.owner,
+        now,
+        this.config.delivery.maxAttempts,
+        this.config.delivery.heartbeatTimeoutMs,
+      );
       // Delivery starts with the first dispatched batch and overlaps the rest of a large dispatch.
       let dispatched = DISPATCH_BATCH;
       while (!this.stopping && dispatched === DISPATCH_BATCH) {
         dispatched = await this.dispatcher.dispatchBatch(now, DISPATCH_BATCH);
         this.startDelivery();
       }
-      if (++this.ticks % PRUNE_EVERY_TICKS === 0) await this.outbox.pruneSendWindows();
+      if (++this.ticks % PRUNE_EVERY_TICKS === 0) {
+        await this.outbox.pruneSendWindows();
+        await this.outbox.cancelDeletedFollowUpsDeliveries(now);
+        await this.outbox.pruneProcesses(this.config.delivery.heartbeatTimeoutMs);
+      }
       await this.wakeForEarliestDue();
     } catch (error) {
       // A database outage is logged once by DatabaseAvailability, not once per tick.
@@ -134,7 +186,12 @@ export class SchedulerEngine implements OnApplicationBootstrap, BeforeApplicatio
     await this.worker.deliverUntilIdle(this.owner, () => this.stopping);
   }
 
-  /** SIGTERM: stop claiming, let in-flight sends finish within the grace period, release the rest. */
+  /**
+   * SIGTERM: stop claiming and start no new call; wait for the calls in flight (each ends within the
+   * Graph time-out, which the grace period exceeds) and record their outcomes; give back what was
+   * never called; stop beating and remove the heartbeat row. Nothing whose call may have reached
+   * Meta is given back (docs/scheduler.md, Shutdown).
+   */
   async beforeApplicationShutdown(): Promise<void> {
     if (!this.enabled) return;
     this.stopping = true;
@@ -144,8 +201,25 @@ export class SchedulerEngine implements OnApplicationBootstrap, BeforeApplicatio
     const grace = new Promise<void>(
       (resolve) => (timer = setTimeout(resolve, this.config.shutdownGraceMs)),
     );
-    await Promise.race([Promise.all([this.ticking, this.delivering]), grace]);
+    await Promise.race([
+      Promise.all([this.ticking, this.delivering, this.worker.settled()]),
+      grace,
+    ]);
     clearTimeout(timer);
-    await this.worker.releaseUnrecorded(this.owner);
+    try {
+      await this.worker.releaseUnstarted(this.owner);
+    } catch (error) {
+      this.logger.error({ err: error }, 'could not give back unsent deliveries on shutdown');
+    }
+    clearInterval(this.heartbeatTimer);
+    await this.beating;
+    // Still holding rows (their outcome could not be written): the row is left to go stale, so that
+    // they are taken over one heartbeat time-out from now.
+    if (this.worker.heldIds().length > 0) return;
+    try {
+      await this.outbox.unregister(this.owner);
+    } catch (error) {
+      this.logger.error({ err: error }, 'could not remove the heartbeat row on shutdown');
+    }
   }
 }

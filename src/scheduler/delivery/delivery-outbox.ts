@@ -12,24 +12,26 @@ export interface ClaimedDelivery {
   channelId: string;
   occurrenceAt: number;
   phone: string;
+  /** Counting this one: the number of this attempt in delivery_attempts. */
   attempts: number;
   prompt: string;
   title: string;
   description: string | null;
 }
 
-/** What became of one claimed delivery; `at` is when it was known (sent_at for a send). */
-export type DeliveryOutcome =
-  | { id: string; at: number; status: 'sent'; waMessageId: string | null }
-  | {
-      id: string;
-      at: number;
-      status: 'pending';
-      retryAt: number;
-      errorCode: string;
-      errorMessage: string;
-    }
-  | { id: string; at: number; status: 'failed'; errorCode: string; errorMessage: string };
+/**
+ * What became of one claimed delivery (its attempt number `attempt`); `at` is when it was known
+ * (sent_at for a send).
+ */
+export type DeliveryOutcome = { id: string; attempt: number; at: number } & (
+  | { status: 'sent'; waMessageId: string | null }
+  | { status: 'pending'; retryAt: number; errorCode: string; errorMessage: string }
+  | { status: 'failed'; errorCode: string; errorMessage: string }
+);
+
+/** Seconds, as PostgreSQL's make_interval takes them, from a parameter in milliseconds. */
+const interval = (parameter: string) =>
+  `make_interval(secs => ${parameter}::double precision / 1000)`;
 
 export interface ClaimOptions {
   owner: string;
@@ -38,6 +40,16 @@ export interface ClaimOptions {
   leaseMs: number;
   /** Per channel and second, across replicas; 0 = unlimited. */
   ratePerSecond: number;
+}
+
+export interface HeartbeatOptions {
+  /** The process id, as written in lease_owner. */
+  owner: string;
+  host: string;
+  pid: number;
+  leaseMs: number;
+  /** DELIVERY_HEARTBEAT_TIMEOUT_MS */
+  timeoutMs: number;
 }
 
 interface Candidate {
@@ -80,7 +92,8 @@ export class DeliveryOutbox {
       const candidates: Candidate[] = await db.query(
         `SELECT d.id, d.channel_id, d.organization_id FROM deliveries d
           WHERE d.status = 'pending' AND d.next_attempt_at <= $1
-            AND NOT EXISTS (SELECT 1 FROM follow_ups f WHERE f.id = d.follow_up_id AND f.status = 'paused')
+            AND EXISTS (SELECT 1 FROM follow_ups f WHERE f.id = d.follow_up_id
+                         AND f.status <> 'paused' AND f.deleted_at IS NULL)
             AND ($3 = 0 OR NOT EXISTS (
                   SELECT 1 FROM channel_send_windows w
                    WHERE w.channel_id = d.channel_id AND w.window_start = $4 AND w.sent >= $3))
@@ -95,19 +108,23 @@ export class DeliveryOutbox {
           ? await this.withinRateLimit(db, candidates, options.ratePerSecond, window)
           : candidates.map((c) => c.id);
       if (granted.length === 0) return [];
-      const rows = returnedRows<ClaimRow>(
-        await db.query(
-          `UPDATE deliveries d
+      // The attempt is logged in the same statement as the claim: a claim is an attempt begun.
+      const rows: ClaimRow[] = await db.query(
+        `WITH claimed AS (
+           UPDATE deliveries d
               SET status = 'sending', lease_owner = $2,
-                  lease_expires_at = clock_timestamp() + make_interval(secs => $3::double precision / 1000),
+                  lease_expires_at = clock_timestamp() + ${interval('$3')},
                   attempts = d.attempts + 1, updated_at = $4
              FROM follow_ups f
             WHERE d.id IN (SELECT value::uuid FROM jsonb_array_elements_text($1::jsonb))
               AND f.id = d.follow_up_id
         RETURNING d.id, d.organization_id, d.follow_up_id, d.channel_id, d.occurrence_at, d.phone,
-                  d.attempts, f.prompt, f.title, f.description`,
-          [JSON.stringify(granted), options.owner, options.leaseMs, iso(options.now)],
-        ),
+                  d.attempts, f.prompt, f.title, f.description),
+         logged AS (
+           INSERT INTO delivery_attempts (delivery_id, attempt, organization_id, process_id, started_at)
+           SELECT id, attempts, organization_id, $2, $4 FROM claimed)
+         SELECT * FROM claimed`,
+        [JSON.stringify(granted), options.owner, options.leaseMs, iso(options.now)],
       );
       return rows.map((row) => ({
         id: row.id,
@@ -172,33 +189,55 @@ export class DeliveryOutbox {
     return granted;
   }
 
-  /** Writes the outcomes of claimed deliveries in one statement. */
-  async record(owner: string, now: number, outcomes: DeliveryOutcome[]): Promise<void> {
-    if (outcomes.length === 0) return;
+  /**
+   * Writes the outcomes of claimed deliveries, and of their attempts, in one statement. A delivery
+   * is only written while this process still holds it; its attempt is written whatever happened
+   * since (an outcome that arrives after a take-over still explains the repeat). A retry of a
+   * deleted follow-up's delivery is cancelled instead. Returns the ids that were no longer held.
+   */
+  async record(owner: string, now: number, outcomes: DeliveryOutcome[]): Promise<string[]> {
+    if (outcomes.length === 0) return [];
     const rows = outcomes.map((outcome) => ({
       id: outcome.id,
+      attempt: outcome.attempt,
       status: outcome.status,
+      finished_at: iso(outcome.at),
       wa_message_id: outcome.status === 'sent' ? outcome.waMessageId : null,
       sent_at: outcome.status === 'sent' ? iso(outcome.at) : null,
       next_attempt_at: outcome.status === 'pending' ? iso(outcome.retryAt) : null,
       error_code: outcome.status === 'sent' ? null : outcome.errorCode,
       error_message: outcome.status === 'sent' ? null : outcome.errorMessage,
     }));
-    await this.dataSource.query(
-      `UPDATE deliveries d
-          SET status = v.status,
-              wa_message_id = COALESCE(v.wa_message_id, d.wa_message_id),
-              sent_at = COALESCE(v.sent_at, d.sent_at),
-              sent_by = CASE WHEN v.status = 'sent' THEN $2 ELSE d.sent_by END,
-              next_attempt_at = COALESCE(v.next_attempt_at, d.next_attempt_at),
-              last_error_code = v.error_code,
-              last_error_message = v.error_message,
-              lease_owner = NULL, lease_expires_at = NULL, updated_at = $3
-         FROM jsonb_to_recordset($1::jsonb) AS v(id uuid, status text, wa_message_id text,
-              sent_at timestamptz, next_attempt_at timestamptz, error_code text, error_message text)
-        WHERE d.id = v.id AND d.lease_owner = $2 AND d.status = 'sending'`,
+    const written: { id: string; held: boolean }[] = await this.dataSource.query(
+      `WITH v AS (
+         SELECT * FROM jsonb_to_recordset($1::jsonb) AS v(id uuid, attempt integer, status text,
+                finished_at timestamptz, wa_message_id text, sent_at timestamptz,
+                next_attempt_at timestamptz, error_code text, error_message text)),
+       delivery AS (
+         UPDATE deliveries d
+            SET status = CASE WHEN v.status = 'pending' AND f.deleted_at IS NOT NULL THEN 'cancelled'
+                              ELSE v.status END,
+                wa_message_id = COALESCE(v.wa_message_id, d.wa_message_id),
+                sent_at = COALESCE(v.sent_at, d.sent_at),
+                sent_by = CASE WHEN v.status = 'sent' THEN $2 ELSE d.sent_by END,
+                next_attempt_at = COALESCE(v.next_attempt_at, d.next_attempt_at),
+                last_error_code = v.error_code,
+                last_error_message = v.error_message,
+                lease_owner = NULL, lease_expires_at = NULL, updated_at = $3
+           FROM v, follow_ups f
+          WHERE d.id = v.id AND f.id = d.follow_up_id AND d.lease_owner = $2 AND d.status = 'sending'
+      RETURNING d.id),
+       attempt AS (
+         UPDATE delivery_attempts a
+            SET finished_at = v.finished_at,
+                outcome = CASE WHEN v.status = 'sent' THEN 'sent' ELSE 'failed' END,
+                wa_message_id = v.wa_message_id, error_code = v.error_code, error_message = v.error_message
+           FROM v
+          WHERE a.delivery_id = v.id AND a.attempt = v.attempt AND a.process_id = $2)
+       SELECT v.id, EXISTS (SELECT 1 FROM delivery WHERE delivery.id = v.id) AS held FROM v`,
       [JSON.stringify(rows), owner, iso(now)],
     );
+    return written.filter((row) => !row.held).map((row) => row.id);
   }
 
   /**
@@ -231,34 +270,136 @@ export class DeliveryOutbox {
     });
   }
 
-  /** Returns claims whose lease ran out (their process died or stalled) to the queue. */
-  async reapExpiredLeases(now: number, maxAttempts: number): Promise<number> {
+  /**
+   * Beats this process's heartbeat and extends the leases of the deliveries it holds; returns the
+   * ids it still holds (any other was taken over while it could not reach the database). A gap of
+   * a whole heartbeat time-out since its previous beat restarts `beating_since`: a process that was
+   * cut off must watch the others again before it may judge them dead.
+   */
+  async beat(process: HeartbeatOptions, held: string[]): Promise<string[]> {
     const rows = returnedRows<{ id: string }>(
       await this.dataSource.query(
-        `UPDATE deliveries
-          SET status = CASE WHEN attempts >= $2 THEN 'failed' ELSE 'pending' END,
-              last_error_code = CASE WHEN attempts >= $2 THEN 'lease_expired' ELSE last_error_code END,
-              last_error_message = CASE WHEN attempts >= $2
-                THEN 'The process sending this message stopped before recording the outcome.'
-                ELSE last_error_message END,
-              next_attempt_at = $1, lease_owner = NULL, lease_expires_at = NULL, updated_at = $1
-        WHERE status = 'sending' AND lease_expires_at < clock_timestamp()
-        RETURNING id`,
-        [iso(now), maxAttempts],
+        `WITH me AS (
+           INSERT INTO scheduler_processes AS p (id, host, pid, started_at, beaten_at, beating_since)
+           VALUES ($1, $2, $3, clock_timestamp(), clock_timestamp(), clock_timestamp())
+           ON CONFLICT (id) DO UPDATE
+              SET beaten_at = clock_timestamp(),
+                  beating_since = CASE WHEN p.beaten_at > clock_timestamp() - ${interval('$6')}
+                                       THEN p.beating_since ELSE clock_timestamp() END
+           RETURNING p.id)
+         UPDATE deliveries d SET lease_expires_at = clock_timestamp() + ${interval('$5')}
+          WHERE d.id IN (SELECT value::uuid FROM jsonb_array_elements_text($4::jsonb))
+            AND d.lease_owner = $1 AND d.status = 'sending' AND EXISTS (SELECT 1 FROM me)
+      RETURNING d.id`,
+        [
+          process.owner,
+          process.host,
+          process.pid,
+          JSON.stringify(held),
+          process.leaseMs,
+          process.timeoutMs,
+        ],
       ),
+    );
+    return rows.map((row) => row.id);
+  }
+
+  /** A graceful stop: this process no longer beats, and holds nothing. */
+  async unregister(owner: string): Promise<void> {
+    await this.dataSource.query('DELETE FROM scheduler_processes WHERE id = $1', [owner]);
+  }
+
+  /**
+   * Takes over the claims of dead processes (no beat within the heartbeat time-out) and claims whose
+   * lease ran out (a stalled send, or an owner without a heartbeat row: a version before heartbeats,
+   * still running during a rolling upgrade, or a process that stopped holding something): back to `pending` (or `failed` with
+   * `lease_expired` after the last attempt, `cancelled` for a deleted follow-up). Their attempt is
+   * logged as `unknown`: the call may have reached Meta. Only a reaper that has itself beaten
+   * without a gap for a whole time-out may judge: after a database outage every process looks
+   * dead for a moment, and the living get that long to beat again.
+   */
+  async reapAbandoned(
+    reaper: string,
+    now: number,
+    maxAttempts: number,
+    timeoutMs: number,
+  ): Promise<number> {
+    const rows: { id: string }[] = await this.dataSource.query(
+      `WITH taken AS (
+         UPDATE deliveries d
+            SET status = CASE WHEN f.deleted_at IS NOT NULL THEN 'cancelled'
+                              WHEN d.attempts >= $2 THEN 'failed' ELSE 'pending' END,
+                last_error_code = CASE WHEN f.deleted_at IS NULL AND d.attempts >= $2
+                                       THEN 'lease_expired' ELSE d.last_error_code END,
+                last_error_message = CASE WHEN f.deleted_at IS NULL AND d.attempts >= $2
+                  THEN 'The process sending this message stopped before recording the outcome.'
+                  ELSE d.last_error_message END,
+                -- next_attempt_at is kept: it was due when claimed, so it goes ahead of newer work.
+                lease_owner = NULL, lease_expires_at = NULL, updated_at = $1
+           FROM follow_ups f
+          WHERE f.id = d.follow_up_id AND d.status = 'sending'
+            AND EXISTS (SELECT 1 FROM scheduler_processes me
+                         WHERE me.id = $3 AND me.beaten_at > clock_timestamp() - ${interval('$4')}
+                           AND me.beating_since <= clock_timestamp() - ${interval('$4')})
+            AND (d.lease_expires_at < clock_timestamp()
+                 OR EXISTS (SELECT 1 FROM scheduler_processes p
+                             WHERE p.id = d.lease_owner
+                               AND p.beaten_at <= clock_timestamp() - ${interval('$4')}))
+      RETURNING d.id, d.attempts),
+       attempt AS (
+         UPDATE delivery_attempts a
+            SET outcome = 'unknown', finished_at = $1, error_code = 'outcome_unknown',
+                error_message = 'The process sending this message stopped or lost the database before recording the outcome; it may have been sent.'
+           FROM taken
+          WHERE a.delivery_id = taken.id AND a.attempt = taken.attempts AND a.outcome IS NULL)
+       SELECT id FROM taken`,
+      [iso(now), maxAttempts, reaper, timeoutMs],
     );
     return rows.length;
   }
 
-  /** On shutdown: gives back what this process claimed but did not send (not counted as an attempt). */
+  /**
+   * On shutdown: gives back what this process claimed but never called Meta for (the attempt is
+   * not counted, and its log row goes); a deleted follow-up's delivery is cancelled instead.
+   */
   async release(owner: string, ids: string[], now: number): Promise<void> {
     if (ids.length === 0) return;
     await this.dataSource.query(
-      `UPDATE deliveries SET status = 'pending', attempts = GREATEST(attempts - 1, 0), lease_owner = NULL,
-              lease_expires_at = NULL, next_attempt_at = $3, updated_at = $3
-        WHERE id IN (SELECT value::uuid FROM jsonb_array_elements_text($2::jsonb))
-          AND lease_owner = $1 AND status = 'sending'`,
+      `WITH released AS (
+         UPDATE deliveries d
+            SET status = CASE WHEN f.deleted_at IS NOT NULL THEN 'cancelled' ELSE 'pending' END,
+                attempts = GREATEST(d.attempts - 1, 0), lease_owner = NULL,
+                lease_expires_at = NULL, next_attempt_at = $3, updated_at = $3
+           FROM follow_ups f
+          WHERE d.id IN (SELECT value::uuid FROM jsonb_array_elements_text($2::jsonb))
+            AND f.id = d.follow_up_id AND d.lease_owner = $1 AND d.status = 'sending'
+      RETURNING d.id, d.attempts + 1 AS attempt)
+       DELETE FROM delivery_attempts a USING released
+        WHERE a.delivery_id = released.id AND a.attempt = released.attempt AND a.process_id = $1`,
       [owner, JSON.stringify(ids), iso(now)],
+    );
+  }
+
+  /**
+   * Cancels pending deliveries of deleted follow-ups that a retry written concurrently with the
+   * DELETE left behind (the claim never takes them; this only tidies their status).
+   */
+  async cancelDeletedFollowUpsDeliveries(now: number): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE deliveries d SET status = 'cancelled', updated_at = $1
+         FROM follow_ups f
+        WHERE f.id = d.follow_up_id AND d.status = 'pending' AND f.deleted_at IS NOT NULL`,
+      [iso(now)],
+    );
+  }
+
+  /** Forgets processes that have been dead for a while and hold nothing. */
+  async pruneProcesses(timeoutMs: number): Promise<void> {
+    await this.dataSource.query(
+      `DELETE FROM scheduler_processes p
+        WHERE p.beaten_at < clock_timestamp() - ${interval('$1')} * 10
+          AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.status = 'sending' AND d.lease_owner = p.id)`,
+      [timeoutMs],
     );
   }
 

@@ -12,6 +12,12 @@ import { OutcomeRecorder } from './outcome-recorder';
 type Credentials = Map<string, WhatsappCredentials>;
 
 /**
+ * Where a delivery this process holds stands: claimed (no call to Meta yet, so it may be given
+ * back), calling (Meta may be sending it), or recording (the outcome is known, not yet written).
+ */
+type HeldState = 'claimed' | 'calling' | 'recording';
+
+/**
  * Sends what the outbox holds: keeps up to DELIVERY_CONCURRENCY sends in flight, claiming rows only
  * when a sender is free, so every claimed row starts at once and its lease only has to cover one
  * send. Each outcome is durable before its sender moves on.
@@ -19,8 +25,11 @@ type Credentials = Map<string, WhatsappCredentials>;
 @Injectable()
 export class DeliveryWorker {
   private readonly logger = new Logger(DeliveryWorker.name);
-  /** Claimed by this process and not yet recorded: given back on shutdown. */
-  private readonly unrecorded = new Set<string>();
+  /** Deliveries claimed by this process and not yet recorded. */
+  private readonly held = new Map<string, HeldState>();
+  /** Every send in flight, whichever run of the loop started it. */
+  private readonly inFlight = new Set<Promise<void>>();
+  private recorder?: OutcomeRecorder;
 
   constructor(
     private readonly outbox: DeliveryOutbox,
@@ -34,15 +43,16 @@ export class DeliveryWorker {
   /** Delivers until nothing is due (or `shouldStop`); returns how many deliveries it took. */
   async deliverUntilIdle(owner: string, shouldStop: () => boolean): Promise<number> {
     const { concurrency, leaseMs, channelRateLimitPerSecond } = this.config.delivery;
-    const recorder = new OutcomeRecorder(this.outbox, owner, () => this.clock.now());
-    const inFlight = new Set<Promise<void>>();
+    const recorder = (this.recorder ??= new OutcomeRecorder(this.outbox, owner, () =>
+      this.clock.now(),
+    ));
     // Claim again once a quarter of the senders are free: fewer, larger claims under load.
     const refill = Math.max(1, Math.floor(concurrency / 4));
     let taken = 0;
     while (!shouldStop()) {
-      const free = concurrency - inFlight.size;
+      const free = concurrency - this.inFlight.size;
       if (free < refill) {
-        await Promise.race(inFlight);
+        await Promise.race(this.inFlight);
         continue;
       }
       const claimed = await this.outbox.claim({
@@ -53,50 +63,92 @@ export class DeliveryWorker {
         ratePerSecond: channelRateLimitPerSecond,
       });
       if (claimed.length === 0) {
-        if (inFlight.size === 0) break;
-        await Promise.race(inFlight);
+        if (this.inFlight.size === 0) break;
+        await Promise.race(this.inFlight);
         continue;
       }
       taken += claimed.length;
-      claimed.forEach((delivery) => this.unrecorded.add(delivery.id));
-      const credentials = await this.channels.whatsappCredentials([
-        ...new Set(claimed.map((delivery) => delivery.channelId)),
-      ]);
+      claimed.forEach((delivery) => this.held.set(delivery.id, 'claimed'));
+      const credentials = await this.channels
+        .whatsappCredentials([...new Set(claimed.map((delivery) => delivery.channelId))])
+        .catch((error: unknown) => {
+          this.logger.warn({ err: error }, 'could not read channel credentials');
+          return undefined;
+        });
       for (const delivery of claimed) {
         const sending: Promise<void> = this.send(
           delivery,
           credentials,
           recorder,
           shouldStop,
-        ).finally(() => inFlight.delete(sending));
-        inFlight.add(sending);
+        ).finally(() => this.inFlight.delete(sending));
+        this.inFlight.add(sending);
       }
     }
-    await Promise.allSettled(inFlight);
+    await this.settled();
     return taken;
   }
 
-  /** Gives back every claim this process has not recorded (shutdown). */
-  async releaseUnrecorded(owner: string): Promise<void> {
-    const ids = [...this.unrecorded];
-    await this.outbox.release(owner, ids, this.clock.now());
-    this.unrecorded.clear();
+  /** Resolves once no send is in flight (each ends within the Graph time-out, then is recorded). */
+  async settled(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+  }
+
+  /** The deliveries this process holds (their leases are extended by its heartbeat). */
+  heldIds(): string[] {
+    return [...this.held.keys()];
+  }
+
+  /**
+   * The heartbeat did not extend these deliveries: either their outcome was written meanwhile, or
+   * another process took them over (this one could not beat for too long). Those not being recorded
+   * are no longer this process's: a call not yet started never will be.
+   */
+  forgetTakenOver(ids: string[]): void {
+    const lost = ids.filter((id) => {
+      const state = this.held.get(id);
+      return state === 'claimed' || state === 'calling';
+    });
+    for (const id of lost) this.held.delete(id);
+    if (lost.length > 0) {
+      this.logger.warn({ deliveryIds: lost }, 'deliveries were taken over by another process');
+    }
+  }
+
+  /**
+   * Shutdown, at the end of the grace period: outcomes not yet written are given up, and every
+   * claim whose call never started is given back, uncounted. A delivery whose call is still in flight
+   * is never given back: Meta may have sent it. It stays claimed and is taken over as after a crash
+   * (its attempt logged `unknown`).
+   */
+  async releaseUnstarted(owner: string): Promise<void> {
+    this.recorder?.close();
+    const unstarted = [...this.held].filter(([, state]) => state === 'claimed').map(([id]) => id);
+    unstarted.forEach((id) => this.held.delete(id));
+    await this.outbox.release(owner, unstarted, this.clock.now());
+    if (this.held.size > 0) {
+      this.logger.warn(
+        { deliveryIds: [...this.held.keys()] },
+        'stopping with deliveries whose outcome is not recorded; another process takes them over',
+      );
+    }
   }
 
   private async send(
     delivery: ClaimedDelivery,
-    credentials: Credentials,
+    credentials: Credentials | undefined,
     recorder: OutcomeRecorder,
     shouldStop: () => boolean,
   ): Promise<void> {
     try {
       const outcome = await this.deliver(delivery, credentials, shouldStop);
-      if (!outcome) return; // stopping: not sent, given back on shutdown
+      if (!outcome) return; // stopping or taken over: not sent
+      if (this.held.has(delivery.id)) this.held.set(delivery.id, 'recording');
       await recorder.record(outcome);
-      this.unrecorded.delete(delivery.id);
+      this.held.delete(delivery.id);
     } catch (error) {
-      // The outcome could not be written even after retries: the lease runs out and the row is
-      // taken again, as after a crash.
+      // Only when stopping: the outcome could not be written within the grace period. The row is
+      // taken over once this process stops beating, as after a crash.
       this.logger.error(
         { err: error, deliveryId: delivery.id },
         'could not record a delivery outcome',
@@ -106,9 +158,16 @@ export class DeliveryWorker {
 
   private async deliver(
     delivery: ClaimedDelivery,
-    credentials: Credentials,
+    credentials: Credentials | undefined,
     shouldStop: () => boolean,
   ): Promise<DeliveryOutcome | undefined> {
+    if (!credentials) {
+      return this.retryOrFail(
+        delivery,
+        'credentials_unavailable',
+        "The channel's credentials could not be read from the database.",
+      );
+    }
     const channel = credentials.get(delivery.channelId);
     if (!channel || channel.status !== 'active') {
       return this.failed(
@@ -144,7 +203,9 @@ export class DeliveryWorker {
     if (body.length === 0) {
       return this.failed(delivery, 'empty_message', 'The prompt produced an empty message.');
     }
-    if (shouldStop()) return undefined;
+    // From here on Meta may send the message: this row is never given back, only recorded.
+    if (shouldStop() || !this.held.has(delivery.id)) return undefined;
+    this.held.set(delivery.id, 'calling');
     const sent: SendOutcome = await this.graph.sendText({
       numberId: channel.numberId,
       accessToken: channel.accessToken,
@@ -155,6 +216,7 @@ export class DeliveryWorker {
       case 'sent':
         return {
           id: delivery.id,
+          attempt: delivery.attempts,
           at: this.clock.now(),
           status: 'sent',
           waMessageId: sent.messageId,
@@ -197,6 +259,7 @@ export class DeliveryWorker {
     const now = this.clock.now();
     return {
       id: delivery.id,
+      attempt: delivery.attempts,
       at: now,
       status: 'pending',
       retryAt: now + retryDelayMs(delivery.attempts, retryAfterMs),
@@ -208,6 +271,7 @@ export class DeliveryWorker {
   private failed(delivery: ClaimedDelivery, code: string, message: string): DeliveryOutcome {
     return {
       id: delivery.id,
+      attempt: delivery.attempts,
       at: this.clock.now(),
       status: 'failed',
       errorCode: code,

@@ -198,6 +198,35 @@ export class DeliveryErrorDto {
   @ApiProperty({ example: 'Message undeliverable' }) message!: string;
 }
 
+export const ATTEMPT_OUTCOMES = ['in_progress', 'sent', 'failed', 'unknown'] as const;
+export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];
+
+/** Attempts listed per delivery, most recent first; `attempts` counts them all. */
+export const MAX_LISTED_ATTEMPTS = 10;
+
+export class DeliveryAttemptDto {
+  @ApiProperty({ type: 'integer', example: 1, description: 'Numbered from 1.' })
+  attempt!: number;
+  @ApiProperty({
+    enum: ATTEMPT_OUTCOMES,
+    description:
+      'sent: Meta accepted it (wa_message_id); failed: see error; unknown: the process making the ' +
+      'call stopped or lost the database before recording an answer, so the message may have gone ' +
+      'out; in_progress: the call is being made.',
+  })
+  outcome!: AttemptOutcome;
+  @ApiProperty({ type: 'integer' }) started_at!: number;
+  @ApiProperty({ type: 'integer', nullable: true }) finished_at!: number | null;
+  @ApiProperty({ type: String, nullable: true, example: 'wamid.HBgLMzQ2MTIzNDU2NzgVAgARGBI' })
+  wa_message_id!: string | null;
+  @ApiProperty({ type: DeliveryErrorDto, nullable: true }) error!: DeliveryErrorDto | null;
+  @ApiProperty({
+    description: 'The agentline process that made the attempt (an opaque id).',
+    example: '019ab0c2-7d3e-7c4a-9f10-2b6c1e0d4a55',
+  })
+  process_id!: string;
+}
+
 export class DeliveryDto {
   @ApiProperty({ format: 'uuid' }) id!: string;
   @ApiProperty({ format: 'uuid' }) follow_up_id!: string;
@@ -206,6 +235,11 @@ export class DeliveryDto {
   occurrence_at!: number;
   @ApiProperty({ enum: DELIVERY_STATUSES }) status!: DeliveryStatus;
   @ApiProperty({ type: 'integer' }) attempts!: number;
+  @ApiProperty({
+    type: [DeliveryAttemptDto],
+    description: `Its send attempts, most recent first (at most ${MAX_LISTED_ATTEMPTS}): a message sent twice shows both wa_message_ids.`,
+  })
+  attempt_history!: DeliveryAttemptDto[];
   @ApiProperty({ type: DeliveryErrorDto, nullable: true }) last_error!: DeliveryErrorDto | null;
   @ApiProperty({ type: String, nullable: true, example: 'wamid.HBgLMzQ2MTIzNDU2NzgVAgARGBI' })
   wa_message_id!: string | null;
