@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Allow, IsIn, IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { Allow, IsIn, IsNotEmpty, IsString, Matches, MaxLength } from 'class-validator';
+import { IsOptionalNotNull } from '../../common/http/validation.decorators';
 import { PaginationQueryDto } from '../../common/http/pagination.dto';
 import { JsonValue } from '../../common/json';
 import { AUTHORIZATION_STATUSES, AuthorizationStatus } from '../entities/tool.entity';
@@ -36,7 +37,7 @@ export class CreateToolDto {
     writeOnly: true,
     maxLength: 4096,
   })
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsString()
   @IsNotEmpty()
   @MaxLength(4096)
@@ -69,7 +70,7 @@ export class ToolDto {
 
 export class ListToolsQueryDto extends PaginationQueryDto {
   @ApiPropertyOptional({ description: 'Only the tools attached to this agent.' })
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsString()
   @IsNotEmpty()
   @MaxLength(200)
@@ -87,13 +88,13 @@ export class ListToolSpecsQueryDto extends PaginationQueryDto {
     description: 'Only the tools of this toolkit (case-insensitive).',
     example: 'Google',
   })
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsString()
   @MaxLength(200)
   toolkit?: string;
 
   @ApiPropertyOptional({ description: "Report requirements.met for this agent's attachments." })
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsString()
   @IsNotEmpty()
   @MaxLength(200)
@@ -104,7 +105,7 @@ export class ListToolSpecsQueryDto extends PaginationQueryDto {
     default: 'openai',
     description: 'The form of formatted_schema.',
   })
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsIn(TOOL_SCHEMA_FORMATS)
   format?: ToolSchemaFormat;
 }
