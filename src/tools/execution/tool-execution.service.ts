@@ -1,7 +1,7 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { performance } from 'node:perf_hooks';
-import { Repository } from 'typeorm';
+import { In, Repository } from 'typeorm';
 import { Principal } from '../../common/auth/principal';
 import { Clock } from '../../common/clock';
 import { SecretBox } from '../../common/crypto/secret-box';
@@ -24,9 +24,13 @@ import { ToolExecutionEntity, ToolExecutionStatus } from './tool-execution.entit
 import { McpToolCalls, OAuth2AccessTokens } from './tool-execution.ports';
 import { ToolExecutionContext, ToolExecutionError, ToolInput } from './tool-executor';
 import { ToolExecutorRegistry } from './tool-executor.registry';
+import { boundedJson } from './stored-json';
 import { validateToolInput } from './tool-input.validator';
 
 const DEFAULT_PAGE_SIZE = 50;
+/** A page of executions stops adding records past this many bytes of stored input and output. */
+export const MAX_EXECUTION_PAGE_BYTES = 1024 * 1024;
+const MAX_ERROR_CHARS = 4096;
 
 export type ToolOutput = { value: JsonValue } | { error: string };
 
@@ -152,12 +156,36 @@ export class ToolExecutionService {
   ): Promise<{ items: ToolExecutionEntity[]; offset: number; total_count: number }> {
     const tool = await this.findTool(organizationId, toolId);
     const offset = query.offset ?? 0;
-    const [items, total] = await this.executions.findAndCount({
-      where: { organizationId, toolId: tool.id },
-      order: { createdAt: 'DESC', id: 'DESC' },
-      skip: offset,
-      take: query.limit ?? DEFAULT_PAGE_SIZE,
-    });
+    const where = { organizationId, toolId: tool.id };
+    // The sizes first, without the records: a page ends at `limit` items or at the byte budget,
+    // whichever comes first, and only the records that fit are read.
+    const sizes: Array<{ id: string; bytes: string | number }> = await this.executions
+      .createQueryBuilder('execution')
+      .select('execution.id', 'id')
+      .addSelect(
+        'octet_length(execution.input_json) + octet_length(execution.output_json)',
+        'bytes',
+      )
+      .where('execution.organization_id = :organizationId AND execution.tool_id = :toolId', where)
+      .orderBy('execution.created_at', 'DESC')
+      .addOrderBy('execution.id', 'DESC')
+      .offset(offset)
+      .limit(query.limit ?? DEFAULT_PAGE_SIZE)
+      .getRawMany();
+    const ids: string[] = [];
+    let bytes = 0;
+    for (const size of sizes) {
+      bytes += Number(size.bytes);
+      // Always at least one record, so that paging by `offset + items.length` moves on.
+      if (ids.length > 0 && bytes > MAX_EXECUTION_PAGE_BYTES) break;
+      ids.push(size.id);
+    }
+    const [records, total] = await Promise.all([
+      ids.length > 0 ? this.executions.findBy({ ...where, id: In(ids) }) : [],
+      this.executions.countBy(where),
+    ]);
+    const byId = new Map(records.map((record) => [record.id, record]));
+    const items = ids.flatMap((id) => byId.get(id) ?? []);
     return { items, offset, total_count: total };
   }
 
@@ -291,16 +319,21 @@ export class ToolExecutionService {
     outcome: Outcome,
   ): Promise<ToolExecutionEntity> {
     const now = this.clock.now();
+    const storedInput = boundedJson(input);
+    const storedOutput = boundedJson(outcome.output);
+    const error = 'error' in outcome.output ? outcome.output.error : null;
     const execution = this.executions.create({
       id: uuidv7(now),
       organizationId: tool.organizationId,
       toolId: tool.id,
       agentId: tool.agentId,
       qualifiedName: tool.qualifiedName,
-      inputJson: JSON.stringify(input),
-      outputJson: JSON.stringify(outcome.output),
+      inputJson: storedInput.json,
+      outputJson: storedOutput.json,
+      truncated: storedInput.truncated || storedOutput.truncated,
       status: outcome.status,
-      error: 'error' in outcome.output ? outcome.output.error : null,
+      // Raw text (not JSON-escaped): PostgreSQL cannot store NUL in it, and it is bounded too.
+      error: error === null ? null : cutText(error.split('\u0000').join('\uFFFD')),
       durationMs,
       createdBy: principal.subject,
       createdAt: new Date(now),
@@ -308,6 +341,10 @@ export class ToolExecutionService {
     await this.executions.insert(execution);
     return execution;
   }
+}
+
+function cutText(text: string): string {
+  return text.length <= MAX_ERROR_CHARS ? text : `${text.slice(0, MAX_ERROR_CHARS)}…`;
 }
 
 /** What a tool returns goes out as JSON; undefined (no value) becomes null. */
