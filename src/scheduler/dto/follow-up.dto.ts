@@ -180,7 +180,12 @@ export class ListFollowUpsQueryDto extends PaginationQueryDto {
 }
 
 export class FollowUpPageDto {
-  @ApiProperty({ type: [FollowUpDto] }) items!: FollowUpDto[];
+  @ApiProperty({
+    type: [FollowUpDto],
+    description:
+      'Newest first. A page also stops before about 1 MiB of phone numbers and prompts: it may hold fewer than `limit` items although more follow; the next page starts at `offset + items.length`.',
+  })
+  items!: FollowUpDto[];
   @ApiProperty({ type: 'integer', example: 0 }) offset!: number;
   @ApiProperty({ type: 'integer', example: 1 }) total_count!: number;
 }

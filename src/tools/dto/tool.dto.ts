@@ -78,7 +78,12 @@ export class ListToolsQueryDto extends PaginationQueryDto {
 }
 
 export class ToolPageDto {
-  @ApiProperty({ type: [ToolDto], description: 'Newest first.' }) items!: ToolDto[];
+  @ApiProperty({
+    type: [ToolDto],
+    description:
+      'Newest first. A page also stops before about 1 MiB of params: it may hold fewer than `limit` items although more follow; the next page starts at `offset + items.length`.',
+  })
+  items!: ToolDto[];
   @ApiProperty({ type: 'integer', example: 0 }) offset!: number;
   @ApiProperty({ type: 'integer', example: 1 }) total_count!: number;
 }

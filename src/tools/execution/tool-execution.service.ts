@@ -1,7 +1,7 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { performance } from 'node:perf_hooks';
-import { In, Repository } from 'typeorm';
+import { Repository } from 'typeorm';
 import { Principal } from '../../common/auth/principal';
 import { Clock } from '../../common/clock';
 import { SecretBox } from '../../common/crypto/secret-box';
@@ -12,6 +12,7 @@ import {
   ProblemException,
   validationFailed,
 } from '../../common/http/problem';
+import { byteBoundedPage } from '../../common/http/byte-bounded-page';
 import { isUuid, uuidv7 } from '../../common/ids';
 import { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
@@ -28,8 +29,6 @@ import { boundedJson } from './stored-json';
 import { validateToolInput } from './tool-input.validator';
 
 const DEFAULT_PAGE_SIZE = 50;
-/** A page of executions stops adding records past this many bytes of stored input and output. */
-export const MAX_EXECUTION_PAGE_BYTES = 1024 * 1024;
 const MAX_ERROR_CHARS = 4096;
 
 export type ToolOutput = { value: JsonValue } | { error: string };
@@ -156,36 +155,12 @@ export class ToolExecutionService {
   ): Promise<{ items: ToolExecutionEntity[]; offset: number; total_count: number }> {
     const tool = await this.findTool(organizationId, toolId);
     const offset = query.offset ?? 0;
-    const where = { organizationId, toolId: tool.id };
-    // The sizes first, without the records: a page ends at `limit` items or at the byte budget,
-    // whichever comes first, and only the records that fit are read.
-    const sizes: Array<{ id: string; bytes: string | number }> = await this.executions
-      .createQueryBuilder('execution')
-      .select('execution.id', 'id')
-      .addSelect(
-        'octet_length(execution.input_json) + octet_length(execution.output_json)',
-        'bytes',
-      )
-      .where('execution.organization_id = :organizationId AND execution.tool_id = :toolId', where)
-      .orderBy('execution.created_at', 'DESC')
-      .addOrderBy('execution.id', 'DESC')
-      .offset(offset)
-      .limit(query.limit ?? DEFAULT_PAGE_SIZE)
-      .getRawMany();
-    const ids: string[] = [];
-    let bytes = 0;
-    for (const size of sizes) {
-      bytes += Number(size.bytes);
-      // Always at least one record, so that paging by `offset + items.length` moves on.
-      if (ids.length > 0 && bytes > MAX_EXECUTION_PAGE_BYTES) break;
-      ids.push(size.id);
-    }
-    const [records, total] = await Promise.all([
-      ids.length > 0 ? this.executions.findBy({ ...where, id: In(ids) }) : [],
-      this.executions.countBy(where),
-    ]);
-    const byId = new Map(records.map((record) => [record.id, record]));
-    const items = ids.flatMap((id) => byId.get(id) ?? []);
+    const { items, total } = await byteBoundedPage(
+      this.executions,
+      { organizationId, toolId: tool.id },
+      (row) => `octet_length(${row}.input_json) + octet_length(${row}.output_json)`,
+      { offset, limit: query.limit ?? DEFAULT_PAGE_SIZE },
+    );
     return { items, offset, total_count: total };
   }
 

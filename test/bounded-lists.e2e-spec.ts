@@ -1,10 +1,11 @@
+import { aFollowUp, aTool, aWhatsappChannel } from './support/factories';
 import { issueTrackerTools, McpTestServer } from './support/mcp-test-server';
 import { eventually } from './support/eventually';
 import { bearer, startApp, TestApp, tokenFor } from './support/test-app';
 import { ExecutionRecord, toolRequests } from './support/tool-requests';
 
 /** Issue 7, "Costly bodies": executions kept whole made one list answer 78 MB. */
-describe('Execution records are bounded (e2e)', () => {
+describe('Execution records and list pages are bounded (e2e)', () => {
   let t: TestApp;
   let tracker: McpTestServer;
   let auth: Record<string, string>;
@@ -83,5 +84,66 @@ describe('Execution records are bounded (e2e)', () => {
     // Newest first across pages.
     const times = seen.map((e) => e.created_at);
     expect([...times].sort((a, b) => b - a)).toEqual(times);
+  });
+
+  /** Pages through a list by `offset + items.length`; answers every id seen, in order. */
+  const pageThrough = async (path: string, total: number) => {
+    const seen: string[] = [];
+    const sizes: number[] = [];
+    let offset = 0;
+    for (let page = 0; page < total && offset < total; page++) {
+      const res = await t
+        .http()
+        .get(`${path}${path.includes('?') ? '&' : '?'}limit=200&offset=${offset}`)
+        .set(auth)
+        .expect(200);
+      expect(res.body.data).toMatchObject({ offset, total_count: total });
+      expect(res.body.data.items.length).toBeGreaterThan(0);
+      sizes.push(Buffer.byteLength(res.text));
+      seen.push(...res.body.data.items.map((item: { id: string }) => item.id));
+      offset += res.body.data.items.length;
+    }
+    return { seen, sizes };
+  };
+
+  it('bounds the tools list in bytes too (params may be 1 MiB each)', async () => {
+    const agent = `agent-${Date.now()}`;
+    for (let i = 0; i < 4; i++) {
+      await t
+        .http()
+        .post('/v1/tools')
+        .set(auth)
+        .send(aTool({ agent_id: agent, params: { blob: `${i}${'x'.repeat(400_000)}` } }))
+        .expect(201);
+    }
+    const { seen, sizes } = await pageThrough(`/v1/tools?agent_id=${agent}`, 4);
+    expect(new Set(seen).size).toBe(4);
+    expect(sizes.length).toBeGreaterThan(1);
+    for (const size of sizes) expect(size).toBeLessThan(1.2 * 1024 * 1024);
+  });
+
+  it('bounds the follow-ups list in bytes too (10,000 numbers each)', async () => {
+    const channel = await t
+      .http()
+      .post('/v1/channels/whatsapp')
+      .set(auth)
+      .send(aWhatsappChannel())
+      .expect(201);
+    const numbers = Array.from({ length: 10_000 }, (_, i) => `+3461${String(i).padStart(7, '0')}`);
+    for (let i = 0; i < 8; i++) {
+      await t
+        .http()
+        .post('/v1/scheduler/follow-up/whatsapp')
+        .set(auth)
+        .send(aFollowUp(channel.body.data.id, { client_phone_numbers: numbers }))
+        .expect(201);
+    }
+    const { seen, sizes } = await pageThrough(
+      `/v1/scheduler/follow-ups?channel_id=${channel.body.data.id}`,
+      8,
+    );
+    expect(new Set(seen).size).toBe(8);
+    expect(sizes.length).toBeGreaterThan(1);
+    for (const size of sizes) expect(size).toBeLessThan(1.3 * 1024 * 1024);
   });
 });
