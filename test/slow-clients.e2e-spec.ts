@@ -1,7 +1,10 @@
 import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { eventually } from './support/eventually';
+import { issueTrackerTools, McpTestServer } from './support/mcp-test-server';
 import { bearer, startApp, TestApp, tokenFor } from './support/test-app';
+import { toolRequests } from './support/tool-requests';
 
 interface RawResponse {
   status: number;
@@ -50,12 +53,15 @@ async function exchange(port: number, parts: Array<[number, string]>): Promise<R
 
 describe('Slow and broken clients (e2e)', () => {
   let t: TestApp;
+  let tracker: McpTestServer;
   let port: number;
   const REQUEST_TIMEOUT_MS = 1_000;
   const HEADERS_TIMEOUT_MS = 500;
 
   beforeAll(async () => {
+    tracker = await McpTestServer.start(issueTrackerTools());
     t = await startApp({
+      MCP_SERVERS: JSON.stringify([{ id: 'tracker', url: tracker.url }]),
       HTTP_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
       HTTP_HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS),
       HTTP_KEEP_ALIVE_TIMEOUT_MS: '300',
@@ -63,7 +69,10 @@ describe('Slow and broken clients (e2e)', () => {
     await t.app.listen(0, '127.0.0.1');
     port = (t.app.getHttpServer().address() as AddressInfo).port;
   });
-  afterAll(async () => t.close());
+  afterAll(async () => {
+    await t?.close();
+    await tracker?.close();
+  });
 
   const expectProblem = (res: RawResponse, status: number, code: string) => {
     expect(res.status).toBe(status);
@@ -125,5 +134,22 @@ describe('Slow and broken clients (e2e)', () => {
     expect(res.status).toBe(200);
     expect(res.closedAfterMs).toBeLessThan(REQUEST_TIMEOUT_MS + 1_000);
     await t.http().get('/v1/tools').set(bearer(tokenFor())).expect(200);
+  });
+
+  it('lets a handler run past the request time-out once the request is in (a slow tool)', async () => {
+    const auth = bearer(tokenFor());
+    const { attach, run } = toolRequests(
+      () => t,
+      () => auth,
+    );
+    await eventually(async () => {
+      const specs = await t.http().get('/v1/tools/specs?toolkit=AcmeIssueTracker').set(auth);
+      expect(specs.body.data.items.length).toBeGreaterThan(0);
+    }, 30_000);
+    const tool = await attach('AcmeIssueTracker.Slow');
+    const started = performance.now();
+    const result = await run(tool.id, { ms: REQUEST_TIMEOUT_MS + 800 });
+    expect(performance.now() - started).toBeGreaterThan(REQUEST_TIMEOUT_MS + 500);
+    expect(result).toMatchObject({ status: 'succeeded', output: { value: 'done' } });
   });
 });
