@@ -12,5 +12,23 @@ export default tseslint.config(
       'no-console': 'error',
     },
   },
+  {
+    // class-validator's IsOptional lets null through; request DTOs use IsOptionalNotNull.
+    files: ['src/**/dto/**/*.ts', 'src/common/http/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: 'class-validator',
+              importNames: ['IsOptional'],
+              message: 'Use IsOptionalNotNull (src/common/http/validation.decorators.ts): IsOptional accepts null.',
+            },
+          ],
+        },
+      ],
+    },
+  },
   { files: ['test/**/*.ts', 'bench/**/*.ts', 'src/cli/**/*.ts', '**/*.spec.ts'], rules: { 'no-console': 'off' } },
 );

@@ -3,6 +3,7 @@ import { DeliveryOutbox1763900000000 } from './1763900000000-delivery-outbox';
 import { OAuth2Grants1764000000000 } from './1764000000000-oauth2-grants';
 import { ToolExecutions1764000000002 } from './1764000000002-tool-executions';
 import { DeliverySentBy1764000000003 } from './1764000000003-delivery-sent-by';
+import { ToolExecutionTruncated1764100000000 } from './1764100000000-tool-execution-truncated';
 import { DeliveryAttemptsAndHeartbeats1764100000300 } from './1764100000300-delivery-attempts-and-heartbeats';
 
 /** Every migration in order. Migrations are never edited after they land; add a new one. */
@@ -12,5 +13,6 @@ export const MIGRATIONS = [
   OAuth2Grants1764000000000,
   ToolExecutions1764000000002,
   DeliverySentBy1764000000003,
+  ToolExecutionTruncated1764100000000,
   DeliveryAttemptsAndHeartbeats1764100000300,
 ];

@@ -1,7 +1,9 @@
 import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
+import type { Server } from 'node:http';
 import { bodyParserErrors, parseJsonBody, requireJsonBody } from './common/http/body-parsing';
+import { applyServerTimeouts } from './common/http/http-server';
 import { AppConfig } from './config/app-config';
 import { APP_CONFIG } from './config/config.module';
 
@@ -22,11 +24,13 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
 
 /**
  * Everything main.ts applies to the Nest application besides AppModule: body parsing with its
- * limits, OpenAPI, logging and shutdown hooks. Tests call it too, so they run what production runs.
+ * limits, server time-outs and client-error answers, OpenAPI, logging and shutdown hooks. Tests
+ * call it too, so they run what production runs.
  */
 export function configureApp(app: INestApplication): OpenAPIObject {
   app.useLogger(app.get(Logger));
   app.enableShutdownHooks();
+  applyServerTimeouts(app.getHttpServer() as Server, app.get<AppConfig>(APP_CONFIG).http);
   const http = app.getHttpAdapter().getInstance();
   http.disable('x-powered-by');
   http.set('query parser', 'simple');

@@ -508,6 +508,7 @@ describe('Tool execution (e2e)', () => {
         output: { value: 6 },
         status: 'succeeded',
         error: null,
+        truncated: false,
         duration_ms: expect.any(Number),
         organization_id: org,
         created_by: 'dana',

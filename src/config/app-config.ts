@@ -202,6 +202,26 @@ export class EnvironmentVariables {
   @IsOptional()
   @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
   SLACK_API_URL: string = 'https://slack.com/api';
+  // Slow or stalled clients: how long the server waits for headers, for a whole request, and on an
+  // idle keep-alive connection (see README "Configuration").
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(100)
+  @Max(3_600_000)
+  HTTP_REQUEST_TIMEOUT_MS: number = 30_000;
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(100)
+  @Max(3_600_000)
+  HTTP_HEADERS_TIMEOUT_MS: number = 10_000;
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(100)
+  @Max(3_600_000)
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: number = 5_000;
 }
 
 export type JwtVerification =
@@ -259,6 +279,8 @@ export interface AppConfig {
   mcp: { servers: McpServerConfig[]; refreshMs: number };
   /** Default time-out of one tool call. */
   toolExecution: { timeoutMs: number };
+  /** Time-outs of the HTTP server for slow or stalled clients. */
+  http: { requestTimeoutMs: number; headersTimeoutMs: number; keepAliveTimeoutMs: number };
   /** Base URLs (no trailing slash) of the providers behind the built-in toolkits. */
   toolProviders: {
     openWeatherUrl: string;
@@ -407,6 +429,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       `SHUTDOWN_GRACE_MS (${vars.SHUTDOWN_GRACE_MS}) must be at least ${shutdownBudgetMs}: GRAPH_API_TIMEOUT_MS (${vars.GRAPH_API_TIMEOUT_MS}) plus ${SHUTDOWN_RECORD_MARGIN_MS} ms to record the outcomes`,
     );
   }
+  if (vars.HTTP_HEADERS_TIMEOUT_MS > vars.HTTP_REQUEST_TIMEOUT_MS) {
+    // Node refuses a headers time-out longer than the request time-out that contains it.
+    throw new ConfigError(
+      `HTTP_HEADERS_TIMEOUT_MS (${vars.HTTP_HEADERS_TIMEOUT_MS}) must not exceed HTTP_REQUEST_TIMEOUT_MS (${vars.HTTP_REQUEST_TIMEOUT_MS})`,
+    );
+  }
   const devSecrets =
     embedded && (keySources.length === 0 || !vars.ENCRYPTION_KEY)
       ? loadOrCreateDevSecrets(dataDir)
@@ -509,6 +537,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     },
     mcp: { servers: mcpServers.servers, refreshMs: vars.MCP_REFRESH_MS },
     toolExecution: { timeoutMs: vars.TOOL_EXECUTION_TIMEOUT_MS },
+    http: {
+      requestTimeoutMs: vars.HTTP_REQUEST_TIMEOUT_MS,
+      headersTimeoutMs: vars.HTTP_HEADERS_TIMEOUT_MS,
+      keepAliveTimeoutMs: vars.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+    },
     toolProviders: {
       openWeatherUrl: vars.OPENWEATHER_API_URL.replace(/\/+$/, ''),
       serpApiUrl: vars.SERPAPI_API_URL.replace(/\/+$/, ''),

@@ -6,6 +6,7 @@ import { Principal } from '../common/auth/principal';
 import { Clock } from '../common/clock';
 import { FieldError, notFound, ProblemException, validationFailed } from '../common/http/problem';
 import { isUuid, uuidv7 } from '../common/ids';
+import { byteBoundedPage } from '../common/http/byte-bounded-page';
 import { DEFAULT_PAGE_SIZE } from '../common/http/pagination.dto';
 import {
   CreateFollowUpDto,
@@ -102,17 +103,18 @@ export class FollowUpsService {
     query: ListFollowUpsQueryDto,
   ): Promise<{ items: FollowUpEntity[]; offset: number; total_count: number }> {
     const offset = query.offset ?? 0;
-    const [items, total] = await this.followUps.findAndCount({
-      where: {
+    // Up to 10,000 phone numbers each: a page is bounded in bytes too.
+    const { items, total } = await byteBoundedPage(
+      this.followUps,
+      {
         organizationId,
         deletedAt: IsNull(),
         ...(query.agent_id !== undefined && { agentId: query.agent_id }),
         ...(query.channel_id !== undefined && { channelId: query.channel_id }),
       },
-      order: { createdAt: 'DESC', id: 'DESC' },
-      skip: offset,
-      take: query.limit ?? DEFAULT_PAGE_SIZE,
-    });
+      (row) => `octet_length(${row}.client_phone_numbers::text) + octet_length(${row}.prompt)`,
+      { offset, limit: query.limit ?? DEFAULT_PAGE_SIZE },
+    );
     return { items, offset, total_count: total };
   }
 

@@ -4,6 +4,7 @@ import { In, Repository } from 'typeorm';
 import { Principal } from '../common/auth/principal';
 import { Clock } from '../common/clock';
 import { SecretBox } from '../common/crypto/secret-box';
+import { byteBoundedPage } from '../common/http/byte-bounded-page';
 import { notFound, ProblemException } from '../common/http/problem';
 import { isUuid, uuidv7 } from '../common/ids';
 import { ToolCatalog } from './catalog/tool-catalog';
@@ -127,15 +128,13 @@ export class ToolsService {
     query: ListToolsQueryDto,
   ): Promise<{ items: ToolEntity[]; offset: number; total_count: number }> {
     const offset = query.offset ?? 0;
-    const [items, total] = await this.tools.findAndCount({
-      where: {
-        organizationId,
-        ...(query.agent_id !== undefined && { agentId: query.agent_id }),
-      },
-      order: { createdAt: 'DESC', id: 'DESC' },
-      skip: offset,
-      take: query.limit ?? DEFAULT_SPECS_LIMIT,
-    });
+    // `params` may be up to 1 MiB each: a page is bounded in bytes too.
+    const { items, total } = await byteBoundedPage(
+      this.tools,
+      { organizationId, ...(query.agent_id !== undefined && { agentId: query.agent_id }) },
+      (row) => `coalesce(octet_length(${row}.params_json), 0)`,
+      { offset, limit: query.limit ?? DEFAULT_SPECS_LIMIT },
+    );
     return { items, offset, total_count: total };
   }
 

@@ -39,7 +39,7 @@ export function baseEnv(): Env {
 
 /** Every variable agentline reads (see src/config/app-config.ts); cleared before each boot. */
 const CONFIG_VARIABLE =
-  /^(PORT|HOST$|TRUST_PROXY$|AUTH_|DATABASE_|DATA_DIR|JWT_|ENCRYPTION_|GRAPH_API_|META_|PUBLIC_URL|SCHEDULER_|DELIVERY_|CHANNEL_RATE_|SHUTDOWN_|AGENT_LLM_|LOG_|RATE_LIMIT_|MCP_|OAUTH_|TOOL_|OPENWEATHER_|SERPAPI_|GOOGLE_API_|GITHUB_API_|SLACK_API_)/;
+  /^(PORT|HOST$|TRUST_PROXY$|AUTH_|DATABASE_|DATA_DIR|JWT_|ENCRYPTION_|GRAPH_API_|META_|PUBLIC_URL|SCHEDULER_|DELIVERY_|CHANNEL_RATE_|SHUTDOWN_|AGENT_LLM_|LOG_|RATE_LIMIT_|MCP_|OAUTH_|TOOL_|OPENWEATHER_|SERPAPI_|GOOGLE_API_|GITHUB_API_|SLACK_API_|HTTP_)/;
 
 /** Boots the whole AppModule, configured exactly as main.ts does, on a fresh data directory. */
 export async function startApp(

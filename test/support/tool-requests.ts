@@ -15,6 +15,7 @@ export interface ExecutionRecord {
   output: ExecutionOutput;
   status: string;
   error: string | null;
+  truncated: boolean;
   duration_ms: number;
   organization_id: string;
   created_by: string;

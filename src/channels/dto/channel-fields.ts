@@ -1,6 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { IsNotEmpty, IsString, Matches, MaxLength } from 'class-validator';
+import { IsOptionalNotNull } from '../../common/http/validation.decorators';
 
 const identifier = (max: number) => [
   IsString(),
@@ -21,7 +22,7 @@ export const AccessTokenField = (required: boolean) =>
       maxLength: 4096,
       writeOnly: true,
     }),
-    ...(required ? [] : [IsOptional()]),
+    ...(required ? [] : [IsOptionalNotNull()]),
     ...identifier(4096),
   );
 
@@ -32,7 +33,7 @@ export const NumberIdField = (required: boolean) =>
       example: '106540352242922',
       maxLength: 128,
     }),
-    ...(required ? [] : [IsOptional()]),
+    ...(required ? [] : [IsOptionalNotNull()]),
     ...identifier(128),
   );
 

@@ -1,5 +1,6 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import express from 'express';
+import { MAX_JSON_DEPTH, verifyJsonBody } from './input-guards';
 import { problem, PROBLEM_CONTENT_TYPE, ProblemDetails } from './problem';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -32,6 +33,8 @@ export const parseJsonBody = express.json({
   limit: BODY_LIMIT_BYTES,
   strict: false,
   type: ['application/json', 'application/*+json'],
+  // Runs on the raw body before JSON.parse: too deep a nesting, or a charset it cannot scan.
+  verify: verifyJsonBody,
 });
 
 interface BodyParserError {
@@ -51,6 +54,15 @@ export function bodyParserErrors(
   switch (parserError?.type) {
     case 'entity.parse.failed':
       return send(response, problem(400, 'malformed_json', 'The request body is not valid JSON.'));
+    case 'entity.too.deep':
+      return send(
+        response,
+        problem(
+          400,
+          'json_too_deep',
+          `The request body nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep.`,
+        ),
+      );
     case 'entity.too.large':
       return send(
         response,

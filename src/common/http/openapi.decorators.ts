@@ -23,14 +23,24 @@ export class ProblemDetailsDto {
   @ApiProperty({
     example: 'validation_failed',
     description:
-      'Stable machine-readable code: validation_failed, malformed_json, unauthorized, not_found, conflict, payload_too_large, unsupported_media_type, unknown_tool, channel_not_usable, internal_error',
+      'Stable machine-readable code: validation_failed, malformed_json, json_too_deep, bad_request, unauthorized, not_found, conflict, request_timeout, payload_too_large, unsupported_media_type, unknown_tool, channel_not_usable, rate_limited, headers_too_large, internal_error',
   })
   code!: string;
-  @ApiPropertyOptional({ type: [FieldErrorDto] }) errors?: FieldErrorDto[];
+  @ApiPropertyOptional({
+    type: [FieldErrorDto],
+    description: 'The failing fields: the first 50 at most.',
+  })
+  errors?: FieldErrorDto[];
+  @ApiPropertyOptional({
+    type: 'integer',
+    description: 'How many fields failed in all; present with `errors`.',
+    example: 1,
+  })
+  errors_total?: number;
 }
 
 const DESCRIPTIONS: Record<number, string> = {
-  400: 'The body or query failed validation (wrong type, missing or unknown field, malformed JSON).',
+  400: 'The body, query or path failed validation (wrong type, missing or unknown field, null, a NUL character, a number out of range, malformed JSON or JSON nested over 64 deep).',
   401: 'The bearer token is missing, malformed, expired, wrongly signed or lacks a required claim.',
   404: "No such resource in the caller's organization.",
   409: 'The request conflicts with an existing resource.',

@@ -13,7 +13,12 @@ export interface ProblemDetails {
   detail: string;
   code: string;
   errors?: FieldError[];
+  /** How many field errors there were; `errors` lists at most MAX_FIELD_ERRORS of them. */
+  errors_total?: number;
 }
+
+/** A body can fail in tens of thousands of places; the answer names the first ones and counts all. */
+export const MAX_FIELD_ERRORS = 50;
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 const TYPE_BASE = 'https://agentline.dev/problems/';
@@ -24,11 +29,13 @@ const TITLES: Record<number, string> = {
   403: 'Forbidden',
   404: 'Not Found',
   405: 'Method Not Allowed',
+  408: 'Request Timeout',
   409: 'Conflict',
   413: 'Content Too Large',
   415: 'Unsupported Media Type',
   422: 'Unprocessable Content',
   429: 'Too Many Requests',
+  431: 'Request Header Fields Too Large',
   500: 'Internal Server Error',
   503: 'Service Unavailable',
 };
@@ -62,7 +69,9 @@ export function problem(
     status,
     detail,
     code,
-    ...(errors && errors.length > 0 ? { errors } : {}),
+    ...(errors && errors.length > 0
+      ? { errors: errors.slice(0, MAX_FIELD_ERRORS), errors_total: errors.length }
+      : {}),
   };
 }
 

@@ -9,15 +9,16 @@ import {
   Max,
   Min,
   IsNotEmpty,
-  IsOptional,
   IsString,
   IsUUID,
   MaxLength,
 } from 'class-validator';
+import { IsOptionalNotNull } from '../../common/http/validation.decorators';
 import { PaginationQueryDto } from '../../common/http/pagination.dto';
 import { DELIVERY_STATUSES, DeliveryStatus } from '../entities/delivery.entity';
 import { FOLLOW_UP_STATUSES, FollowUpStatus } from '../entities/follow-up.entity';
 import { MAX_PHONE_NUMBERS } from '../phone-numbers';
+import { MAX_TIME_MS } from '../../common/zoned-time';
 
 const FREQUENCY_DESCRIPTION =
   'once | hourly | daily | weekly | monthly (at the creation wall-clock time), a 5-field cron ' +
@@ -69,7 +70,7 @@ export class CreateFollowUpDto {
   title!: string;
 
   @ApiPropertyOptional({ example: 'Clients who bought the premium plan', maxLength: 2000 })
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsString()
   @MaxLength(2000)
   description?: string;
@@ -79,7 +80,7 @@ export class CreateFollowUpDto {
     default: 'UTC',
     description: 'An IANA time zone.',
   })
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsString()
   @IsNotEmpty()
   @MaxLength(64)
@@ -131,7 +132,7 @@ export class SchedulePreviewQueryDto {
   frequency!: string;
 
   @ApiPropertyOptional({ example: 'Europe/Madrid', default: 'UTC' })
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsString()
   @IsNotEmpty()
   @MaxLength(64)
@@ -139,18 +140,20 @@ export class SchedulePreviewQueryDto {
 
   @ApiPropertyOptional({
     type: 'integer',
+    minimum: 0,
+    maximum: MAX_TIME_MS,
     description:
-      'Milliseconds since the Unix epoch; default now. The creation instant for presets and durations.',
+      'Milliseconds since the Unix epoch, up to the end of year 9999; default now. The creation instant for presets and durations.',
   })
-  @IsOptional()
+  @IsOptionalNotNull()
   @Type(() => Number)
   @IsInt()
   @Min(0)
-  @Max(8_640_000_000_000_000)
+  @Max(MAX_TIME_MS)
   from?: number;
 
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 500, default: 10 })
-  @IsOptional()
+  @IsOptionalNotNull()
   @Type(() => Number)
   @IsInt()
   @Min(1)
@@ -164,27 +167,32 @@ export class SchedulePreviewDto {
 
 export class ListFollowUpsQueryDto extends PaginationQueryDto {
   @ApiPropertyOptional({ description: 'Only the follow-ups of this agent.' })
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsString()
   @IsNotEmpty()
   @MaxLength(200)
   agent_id?: string;
 
   @ApiPropertyOptional({ format: 'uuid', description: 'Only the follow-ups on this channel.' })
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsUUID('all')
   channel_id?: string;
 }
 
 export class FollowUpPageDto {
-  @ApiProperty({ type: [FollowUpDto] }) items!: FollowUpDto[];
+  @ApiProperty({
+    type: [FollowUpDto],
+    description:
+      'Newest first. A page also stops before about 1 MiB of phone numbers and prompts: it may hold fewer than `limit` items although more follow; the next page starts at `offset + items.length`.',
+  })
+  items!: FollowUpDto[];
   @ApiProperty({ type: 'integer', example: 0 }) offset!: number;
   @ApiProperty({ type: 'integer', example: 1 }) total_count!: number;
 }
 
 export class ListDeliveriesQueryDto extends PaginationQueryDto {
   @ApiPropertyOptional({ enum: DELIVERY_STATUSES, description: 'Only deliveries in this status.' })
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsIn(DELIVERY_STATUSES)
   status?: DeliveryStatus;
 }

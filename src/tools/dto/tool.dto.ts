@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Allow, IsIn, IsNotEmpty, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { Allow, IsIn, IsNotEmpty, IsString, Matches, MaxLength } from 'class-validator';
+import { IsOptionalNotNull } from '../../common/http/validation.decorators';
 import { PaginationQueryDto } from '../../common/http/pagination.dto';
 import { JsonValue } from '../../common/json';
 import { AUTHORIZATION_STATUSES, AuthorizationStatus } from '../entities/tool.entity';
@@ -36,7 +37,7 @@ export class CreateToolDto {
     writeOnly: true,
     maxLength: 4096,
   })
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsString()
   @IsNotEmpty()
   @MaxLength(4096)
@@ -69,7 +70,7 @@ export class ToolDto {
 
 export class ListToolsQueryDto extends PaginationQueryDto {
   @ApiPropertyOptional({ description: 'Only the tools attached to this agent.' })
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsString()
   @IsNotEmpty()
   @MaxLength(200)
@@ -77,7 +78,12 @@ export class ListToolsQueryDto extends PaginationQueryDto {
 }
 
 export class ToolPageDto {
-  @ApiProperty({ type: [ToolDto], description: 'Newest first.' }) items!: ToolDto[];
+  @ApiProperty({
+    type: [ToolDto],
+    description:
+      'Newest first. A page also stops before about 1 MiB of params: it may hold fewer than `limit` items although more follow; the next page starts at `offset + items.length`.',
+  })
+  items!: ToolDto[];
   @ApiProperty({ type: 'integer', example: 0 }) offset!: number;
   @ApiProperty({ type: 'integer', example: 1 }) total_count!: number;
 }
@@ -87,13 +93,13 @@ export class ListToolSpecsQueryDto extends PaginationQueryDto {
     description: 'Only the tools of this toolkit (case-insensitive).',
     example: 'Google',
   })
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsString()
   @MaxLength(200)
   toolkit?: string;
 
   @ApiPropertyOptional({ description: "Report requirements.met for this agent's attachments." })
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsString()
   @IsNotEmpty()
   @MaxLength(200)
@@ -104,7 +110,7 @@ export class ListToolSpecsQueryDto extends PaginationQueryDto {
     default: 'openai',
     description: 'The form of formatted_schema.',
   })
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsIn(TOOL_SCHEMA_FORMATS)
   format?: ToolSchemaFormat;
 }

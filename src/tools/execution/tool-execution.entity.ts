@@ -14,8 +14,10 @@ export class ToolExecutionEntity {
   @Column({ name: 'qualified_name', type: 'text' }) qualifiedName!: string;
   /** The validated input as JSON text, key order kept. */
   @Column({ name: 'input_json', type: 'text' }) inputJson!: string;
-  /** `{"value": ...}` or `{"error": "..."}` as JSON text, exactly as answered. */
+  /** `{"value": ...}` or `{"error": "..."}` as JSON text, as answered (both cut to 64 KB). */
   @Column({ name: 'output_json', type: 'text' }) outputJson!: string;
+  /** True when the input or the output was too large to keep whole (see stored-json.ts). */
+  @Column({ type: 'boolean', default: false }) truncated!: boolean;
   @Column({ type: 'text' }) status!: ToolExecutionStatus;
   /** The error message of a failed or timed-out run; null when it succeeded. */
   @Column({ type: 'text', nullable: true }) error!: string | null;

@@ -14,6 +14,7 @@ export function toToolExecutionResponse(execution: ToolExecutionEntity): ToolExe
     output: JSON.parse(execution.outputJson) as ToolOutputDto,
     status: execution.status,
     error: execution.error,
+    truncated: execution.truncated,
     duration_ms: execution.durationMs,
     organization_id: execution.organizationId,
     created_by: execution.createdBy,

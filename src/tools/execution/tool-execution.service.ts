@@ -12,6 +12,7 @@ import {
   ProblemException,
   validationFailed,
 } from '../../common/http/problem';
+import { byteBoundedPage } from '../../common/http/byte-bounded-page';
 import { isUuid, uuidv7 } from '../../common/ids';
 import { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
@@ -24,9 +25,11 @@ import { ToolExecutionEntity, ToolExecutionStatus } from './tool-execution.entit
 import { McpToolCalls, OAuth2AccessTokens } from './tool-execution.ports';
 import { ToolExecutionContext, ToolExecutionError, ToolInput } from './tool-executor';
 import { ToolExecutorRegistry } from './tool-executor.registry';
+import { boundedJson } from './stored-json';
 import { validateToolInput } from './tool-input.validator';
 
 const DEFAULT_PAGE_SIZE = 50;
+const MAX_ERROR_CHARS = 4096;
 
 export type ToolOutput = { value: JsonValue } | { error: string };
 
@@ -152,12 +155,12 @@ export class ToolExecutionService {
   ): Promise<{ items: ToolExecutionEntity[]; offset: number; total_count: number }> {
     const tool = await this.findTool(organizationId, toolId);
     const offset = query.offset ?? 0;
-    const [items, total] = await this.executions.findAndCount({
-      where: { organizationId, toolId: tool.id },
-      order: { createdAt: 'DESC', id: 'DESC' },
-      skip: offset,
-      take: query.limit ?? DEFAULT_PAGE_SIZE,
-    });
+    const { items, total } = await byteBoundedPage(
+      this.executions,
+      { organizationId, toolId: tool.id },
+      (row) => `octet_length(${row}.input_json) + octet_length(${row}.output_json)`,
+      { offset, limit: query.limit ?? DEFAULT_PAGE_SIZE },
+    );
     return { items, offset, total_count: total };
   }
 
@@ -291,16 +294,21 @@ export class ToolExecutionService {
     outcome: Outcome,
   ): Promise<ToolExecutionEntity> {
     const now = this.clock.now();
+    const storedInput = boundedJson(input);
+    const storedOutput = boundedJson(outcome.output);
+    const error = 'error' in outcome.output ? outcome.output.error : null;
     const execution = this.executions.create({
       id: uuidv7(now),
       organizationId: tool.organizationId,
       toolId: tool.id,
       agentId: tool.agentId,
       qualifiedName: tool.qualifiedName,
-      inputJson: JSON.stringify(input),
-      outputJson: JSON.stringify(outcome.output),
+      inputJson: storedInput.json,
+      outputJson: storedOutput.json,
+      truncated: storedInput.truncated || storedOutput.truncated,
       status: outcome.status,
-      error: 'error' in outcome.output ? outcome.output.error : null,
+      // Raw text (not JSON-escaped): PostgreSQL cannot store NUL in it, and it is bounded too.
+      error: error === null ? null : cutText(error.split('\u0000').join('\uFFFD')),
       durationMs,
       createdBy: principal.subject,
       createdAt: new Date(now),
@@ -308,6 +316,10 @@ export class ToolExecutionService {
     await this.executions.insert(execution);
     return execution;
   }
+}
+
+function cutText(text: string): string {
+  return text.length <= MAX_ERROR_CHARS ? text : `${text.slice(0, MAX_ERROR_CHARS)}…`;
 }
 
 /** What a tool returns goes out as JSON; undefined (no value) becomes null. */

@@ -47,6 +47,11 @@ export class ToolExecutionDto {
   @ApiProperty({ type: ToolOutputDto }) output!: ToolOutputDto;
   @ApiProperty({ enum: TOOL_EXECUTION_STATUSES }) status!: ToolExecutionStatus;
   @ApiProperty({ type: String, nullable: true }) error!: string | null;
+  @ApiProperty({
+    description:
+      'True when input or output was larger than 64 KB (serialized) and the record keeps a shortened copy: long strings cut (ending in "…"), long arrays and objects cut to their first entries.',
+  })
+  truncated!: boolean;
   @ApiProperty({ type: 'integer' }) duration_ms!: number;
   @ApiProperty() organization_id!: string;
   @ApiProperty({ description: 'The JWT subject that executed the tool.' }) created_by!: string;
@@ -55,7 +60,12 @@ export class ToolExecutionDto {
 }
 
 export class ToolExecutionPageDto {
-  @ApiProperty({ type: [ToolExecutionDto] }) items!: ToolExecutionDto[];
+  @ApiProperty({
+    type: [ToolExecutionDto],
+    description:
+      'Newest first. A page also stops before about 1 MiB of records: it may hold fewer than `limit` items although more follow; the next page starts at `offset + items.length`.',
+  })
+  items!: ToolExecutionDto[];
   @ApiProperty({ type: 'integer', example: 0 }) offset!: number;
   @ApiProperty({ type: 'integer', example: 1 }) total_count!: number;
 }

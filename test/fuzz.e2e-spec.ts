@@ -1,0 +1,376 @@
+import fc from 'fast-check';
+import { aFollowUp, aMessangerChannel, aWhatsappChannel } from './support/factories';
+import { bearer, startApp, TestApp, tokenFor } from './support/test-app';
+
+/**
+ * Property: whatever JSON, strings or numbers arrive in any operation's body, query or path, the
+ * answer is never a 5xx, and every error is problem+json. Runs over every operation of the served
+ * OpenAPI document plus the routes it leaves out (OAuth2 callback, /health).
+ *
+ * FUZZ_RUNS (default 300) and FUZZ_SEED (default 7) make a long run reproducible:
+ *   FUZZ_RUNS=20000 npx jest test/fuzz.e2e-spec.ts --selectProjects e2e
+ */
+const RUNS = Number(process.env.FUZZ_RUNS ?? 300);
+const SEED = Number(process.env.FUZZ_SEED ?? 7);
+/** Nothing leaves the machine: every third party points at a closed local port. */
+const NOWHERE = 'http://127.0.0.1:9';
+
+interface Operation {
+  method: 'get' | 'post' | 'put' | 'delete';
+  path: string;
+  query: string[];
+  body: string[] | undefined;
+}
+
+interface OpenApi {
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        parameters?: { in: string; name: string }[];
+        requestBody?: { content: Record<string, { schema: { $ref: string } }> };
+      }
+    >
+  >;
+  components: { schemas: Record<string, { properties?: Record<string, unknown> }> };
+}
+
+function operationsOf(document: OpenApi): Operation[] {
+  const operations: Operation[] = [];
+  for (const [path, methods] of Object.entries(document.paths)) {
+    for (const [method, operation] of Object.entries(methods)) {
+      const ref = operation.requestBody
+        ? Object.values(operation.requestBody.content)[0].schema.$ref
+        : undefined;
+      const schema = ref ? document.components.schemas[ref.split('/').pop() as string] : undefined;
+      operations.push({
+        method: method as Operation['method'],
+        path,
+        query: (operation.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name),
+        body: schema ? Object.keys(schema.properties ?? {}) : undefined,
+      });
+    }
+  }
+  operations.push(
+    {
+      method: 'get',
+      path: '/v1/oauth2/callback',
+      query: ['state', 'code', 'error'],
+      body: undefined,
+    },
+    { method: 'get', path: '/health', query: [], body: undefined },
+  );
+  return operations;
+}
+
+const hostileStrings = fc.constantFrom(
+  '\u0000',
+  'a\u0000b',
+  '\ud800',
+  '\udc00x',
+  '𝒜👋🏽',
+  '..',
+  '../../user',
+  '%00',
+  '%',
+  '',
+  ' ',
+  'null',
+  'NaN',
+  'Infinity',
+  '-1',
+  '0',
+  '1.5',
+  '1e309',
+  '9223372036854775808',
+  '-9223372036854775809',
+  '8640000000000000',
+  '253402300800000',
+  '2147483648',
+  '00000000-0000-0000-0000-000000000000',
+  'x'.repeat(5_000),
+  '[[[[[[[[',
+  '{"a":',
+  '__proto__',
+  'constructor',
+);
+const text = fc.oneof(
+  hostileStrings,
+  fc.string({ maxLength: 40 }),
+  fc.string({ unit: 'binary', maxLength: 20 }),
+);
+const numbers = fc.oneof(
+  fc.integer(),
+  fc.double(),
+  fc.constantFrom(
+    2 ** 63,
+    -(2 ** 63),
+    2 ** 31,
+    8.64e15,
+    8.64e15 + 1,
+    Number.MAX_VALUE,
+    1e308,
+    -0,
+    0.5,
+    -1,
+  ),
+);
+const key = fc.oneof(
+  text,
+  fc.constantFrom('__proto__', 'constructor', 'toString', 'input', 'params'),
+);
+const { value: jsonValue } = fc.letrec<{ value: unknown }>((tie) => ({
+  value: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    text,
+    numbers,
+    fc.boolean(),
+    fc.constant(null),
+    fc.array(tie('value'), { maxLength: 4 }),
+    fc.dictionary(key, tie('value'), { maxKeys: 4 }),
+  ),
+}));
+/** Percent-encodes anything, a lone surrogate included (as bytes that are not UTF-8). */
+const encode = (text: string) =>
+  Array.from(text)
+    .map((character) => {
+      try {
+        return encodeURIComponent(character);
+      } catch {
+        return '%ED%A0%80';
+      }
+    })
+    .join('');
+const nested = (depth: number, inner: string) => `${'['.repeat(depth)}${inner}${']'.repeat(depth)}`;
+
+describe('Fuzz: no input gives a 5xx (e2e)', () => {
+  let t: TestApp;
+  let auth: Record<string, string>;
+  let operations: Operation[];
+  const ids: Record<string, string[]> = { tools: [], whatsapp: [], messanger: [], followUps: [] };
+  const stats = { requests: 0, serverErrors: 0, byStatus: new Map<number, number>() };
+
+  beforeAll(async () => {
+    t = await startApp({
+      RATE_LIMIT_PER_MINUTE: '0',
+      GRAPH_API_URL: NOWHERE,
+      OPENWEATHER_API_URL: NOWHERE,
+      SERPAPI_API_URL: NOWHERE,
+      GOOGLE_API_URL: NOWHERE,
+      GITHUB_API_URL: NOWHERE,
+      SLACK_API_URL: NOWHERE,
+      TOOL_EXECUTION_TIMEOUT_MS: '2000',
+    });
+    auth = bearer(tokenFor());
+    operations = operationsOf((await t.http().get('/v1/openapi.json').expect(200)).body as OpenApi);
+    // Real resources, so that fuzzed bodies also reach the code behind a found id.
+    const specs = await t.http().get('/v1/tools/specs?limit=200').set(auth).expect(200);
+    for (const spec of specs.body.data.items as {
+      qualified_name: string;
+      requirements: { secrets: unknown[]; authorization?: unknown };
+    }[]) {
+      if (spec.requirements.secrets.length > 0 || spec.requirements.authorization) continue;
+      const tool = await t
+        .http()
+        .post('/v1/tools')
+        .set(auth)
+        .send({ agent_id: 'agent-1', name: spec.qualified_name })
+        .expect(201);
+      ids.tools.push(tool.body.data.id);
+    }
+    const whatsapp = await t
+      .http()
+      .post('/v1/channels/whatsapp')
+      .set(auth)
+      .send(aWhatsappChannel())
+      .expect(201);
+    ids.whatsapp.push(whatsapp.body.data.id);
+    const messanger = await t
+      .http()
+      .post('/v1/channels/messanger')
+      .set(auth)
+      .send(aMessangerChannel())
+      .expect(201);
+    ids.messanger.push(messanger.body.data.id);
+    const followUp = await t
+      .http()
+      .post('/v1/scheduler/follow-up/whatsapp')
+      .set(auth)
+      .send(aFollowUp(whatsapp.body.data.id))
+      .expect(201);
+    ids.followUps.push(followUp.body.id);
+  });
+
+  afterAll(async () => {
+    const statuses = [...stats.byStatus.entries()].sort(([a], [b]) => a - b);
+    console.log(
+      `fuzz (seed ${SEED}, ${RUNS} runs, ${process.env.TEST_DATABASE_URL ? 'PostgreSQL' : 'PGlite'}): ${stats.requests} requests, ${stats.serverErrors} 5xx; statuses ${statuses.map(([s, n]) => `${s}×${n}`).join(' ')}`,
+    );
+    await t?.close();
+  });
+
+  /** Plausible values by field name, so that some requests get past validation. */
+  const plausible = (field: string): fc.Arbitrary<unknown> => {
+    switch (field) {
+      case 'agent_id':
+        return fc.constant('agent-1');
+      case 'channel_id':
+        return fc.constantFrom(...ids.whatsapp, ...ids.messanger);
+      case 'name':
+        return fc.constantFrom(
+          'Math.Calculate',
+          'Agentline.PreviewSchedule',
+          'Text.CountWords',
+          'Nope.Nothing',
+        );
+      case 'frequency':
+        return fc.constantFrom(
+          'daily',
+          'once',
+          'hourly',
+          '0 9 * * 1-5',
+          'FREQ=WEEKLY;BYDAY=MO',
+          'P1D',
+          'PT1S',
+          '* * * * *',
+          'P0D',
+        );
+      case 'time_zone':
+        return fc.constantFrom('UTC', 'Europe/Madrid', 'Mars/Olympus', 'Etc/GMT+14');
+      case 'client_phone_numbers':
+        return fc.array(fc.oneof(fc.constantFrom('+34612345678', '14155552671'), text), {
+          maxLength: 3,
+        });
+      case 'input':
+        return fc.dictionary(
+          fc.constantFrom(
+            'expression',
+            'text',
+            'frequency',
+            'from',
+            'count',
+            'time_zone',
+            'to',
+            'channel_id',
+            'follow_up_id',
+            'title',
+            'prompt',
+          ),
+          fc.oneof(jsonValue, fc.constantFrom('1+2', 'daily', 'UTC')),
+          { maxKeys: 5 },
+        );
+      case 'from':
+      case 'count':
+      case 'offset':
+      case 'limit':
+        return fc.oneof(fc.integer({ min: -2, max: 600 }).map(String), numbers.map(String));
+      case 'format':
+        return fc.constantFrom('openai', 'anthropic', 'mcp');
+      default:
+        return text;
+    }
+  };
+
+  const bodyFor = (
+    operation: Operation,
+  ): fc.Arbitrary<{ raw: string } | { json: unknown } | undefined> => {
+    if (!operation.body) return fc.constant(undefined);
+    const fields = operation.body;
+    const shaped = fc
+      .tuple(
+        fc.tuple(
+          ...fields.map((field) =>
+            fc.option(fc.oneof(plausible(field), jsonValue), { nil: undefined }),
+          ),
+        ),
+        fc.option(fc.dictionary(key, jsonValue, { maxKeys: 2 }), { nil: undefined }),
+      )
+      .map(([values, extra]) => {
+        const body: Record<string, unknown> = { ...extra };
+        fields.forEach((field, i) => {
+          if (values[i] !== undefined) body[field] = values[i];
+        });
+        return { json: body };
+      });
+    return fc.oneof(
+      { weight: 6, arbitrary: shaped },
+      { weight: 2, arbitrary: jsonValue.map((json) => ({ json })) },
+      {
+        weight: 1,
+        arbitrary: fc
+          .tuple(fc.integer({ min: 1, max: 5_000 }), jsonValue)
+          .map(([depth, inner]) => ({
+            raw: `{"input":${nested(depth, JSON.stringify(inner) ?? 'null')}}`,
+          })),
+      },
+      { weight: 1, arbitrary: fc.string({ maxLength: 30 }).map((raw) => ({ raw })) },
+    );
+  };
+
+  const idFor = (operation: Operation): fc.Arbitrary<string> => {
+    const real = operation.path.startsWith('/v1/tools/')
+      ? ids.tools
+      : operation.path.includes('/whatsapp/') && operation.path.startsWith('/v1/channels')
+        ? ids.whatsapp
+        : operation.path.includes('/messanger/')
+          ? ids.messanger
+          : ids.followUps;
+    const random = fc.oneof(text, fc.uuid());
+    // A fuzzed DELETE must not remove the resources every other request uses.
+    return operation.method === 'delete' ? random : fc.oneof(fc.constantFrom(...real), random);
+  };
+
+  const requestFor = (operation: Operation) =>
+    fc.record({
+      operation: fc.constant(operation),
+      id: idFor(operation),
+      query: fc.dictionary(
+        operation.query.length > 0 ? fc.oneof(fc.constantFrom(...operation.query), key) : key,
+        fc.oneof(
+          plausible(operation.query[0] ?? 'x'),
+          text,
+          fc.array(text, { minLength: 2, maxLength: 2 }),
+        ),
+        { maxKeys: 4 },
+      ),
+      body: bodyFor(operation),
+    });
+
+  it(
+    'answers every generated request below 500, errors as problem+json',
+    async () => {
+      const requests = fc.constantFrom(...operations).chain(requestFor);
+      await fc.assert(
+        fc.asyncProperty(requests, async ({ operation, id, query, body }) => {
+          const search = Object.entries(query)
+            .flatMap(([name, value]) =>
+              (Array.isArray(value) ? value : [value]).map(
+                (item) => `${encode(name)}=${encode(String(item))}`,
+              ),
+            )
+            .join('&');
+          const path = `${operation.path.replace('{id}', encode(id))}${search ? `?${search}` : ''}`;
+          const agent = t.http();
+          let call = agent[operation.method](path).set(auth);
+          if (body !== undefined) {
+            call = call
+              .set('Content-Type', 'application/json')
+              .send('raw' in body ? body.raw : (JSON.stringify(body.json) ?? 'null'));
+          }
+          const res = await call;
+          stats.requests++;
+          stats.byStatus.set(res.status, (stats.byStatus.get(res.status) ?? 0) + 1);
+          if (res.status >= 500) stats.serverErrors++;
+          expect(res.status).toBeLessThan(500);
+          // The OAuth2 callback talks to a browser: its failures are HTML pages by design.
+          if (res.status >= 400 && operation.path !== '/v1/oauth2/callback') {
+            expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+          }
+        }),
+        { numRuns: RUNS, seed: SEED, endOnFailure: process.env.FUZZ_SHRINK !== 'true' },
+      );
+    },
+    Math.max(60_000, RUNS * 200),
+  );
+});
