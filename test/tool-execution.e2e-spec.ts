@@ -346,9 +346,9 @@ describe('Tool execution (e2e)', () => {
           ],
         },
       });
-      expect((await run(tool.id, { location: 'Lisbon', days: 9 })).output).toEqual({
-        error: 'days must be between 1 and 5, got 9.',
-      });
+      // The catalog publishes days' range, so the request is refused before the tool runs.
+      const tooMany = await execute(tool.id, { location: 'Lisbon', days: 9 }).expect(400);
+      expect(tooMany.body.errors).toEqual([{ field: 'input.days', message: 'must be at most 5' }]);
     });
 
     it("reports the provider's error message, and never the key", async () => {
