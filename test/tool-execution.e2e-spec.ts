@@ -689,10 +689,11 @@ describe('Tool execution (e2e)', () => {
         'client_phone_numbers[0]: "12" is not an E.164 phone number',
       );
       expect(invalid.output.error).toContain('frequency');
-      const tooLong = await run(schedule.id, { ...base, title: 'x'.repeat(201) });
-      expect(tooLong.output.error).toContain(
-        'title: title must be shorter than or equal to 200 characters',
-      );
+      // The published schema bounds title, so a longer one is refused before the tool runs.
+      const tooLong = await execute(schedule.id, { ...base, title: 'x'.repeat(201) }).expect(400);
+      expect(tooLong.body.errors).toEqual([
+        { field: 'input.title', message: 'must be at most 200 characters long' },
+      ]);
       const theirs = await channel('agent-2');
       expect((await run(schedule.id, { ...base, channel_id: theirs.id })).output).toEqual({
         error: `Channel ${theirs.id} belongs to another agent, not agent-1.`,
@@ -720,10 +721,11 @@ describe('Tool execution (e2e)', () => {
           ],
         },
       });
-      expect(
-        (await runTool('Agentline.PreviewSchedule', { frequency: 'daily', count: 501 })).output
-          .error,
-      ).toContain('count');
+      const preview = await attach('Agentline.PreviewSchedule');
+      const tooMany = await execute(preview.id, { frequency: 'daily', count: 501 }).expect(400);
+      expect(tooMany.body.errors).toEqual([
+        { field: 'input.count', message: 'must be at most 500' },
+      ]);
     });
   });
 });
