@@ -427,6 +427,26 @@ describe('Tool execution (e2e)', () => {
       }
     });
 
+    it.each([
+      ['Github.CreateIssue', { owner: '..', repo: 'user', title: 'x' }, 'input.owner'],
+      ['Github.ListPullRequests', { owner: 'octo', repo: '..' }, 'input.repo'],
+      ['Github.ListPullRequests', { owner: 'octo', repo: '.' }, 'input.repo'],
+      ['Github.ListPullRequests', { owner: 'octo/../../user', repo: 'x' }, 'input.owner'],
+    ])('%s refuses a path in %j with 400 before any call to GitHub', async (name, input, field) => {
+      const tool = await attach(name);
+      await completeOAuth2Authorization(
+        t,
+        { id: tool.id, organizationId: org },
+        { providerId: 'github', accessToken: GITHUB_TOKEN, scopes: ['repo'] },
+      );
+      const res = await execute(tool.id, input).expect(400);
+      expect(res.body.errors).toEqual([
+        { field, message: expect.stringMatching(/^must match the pattern /) },
+      ]);
+      expect(github.requests).toHaveLength(0);
+      expect((await executions(tool.id)).total_count).toBe(0);
+    });
+
     it('answers 409 for a completed OAuth2 tool whose agent holds no live token', async () => {
       const tool = await attach('Github.SearchRepositories');
       await t.app
@@ -483,6 +503,12 @@ describe('Tool execution (e2e)', () => {
           { ...context, accessToken: 'gho_revoked' },
         ),
       ).rejects.toThrow('GitHub answered HTTP 401: Bad credentials');
+      // Behind the schema's patterns, the URL builder refuses a segment that moves up the path.
+      github.reset();
+      await expect(
+        executor.execute({ owner: '..', repo: 'user', title: 'x' }, context),
+      ).rejects.toThrow('".." cannot be a path segment');
+      expect(github.requests).toHaveLength(0);
     });
   });
 

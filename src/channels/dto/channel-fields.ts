@@ -9,6 +9,17 @@ const identifier = (max: number) => [
   Matches(/^\S+$/, { message: '$property must not contain whitespace' }),
 ];
 
+/**
+ * A Meta id (WhatsApp phone number id, Page id): a numeric string. Only digits, so that it can
+ * never be a path of its own in the Graph URL it goes into (`/v23.0/{id}/messages`).
+ */
+const metaId = () => [
+  IsString(),
+  IsNotEmpty(),
+  MaxLength(64),
+  Matches(/^[0-9]+$/, { message: '$property must be a Meta id: digits only' }),
+];
+
 /** Field rules shared by the channel DTOs, so that create and update validate alike. */
 export const AgentIdField = () =>
   applyDecorators(ApiProperty({ example: 'agent_support_es', maxLength: 200 }), ...identifier(200));
@@ -28,20 +39,22 @@ export const AccessTokenField = (required: boolean) =>
 export const NumberIdField = (required: boolean) =>
   applyDecorators(
     (required ? ApiProperty : ApiPropertyOptional)({
-      description: 'WhatsApp Cloud API phone number id.',
+      description: 'WhatsApp Cloud API phone number id (digits).',
       example: '106540352242922',
-      maxLength: 128,
+      maxLength: 64,
+      pattern: '^[0-9]+$',
     }),
     ...(required ? [] : [IsOptional()]),
-    ...identifier(128),
+    ...metaId(),
   );
 
 export const UserIdField = () =>
   applyDecorators(
     ApiProperty({
-      description: 'Facebook page (or user) id.',
+      description: 'Facebook Page id (digits) the channel speaks as.',
       example: '1029384756',
-      maxLength: 128,
+      maxLength: 64,
+      pattern: '^[0-9]+$',
     }),
-    ...identifier(128),
+    ...metaId(),
   );
