@@ -124,7 +124,12 @@ describe('Channels (e2e)', () => {
       expect(res.body.errors).toEqual([
         { field: 'number_id', message: 'number_id must be a Meta id: digits only' },
       ]);
-      const after = await t.http().get(`/v1/channels/whatsapp/${created.id}`).set(auth).expect(200);
+      const after = await t
+        .http()
+        .put(`/v1/channels/whatsapp/${created.id}`)
+        .set(auth)
+        .send({ access_token: 'EAAG-other' })
+        .expect(200);
       expect(after.body.data.number_id).toBe(created.number_id);
     });
 

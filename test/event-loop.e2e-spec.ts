@@ -32,8 +32,9 @@ const WORST_INPUTS: Record<string, (channelId: string) => Record<string, unknown
   // The old sentence-case regular expression backtracked on punctuation and spaces.
   'Text.ChangeCase': () => ({ text: filled('. ', 100_000), case: 'sentence' }),
   'Math.Calculate': () => ({ expression: `${'1+'.repeat(4_999)}1`, precision: 15 }),
+  // As many as fit the 1 MiB body limit with room to spare: the sort is the cost.
   'Math.Statistics': () => ({
-    values: Array.from({ length: 100_000 }, (_, i) => ((i * 7919) % 100_003) / 7),
+    values: Array.from({ length: 100_000 }, (_, i) => (i * 7919) % 100_003),
   }),
   'Time.CurrentTime': () => ({ time_zone: 'America/Argentina/ComodRivadavia' }),
   'Time.ConvertTimeZone': () => ({
@@ -115,6 +116,12 @@ const OAUTH2: Record<string, { provider: 'github' | 'slack' | 'google'; scopes: 
   'Google.ListCalendarEvents': { provider: 'google', scopes: [`${GOOGLE}calendar.readonly`] },
 };
 
+const TOKENS = {
+  github: `gho_${randomUUID()}`,
+  slack: `xoxp-${randomUUID()}`,
+  google: `ya29.${randomUUID()}`,
+};
+
 const SECRETS: Record<string, string> = {
   'Weather.GetCurrentWeather': WEATHER_KEY,
   'Weather.GetForecast': WEATHER_KEY,
@@ -145,7 +152,7 @@ describe('Event loop under hostile tool input (e2e)', () => {
     [graph, weather, github, serpapi, slack, google] = await Promise.all([
       FakeGraphApi.start(),
       FakeOpenWeatherApi.start([WEATHER_KEY]),
-      FakeGithubApi.start(['gho_event_loop']),
+      FakeGithubApi.start([TOKENS.github]),
       FakeSerpApi.start([SERPAPI_KEY]),
       FakeSlackApi.start(),
       FakeGoogleApi.start(),
@@ -177,23 +184,29 @@ describe('Event loop under hostile tool input (e2e)', () => {
     expect(Object.keys(WORST_INPUTS).sort()).toEqual(builtinTools());
   });
 
-  /** Attaches the tool with what it needs to run: its secret, or a completed OAuth2 grant. */
+  /**
+   * Attaches the tool with what it needs to run: its secret, or a completed OAuth2 grant. The
+   * agent holds one grant per provider, so it carries the scopes of all that provider's tools.
+   */
   const ready = async (name: string): Promise<string> => {
     const secret = SECRETS[name];
     const tool = await attach(name, secret ? { api_key: secret } : {});
     const oauth2 = OAUTH2[name];
     if (oauth2) {
-      const token = `${oauth2.provider}-${randomUUID()}`;
-      if (oauth2.provider === 'slack') slack.issueToken(token, oauth2.scopes);
-      if (oauth2.provider === 'google') google.issueToken(token, oauth2.scopes);
+      const scopes = [
+        ...new Set(
+          Object.values(OAUTH2)
+            .filter((other) => other.provider === oauth2.provider)
+            .flatMap((other) => other.scopes),
+        ),
+      ];
+      const token = TOKENS[oauth2.provider];
+      if (oauth2.provider === 'slack') slack.issueToken(token, scopes);
+      if (oauth2.provider === 'google') google.issueToken(token, scopes);
       await completeOAuth2Authorization(
         t,
         { id: tool.id, organizationId: org },
-        {
-          providerId: oauth2.provider,
-          accessToken: oauth2.provider === 'github' ? 'gho_event_loop' : token,
-          scopes: oauth2.scopes,
-        },
+        { providerId: oauth2.provider, accessToken: token, scopes },
       );
     }
     return tool.id;
@@ -203,9 +216,8 @@ describe('Event loop under hostile tool input (e2e)', () => {
     const channel = (
       await t.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201)
     ).body.data as { id: string };
-    const tools = await Promise.all(
-      builtinTools().map(async (name) => ({ name, id: await ready(name) })),
-    );
+    const tools: { name: string; id: string }[] = [];
+    for (const name of builtinTools()) tools.push({ name, id: await ready(name) });
 
     const started = performance.now();
     const runs = tools.map(({ name, id }) =>
@@ -229,9 +241,14 @@ describe('Event loop under hostile tool input (e2e)', () => {
     }
     const results = await all;
 
+    // The figures are in the failure message: how long /health took, and each tool.
+    const slowest = Math.max(...healthTimes);
+    expect([slowest < HEALTH_WITHIN_MS, { healthTimes, results }]).toEqual([
+      true,
+      expect.anything(),
+    ]);
     // Every run ended as a tool run (no 500, nothing refused), each within the time-out.
     expect(results.filter((result) => result.status !== 200)).toEqual([]);
     expect(results.filter((result) => result.run?.status === 'timed_out')).toEqual([]);
-    expect(Math.max(...healthTimes)).toBeLessThan(HEALTH_WITHIN_MS);
   }, 120_000);
 });
