@@ -748,9 +748,9 @@ describe('Tool execution (e2e)', () => {
         },
       });
       const preview = await attach('Agentline.PreviewSchedule');
-      const tooMany = await execute(preview.id, { frequency: 'daily', count: 101 }).expect(400);
+      const tooMany = await execute(preview.id, { frequency: 'daily', count: 51 }).expect(400);
       expect(tooMany.body.errors).toEqual([
-        { field: 'input.count', message: 'must be at most 100' },
+        { field: 'input.count', message: 'must be at most 50' },
       ]);
     });
   });

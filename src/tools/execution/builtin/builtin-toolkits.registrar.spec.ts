@@ -17,7 +17,7 @@ describe('builtinToolExecutors', () => {
       slackUrl: 'http://127.0.0.1:9',
     },
     new SystemClock(),
-    new ToolWorkerPool(1),
+    new ToolWorkerPool(1, []),
   );
 
   it('names only tools of the catalog, by their exact qualified names', () => {

@@ -4,7 +4,7 @@ import { AppConfig } from '../../../config/app-config';
 import { APP_CONFIG } from '../../../config/config.module';
 import { ToolExecutor } from '../tool-executor';
 import { ToolExecutorRegistry } from '../tool-executor.registry';
-import { CPU_TOOL_EXECUTORS } from '../worker-pool/cpu-tool-executors';
+import { CPU_TOOLS_MODULE, WORKER_TOOL_EXECUTORS } from '../worker-pool/cpu-tool-executors';
 import { ToolWorkerPool } from '../worker-pool/tool-worker.pool';
 import { githubExecutors } from './github/github.executors';
 import { gmailExecutors } from './google/gmail.executors';
@@ -30,7 +30,7 @@ export function builtinToolExecutors(
   const google = googleCaller(http, providers.googleUrl);
   return {
     ...Object.fromEntries(
-      Object.keys(CPU_TOOL_EXECUTORS).map((name) => [name, pool.executor(name)]),
+      Object.keys(WORKER_TOOL_EXECUTORS).map((name) => [name, pool.executor(name)]),
     ),
     'Time.CurrentTime': currentTime(clock),
     'Time.ConvertTimeZone': convertTimeZone,
@@ -58,7 +58,7 @@ export class BuiltinToolkitsRegistrar implements OnModuleInit, OnApplicationShut
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     this.http = new ProviderHttpClient({ timeoutMs: config.toolExecution.timeoutMs });
-    this.pool = new ToolWorkerPool(config.toolExecution.workerThreads);
+    this.pool = new ToolWorkerPool(config.toolExecution.workerThreads, [CPU_TOOLS_MODULE]);
   }
 
   async onModuleInit(): Promise<void> {

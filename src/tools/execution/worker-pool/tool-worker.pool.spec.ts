@@ -1,4 +1,5 @@
 import { ToolExecutionContext, ToolExecutionError } from '../tool-executor';
+import { CPU_TOOLS_MODULE } from './cpu-tool-executors';
 import { ToolWorkerPool } from './tool-worker.pool';
 
 /** Far more text than the catalog allows: seconds of work, to have something to stop. */
@@ -34,7 +35,7 @@ describe('ToolWorkerPool', () => {
   let pool: ToolWorkerPool;
 
   beforeAll(async () => {
-    pool = new ToolWorkerPool(1);
+    pool = new ToolWorkerPool(1, [CPU_TOOLS_MODULE]);
     await pool.start();
   }, 30_000);
   afterAll(() => pool.close());
@@ -85,7 +86,7 @@ describe('ToolWorkerPool', () => {
   });
 
   it('refuses work once closed', async () => {
-    const closing = new ToolWorkerPool(1);
+    const closing = new ToolWorkerPool(1, [CPU_TOOLS_MODULE]);
     await closing.start();
     const running = closing.run('Text.CountWords', { text: HUGE_TEXT }, contextWith());
     const runningAnswer = expect(running).rejects.toThrow('closed');

@@ -45,8 +45,8 @@ interface Slot {
 }
 
 /**
- * A fixed set of worker threads that run the CPU-bound built-in tools (CPU_TOOL_EXECUTORS) one
- * task per thread, so that no input can hold the event loop. An aborted task (the execution's
+ * A fixed set of worker threads that run CPU-bound tools (the WORKER_TOOL_EXECUTORS of its
+ * modules) one task per thread, so that no input can hold the event loop. An aborted task (the execution's
  * time-out) terminates its thread, which stops even a tool stuck in a loop; a fresh thread takes
  * its place. Tasks wait in a bounded queue when every thread is busy.
  */
@@ -56,7 +56,14 @@ export class ToolWorkerPool {
   private readonly queue: Task[] = [];
   private closed = false;
 
-  constructor(private readonly threads: number) {}
+  /**
+   * @param modules absolute paths of the modules whose WORKER_TOOL_EXECUTORS the threads run
+   * (each module's own `__filename`, so that it is `.js` or `.ts` as the process runs).
+   */
+  constructor(
+    private readonly threads: number,
+    private readonly modules: readonly string[],
+  ) {}
 
   /** Starts the threads; resolves when every one has loaded its executors. */
   async start(): Promise<void> {
@@ -111,6 +118,7 @@ export class ToolWorkerPool {
       eval: true,
       workerData: {
         entry: ENTRY,
+        modules: this.modules,
         tsNode: ENTRY.endsWith('.ts') ? require.resolve('ts-node') : undefined,
       },
       resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
