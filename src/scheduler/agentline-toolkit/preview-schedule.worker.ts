@@ -21,7 +21,7 @@ export interface PreviewScheduleTask {
  */
 export const WORKER_TOOL_EXECUTORS: Readonly<Record<string, ToolExecutor>> = {
   [PREVIEW_SCHEDULE_TASK]: {
-    execute(input) {
+    async execute(input) {
       const task = input as unknown as PreviewScheduleTask;
       let occurrences: number[];
       try {
@@ -32,7 +32,7 @@ export const WORKER_TOOL_EXECUTORS: Readonly<Record<string, ToolExecutor>> = {
         throw new ToolExecutionError(`The request is not valid. ${error.field}: ${error.message}`);
       }
       const local_times = occurrences.map((at) => localTime(task.time_zone, at));
-      return Promise.resolve({ occurrences, local_times });
+      return { occurrences, local_times };
     },
   },
 };
