@@ -89,6 +89,9 @@ describe('Channels (e2e)', () => {
       ['a missing number_id', { number_id: undefined }, 'number_id'],
       ['a number access_token', { access_token: 42 }, 'access_token'],
       ['an empty number_id', { number_id: '' }, 'number_id'],
+      // It goes into the Graph URL (/v23.0/{number_id}/messages): a path would move the call.
+      ['a number_id of ..', { number_id: '..' }, 'number_id'],
+      ['a number_id that is a path', { number_id: '10654/../me' }, 'number_id'],
       ['an unknown field', { status: 'inactive' }, 'status'],
       ['a type field', { type: 'Messanger' }, 'type'],
     ])('answers 400 for %s', async (_name, override, field) => {
@@ -108,6 +111,31 @@ describe('Channels (e2e)', () => {
   });
 
   describe('PUT /v1/channels/whatsapp/:id', () => {
+    it('refuses a number_id that is a path segment of its own, naming it, and keeps the channel', async () => {
+      const created = (
+        await t.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201)
+      ).body.data;
+      const res = await t
+        .http()
+        .put(`/v1/channels/whatsapp/${created.id}`)
+        .set(auth)
+        .send({ number_id: '..' })
+        .expect(400);
+      expect(res.body.errors).toEqual([
+        {
+          field: 'number_id',
+          message: 'number_id must be a Meta id: letters, digits, _ and - only',
+        },
+      ]);
+      const after = await t
+        .http()
+        .put(`/v1/channels/whatsapp/${created.id}`)
+        .set(auth)
+        .send({ access_token: 'EAAG-other' })
+        .expect(200);
+      expect(after.body.data.number_id).toBe(created.number_id);
+    });
+
     it('changes the number and token, keeps the rest, and moves updated_at', async () => {
       const created = (
         await t.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201)
@@ -233,6 +261,21 @@ describe('Channels (e2e)', () => {
   });
 
   describe('Messanger channels', () => {
+    it.each(['..', '1029384756/../me', '10%2F..'])(
+      'refuses the user_id %p, naming it',
+      async (userId) => {
+        const res = await t
+          .http()
+          .post('/v1/channels/messanger')
+          .set(auth)
+          .send(aMessangerChannel({ user_id: userId }))
+          .expect(400);
+        expect(res.body.errors).toEqual([
+          { field: 'user_id', message: 'user_id must be a Meta id: letters, digits, _ and - only' },
+        ]);
+      },
+    );
+
     it('creates a channel with type Messanger and no status', async () => {
       const body = aMessangerChannel({ user_id: '1029384756' });
       const res = await t.http().post('/v1/channels/messanger').set(auth).send(body).expect(201);
@@ -272,6 +315,7 @@ describe('Channels (e2e)', () => {
       ['without access_token', { user_id: '555' }, 'access_token'],
       ['without user_id', { access_token: 'x' }, 'user_id'],
       ['with agent_id', { user_id: '555', access_token: 'x', agent_id: 'agent-2' }, 'agent_id'],
+      ['with a user_id of ..', { user_id: '..', access_token: 'x' }, 'user_id'],
     ])('refuses an update %s', async (_name, body, field) => {
       const created = (
         await t

@@ -346,9 +346,9 @@ describe('Tool execution (e2e)', () => {
           ],
         },
       });
-      expect((await run(tool.id, { location: 'Lisbon', days: 9 })).output).toEqual({
-        error: 'days must be between 1 and 5, got 9.',
-      });
+      // The catalog publishes days' range, so the request is refused before the tool runs.
+      const tooMany = await execute(tool.id, { location: 'Lisbon', days: 9 }).expect(400);
+      expect(tooMany.body.errors).toEqual([{ field: 'input.days', message: 'must be at most 5' }]);
     });
 
     it("reports the provider's error message, and never the key", async () => {
@@ -427,6 +427,26 @@ describe('Tool execution (e2e)', () => {
       }
     });
 
+    it.each([
+      ['Github.CreateIssue', { owner: '..', repo: 'user', title: 'x' }, 'input.owner'],
+      ['Github.ListPullRequests', { owner: 'octo', repo: '..' }, 'input.repo'],
+      ['Github.ListPullRequests', { owner: 'octo', repo: '.' }, 'input.repo'],
+      ['Github.ListPullRequests', { owner: 'octo/../../user', repo: 'x' }, 'input.owner'],
+    ])('%s refuses a path in %j with 400 before any call to GitHub', async (name, input, field) => {
+      const tool = await attach(name);
+      await completeOAuth2Authorization(
+        t,
+        { id: tool.id, organizationId: org },
+        { providerId: 'github', accessToken: GITHUB_TOKEN, scopes: ['repo'] },
+      );
+      const res = await execute(tool.id, input).expect(400);
+      expect(res.body.errors).toEqual([
+        { field, message: expect.stringMatching(/^must match the pattern /) },
+      ]);
+      expect(github.requests).toHaveLength(0);
+      expect((await executions(tool.id)).total_count).toBe(0);
+    });
+
     it('answers 409 for a completed OAuth2 tool whose agent holds no live token', async () => {
       const tool = await attach('Github.SearchRepositories');
       await t.app
@@ -483,6 +503,12 @@ describe('Tool execution (e2e)', () => {
           { ...context, accessToken: 'gho_revoked' },
         ),
       ).rejects.toThrow('GitHub answered HTTP 401: Bad credentials');
+      // Behind the schema's patterns, the URL builder refuses a segment that moves up the path.
+      github.reset();
+      await expect(
+        executor.execute({ owner: '..', repo: 'user', title: 'x' }, context),
+      ).rejects.toThrow('".." cannot be a path segment');
+      expect(github.requests).toHaveLength(0);
     });
   });
 
@@ -690,10 +716,11 @@ describe('Tool execution (e2e)', () => {
         'client_phone_numbers[0]: "12" is not an E.164 phone number',
       );
       expect(invalid.output.error).toContain('frequency');
-      const tooLong = await run(schedule.id, { ...base, title: 'x'.repeat(201) });
-      expect(tooLong.output.error).toContain(
-        'title: title must be shorter than or equal to 200 characters',
-      );
+      // The published schema bounds title, so a longer one is refused before the tool runs.
+      const tooLong = await execute(schedule.id, { ...base, title: 'x'.repeat(201) }).expect(400);
+      expect(tooLong.body.errors).toEqual([
+        { field: 'input.title', message: 'must be at most 200 characters long' },
+      ]);
       const theirs = await channel('agent-2');
       expect((await run(schedule.id, { ...base, channel_id: theirs.id })).output).toEqual({
         error: `Channel ${theirs.id} belongs to another agent, not agent-1.`,
@@ -721,10 +748,11 @@ describe('Tool execution (e2e)', () => {
           ],
         },
       });
-      expect(
-        (await runTool('Agentline.PreviewSchedule', { frequency: 'daily', count: 501 })).output
-          .error,
-      ).toContain('count');
+      const preview = await attach('Agentline.PreviewSchedule');
+      const tooMany = await execute(preview.id, { frequency: 'daily', count: 51 }).expect(400);
+      expect(tooMany.body.errors).toEqual([
+        { field: 'input.count', message: 'must be at most 50' },
+      ]);
     });
   });
 });

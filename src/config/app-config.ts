@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
+import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { plainToInstance, Transform } from 'class-transformer';
 import ipaddr from 'ipaddr.js';
@@ -186,6 +187,13 @@ export class EnvironmentVariables {
   @Min(100)
   @Max(3_600_000)
   TOOL_EXECUTION_TIMEOUT_MS: number = 30_000;
+  /** Worker threads that run the CPU-bound built-in tools; default: the cores less one, 1 to 4. */
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1)
+  @Max(64)
+  TOOL_WORKER_THREADS: number = Math.max(1, Math.min(4, availableParallelism() - 1));
   // Base URLs of the providers the built-in toolkits call; tests point them at fakes.
   @IsOptional()
   @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
@@ -278,7 +286,7 @@ export interface AppConfig {
   /** MCP servers whose tools join the catalog, and how often their tool lists are re-read. */
   mcp: { servers: McpServerConfig[]; refreshMs: number };
   /** Default time-out of one tool call. */
-  toolExecution: { timeoutMs: number };
+  toolExecution: { timeoutMs: number; workerThreads: number };
   /** Time-outs of the HTTP server for slow or stalled clients. */
   http: { requestTimeoutMs: number; headersTimeoutMs: number; keepAliveTimeoutMs: number };
   /** Base URLs (no trailing slash) of the providers behind the built-in toolkits. */
@@ -536,7 +544,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       httpTimeoutMs: vars.OAUTH_HTTP_TIMEOUT_MS,
     },
     mcp: { servers: mcpServers.servers, refreshMs: vars.MCP_REFRESH_MS },
-    toolExecution: { timeoutMs: vars.TOOL_EXECUTION_TIMEOUT_MS },
+    toolExecution: {
+      timeoutMs: vars.TOOL_EXECUTION_TIMEOUT_MS,
+      workerThreads: vars.TOOL_WORKER_THREADS,
+    },
     http: {
       requestTimeoutMs: vars.HTTP_REQUEST_TIMEOUT_MS,
       headersTimeoutMs: vars.HTTP_HEADERS_TIMEOUT_MS,

@@ -10,6 +10,19 @@ const identifier = (max: number) => [
   Matches(/^\S+$/, { message: '$property must not contain whitespace' }),
 ];
 
+/**
+ * A Meta id (WhatsApp phone number id, Page id). Meta's are numeric strings; the contract only
+ * says "string", so letters, digits, `_` and `-` are accepted: never `.`, `/` or `%`, so the id
+ * can never be a path of its own in the Graph URL it goes into (`/v23.0/{id}/messages`).
+ */
+const META_ID = /^[A-Za-z0-9_-]+$/;
+const metaId = () => [
+  IsString(),
+  IsNotEmpty(),
+  MaxLength(64),
+  Matches(META_ID, { message: '$property must be a Meta id: letters, digits, _ and - only' }),
+];
+
 /** Field rules shared by the channel DTOs, so that create and update validate alike. */
 export const AgentIdField = () =>
   applyDecorators(ApiProperty({ example: 'agent_support_es', maxLength: 200 }), ...identifier(200));
@@ -29,20 +42,22 @@ export const AccessTokenField = (required: boolean) =>
 export const NumberIdField = (required: boolean) =>
   applyDecorators(
     (required ? ApiProperty : ApiPropertyOptional)({
-      description: 'WhatsApp Cloud API phone number id.',
+      description: 'WhatsApp Cloud API phone number id (Meta ids are digits).',
       example: '106540352242922',
-      maxLength: 128,
+      maxLength: 64,
+      pattern: META_ID.source,
     }),
     ...(required ? [] : [IsOptionalNotNull()]),
-    ...identifier(128),
+    ...metaId(),
   );
 
 export const UserIdField = () =>
   applyDecorators(
     ApiProperty({
-      description: 'Facebook page (or user) id.',
+      description: 'Facebook Page id (Meta ids are digits) the channel speaks as.',
       example: '1029384756',
-      maxLength: 128,
+      maxLength: 64,
+      pattern: META_ID.source,
     }),
-    ...identifier(128),
+    ...metaId(),
   );

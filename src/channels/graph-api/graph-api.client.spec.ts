@@ -81,6 +81,15 @@ describe('GraphApiClient', () => {
     });
   });
 
+  it.each(['..', '.', ''])(
+    'refuses the number id %p without calling Graph: it would change the path',
+    async (numberId) => {
+      const outcome = await client.sendText({ ...input, numberId });
+      expect(outcome).toMatchObject({ kind: 'permanent', code: 'invalid_request' });
+      expect(fake.messages).toHaveLength(0);
+    },
+  );
+
   it.each([
     ['HTTP 500', { status: 500, body: graphError(131000, 'Something went wrong') }, '131000'],
     ['HTTP 500 without a body', { status: 500 }, 'http_500'],

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Agent } from 'undici';
 import { describeOutboundError, isRecord, keepAliveAgent } from '../../common/outbound-http';
+import { encodePath, UnsafePathSegmentError } from '../../common/url-path';
 
 /** What became of one send; `sendText` never throws, so every failure lands in one of these. */
 export type SendOutcome =
@@ -96,11 +97,19 @@ export class GraphApiClient {
 
   async sendText(input: SendTextInput): Promise<SendOutcome> {
     const redact = (text: string): string => redactSecret(text, input.accessToken);
+    let path: string;
+    try {
+      path = `${this.basePath}${encodePath(input.numberId, 'messages')}`;
+    } catch (error) {
+      // A number id of "..": channels refuse it on input; one stored before that never goes out.
+      if (!(error instanceof UnsafePathSegmentError)) throw error;
+      return { kind: 'permanent', code: 'invalid_request', message: error.message };
+    }
     let response;
     try {
       response = await this.agent.request({
         origin: this.origin,
-        path: `${this.basePath}/${encodeURIComponent(input.numberId)}/messages`,
+        path,
         method: 'POST',
         headers: {
           authorization: `Bearer ${input.accessToken}`,

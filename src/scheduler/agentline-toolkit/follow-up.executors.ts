@@ -1,4 +1,6 @@
+import { Clock } from '../../common/clock';
 import { isUuid } from '../../common/ids';
+import { ToolWorkerPool } from '../../tools/execution/worker-pool/tool-worker.pool';
 import { ToolExecutionError, ToolExecutor, ToolInput } from '../../tools/execution/tool-executor';
 import {
   CreateFollowUpDto,
@@ -7,16 +9,21 @@ import {
 } from '../dto/follow-up.dto';
 import { toFollowUpResponse } from '../follow-up.mapper';
 import { FollowUpsService } from '../follow-ups.service';
-import { toWall } from '../../common/zoned-time';
 import { asToolError, validDto } from './tool-errors';
+import { PREVIEW_SCHEDULE_TASK, PreviewScheduleTask } from './preview-schedule.worker';
 
 const DEFAULT_TIME_ZONE = 'UTC';
+const DEFAULT_PREVIEW_COUNT = 10;
 
 /**
  * The follow-up tools of the Agentline toolkit. Each acts within the tool attachment's
  * organization and agent: another agent's follow-ups do not exist for it.
  */
-export function followUpExecutors(followUps: FollowUpsService): Record<string, ToolExecutor> {
+export function followUpExecutors(
+  followUps: FollowUpsService,
+  clock: Clock,
+  workers: ToolWorkerPool,
+): Record<string, ToolExecutor> {
   return {
     /** The body of POST /v1/scheduler/follow-up/whatsapp, its agent_id being the tool's agent. */
     'Agentline.ScheduleFollowUp': {
@@ -56,12 +63,17 @@ export function followUpExecutors(followUps: FollowUpsService): Record<string, T
         return { follow_up_id: followUp.id, title: followUp.title, cancelled: true };
       },
     },
+    /** As GET /v1/scheduler/preview; the schedule is expanded in a worker thread. */
     'Agentline.PreviewSchedule': {
-      async execute(input) {
+      async execute(input, context) {
         const query = await validDto(SchedulePreviewQueryDto, { ...input });
-        const occurrences = await asToolError(() => Promise.resolve(followUps.preview(query)));
-        const zone = query.time_zone ?? DEFAULT_TIME_ZONE;
-        return { occurrences, local_times: occurrences.map((at) => localTime(zone, at)) };
+        const task: PreviewScheduleTask = {
+          frequency: query.frequency,
+          time_zone: query.time_zone ?? DEFAULT_TIME_ZONE,
+          count: query.count ?? DEFAULT_PREVIEW_COUNT,
+          from: query.from ?? clock.now(),
+        };
+        return workers.run(PREVIEW_SCHEDULE_TASK, { ...task }, context);
       },
     },
   };
@@ -71,14 +83,4 @@ function stringInput(input: ToolInput, name: string): string {
   const value = input[name];
   if (typeof value !== 'string') throw new ToolExecutionError(`${name} must be a string.`);
   return value;
-}
-
-/** `2025-03-14T10:00:00+01:00`: what a model can read back to a client. */
-function localTime(timeZone: string, instant: number): string {
-  const offsetMinutes = Math.round((toWall(timeZone, instant) - instant) / 60_000);
-  const sign = offsetMinutes < 0 ? '-' : '+';
-  const pad = (n: number) => String(n).padStart(2, '0');
-  const abs = Math.abs(offsetMinutes);
-  const wall = new Date(toWall(timeZone, instant)).toISOString().slice(0, 19);
-  return `${wall}${sign}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`;
 }

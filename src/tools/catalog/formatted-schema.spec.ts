@@ -169,4 +169,54 @@ describe('formatted tool schemas', () => {
     expect(parameters.properties.cc).toMatchObject({ type: 'array', items: { type: 'string' } });
     expect(parameters.properties.is_html.type).toBe('boolean');
   });
+
+  it('publishes bounds under their JSON Schema names, on the elements of arrays', () => {
+    const schema = toToolInputJsonSchema({
+      parameters: [
+        {
+          name: 'text',
+          description: 'Text.',
+          required: true,
+          value_schema: { val_type: 'string', max_length: 10, pattern: '^x' },
+        },
+        {
+          name: 'n',
+          description: 'N.',
+          required: false,
+          value_schema: { val_type: 'integer', minimum: 1, maximum: 5 },
+        },
+        {
+          name: 'list',
+          description: 'List.',
+          required: false,
+          value_schema: { val_type: 'array', inner_val_type: 'number', max_items: 3, maximum: 9 },
+        },
+      ],
+    });
+    expect(schema.properties).toEqual({
+      text: { type: 'string', description: 'Text.', maxLength: 10, pattern: '^x' },
+      n: { type: 'integer', description: 'N.', minimum: 1, maximum: 5 },
+      list: {
+        type: 'array',
+        description: 'List.',
+        items: { type: 'number', maximum: 9 },
+        maxItems: 3,
+      },
+    });
+  });
+
+  it('bounds every caller-sized string and array of the built-in catalog', () => {
+    for (const spec of loadToolCatalog().list({ offset: 0, limit: 1000 }).items) {
+      for (const parameter of spec.parameters) {
+        const schema = parameter.value_schema;
+        const element = schema.val_type === 'array' ? schema.inner_val_type : schema.val_type;
+        const where = `${spec.qualifiedName}.${parameter.name}`;
+        if (schema.val_type === 'array')
+          expect([where, schema.max_items]).not.toEqual([where, undefined]);
+        if (element === 'string' && !schema.enum) {
+          expect([where, schema.max_length ?? schema.pattern]).not.toEqual([where, undefined]);
+        }
+      }
+    }
+  });
 });

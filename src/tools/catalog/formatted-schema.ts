@@ -1,6 +1,7 @@
 import {
   AnthropicTool,
   FormattedToolSchema,
+  JsonSchemaBounds,
   JsonSchemaProperty,
   JsonSchemaType,
   McpTool,
@@ -10,6 +11,7 @@ import {
   ToolSchemaFormat,
   ToolSpecificationDefinition,
   ValType,
+  ValueSchemaDefinition,
 } from './tool-specification.types';
 
 /** What OpenAI and Anthropic accept as a function/tool name. */
@@ -35,16 +37,23 @@ export function toToolInputJsonSchema(spec: {
 }): ToolInputJsonSchema {
   const properties: Record<string, JsonSchemaProperty> = {};
   for (const param of spec.parameters) {
-    const { val_type: valType, inner_val_type: inner, enum: values } = param.value_schema;
+    const schema = param.value_schema;
+    const { val_type: valType, inner_val_type: inner, enum: values } = schema;
     const property: JsonSchemaProperty = {
       type: JSON_SCHEMA_TYPES[valType],
       description: param.description,
     };
     if (valType === 'array' && inner !== undefined) {
-      // For arrays the allowed values constrain the elements, not the array itself.
-      property.items = { type: JSON_SCHEMA_TYPES[inner], ...(values && { enum: [...values] }) };
-    } else if (values) {
-      property.enum = [...values];
+      // For arrays the allowed values and bounds constrain the elements, not the array itself.
+      property.items = {
+        type: JSON_SCHEMA_TYPES[inner],
+        ...(values && { enum: [...values] }),
+        ...jsonSchemaBounds(schema),
+      };
+      if (schema.max_items !== undefined) property.maxItems = schema.max_items;
+    } else {
+      if (values) property.enum = [...values];
+      Object.assign(property, jsonSchemaBounds(schema));
     }
     properties[param.name] = property;
   }
@@ -53,6 +62,16 @@ export function toToolInputJsonSchema(spec: {
     properties,
     required: spec.parameters.filter((p) => p.required).map((p) => p.name),
     additionalProperties: false,
+  };
+}
+
+/** The value schema's element bounds under their JSON Schema names. */
+function jsonSchemaBounds(schema: ValueSchemaDefinition): JsonSchemaBounds {
+  return {
+    ...(schema.max_length !== undefined && { maxLength: schema.max_length }),
+    ...(schema.pattern !== undefined && { pattern: schema.pattern }),
+    ...(schema.minimum !== undefined && { minimum: schema.minimum }),
+    ...(schema.maximum !== undefined && { maximum: schema.maximum }),
   };
 }
 

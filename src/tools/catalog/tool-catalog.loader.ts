@@ -18,6 +18,7 @@ import {
   ToolkitRequirementsDefinition,
   ToolRequirementsDefinition,
   VAL_TYPES,
+  VALUE_BOUNDS,
   ValType,
   ValueSchemaDefinition,
 } from './tool-specification.types';
@@ -602,7 +603,7 @@ function parseValueSchema(
   value: unknown,
   at: string,
 ): ValueSchemaDefinition | undefined {
-  const obj = readObject(v, value, at, ['val_type', 'inner_val_type', 'enum']);
+  const obj = readObject(v, value, at, ['val_type', 'inner_val_type', 'enum', ...VALUE_BOUNDS]);
   if (!obj) return undefined;
   let ok = true;
 
@@ -653,10 +654,74 @@ function parseValueSchema(
     }
   }
 
-  if (!ok || valType === undefined) return undefined;
+  const elementType = valType === 'array' ? inner : valType;
+  const bounds = parseValueBounds(v, obj, at, valType, elementType);
+  if (!ok || valType === undefined || bounds === undefined) return undefined;
   return {
     val_type: valType,
     ...(inner && { inner_val_type: inner }),
     ...(enumValues && { enum: enumValues }),
+    ...bounds,
   };
+}
+
+/** max_length and pattern bound strings, minimum and maximum numbers, max_items arrays. */
+function parseValueBounds(
+  v: FileValidator,
+  obj: JsonObject,
+  at: string,
+  valType: ValType | undefined,
+  elementType: InnerValType | undefined,
+): Pick<ValueSchemaDefinition, (typeof VALUE_BOUNDS)[number]> | undefined {
+  let ok = true;
+  const fail = (key: string, message: string) => {
+    ok = false;
+    v.fail(join(at, key), message);
+  };
+  const isNumeric = elementType === 'integer' || elementType === 'number';
+  const applies: Record<(typeof VALUE_BOUNDS)[number], boolean> = {
+    max_length: elementType === 'string',
+    pattern: elementType === 'string',
+    minimum: isNumeric,
+    maximum: isNumeric,
+    max_items: valType === 'array',
+  };
+  const bounds: Pick<ValueSchemaDefinition, (typeof VALUE_BOUNDS)[number]> = {};
+  for (const key of VALUE_BOUNDS) {
+    const raw = obj[key];
+    if (raw === undefined) continue;
+    if (valType !== undefined && !applies[key]) {
+      fail(
+        key,
+        `${key} does not apply to ${valType === 'array' ? `an array of ${elementType}` : valType} values`,
+      );
+    } else if (key === 'pattern') {
+      if (typeof raw !== 'string') fail(key, `expected a string, got ${describe(raw)}`);
+      else {
+        try {
+          new RegExp(raw, 'u');
+          bounds.pattern = raw;
+        } catch (error) {
+          fail(
+            key,
+            `not a regular expression: ${error instanceof Error ? error.message : String(error)}`,
+          );
+        }
+      }
+    } else if (key === 'minimum' || key === 'maximum') {
+      if (typeof raw !== 'number' || !Number.isFinite(raw))
+        fail(key, `expected a number, got ${describe(raw)}`);
+      else bounds[key] = raw;
+    } else if (typeof raw !== 'number' || !Number.isSafeInteger(raw) || raw < 0) {
+      fail(key, `expected a non-negative integer, got ${describe(raw)}`);
+    } else bounds[key] = raw;
+  }
+  if (
+    bounds.minimum !== undefined &&
+    bounds.maximum !== undefined &&
+    bounds.minimum > bounds.maximum
+  ) {
+    fail('minimum', `minimum ${bounds.minimum} is above maximum ${bounds.maximum}`);
+  }
+  return ok ? bounds : undefined;
 }

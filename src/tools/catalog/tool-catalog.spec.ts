@@ -185,9 +185,9 @@ describe('toSpecificationResponse', () => {
       inferrable: true,
       value_schema: { val_type: 'string', enum: ['open', 'closed', 'all'] },
     });
-    // Keys that do not apply are omitted, not null.
-    const owner = item.input.parameters.find((p) => p.name === 'owner')!;
-    expect(Object.keys(owner.value_schema)).toEqual(['val_type']);
+    // Keys that do not apply are omitted, not null; bounds are published.
+    const base = item.input.parameters.find((p) => p.name === 'base')!;
+    expect(base.value_schema).toEqual({ val_type: 'string', max_length: 255 });
   });
 
   it('reports oauth requirements as not started without context', () => {
@@ -418,6 +418,53 @@ describe('tool catalog validation', () => {
     );
     expect(errorFor(withValueSchema({ val_type: 'string', enum: ['a', 'a'] }))).toMatch(
       /value_schema\.enum: duplicate enum value "a"/,
+    );
+  });
+
+  it('accepts bounds that fit the value type', () => {
+    write(
+      'bounded.json',
+      withValueSchema({
+        val_type: 'array',
+        inner_val_type: 'string',
+        max_items: 3,
+        max_length: 5,
+        pattern: '^a',
+      }),
+    );
+    const spec = loadToolCatalog(dir).find(
+      `${validToolkit().name}.${validToolkit().tools[0].name}`,
+    )!;
+    expect(spec.parameters[0].value_schema).toEqual({
+      val_type: 'array',
+      inner_val_type: 'string',
+      max_items: 3,
+      max_length: 5,
+      pattern: '^a',
+    });
+  });
+
+  it('rejects bounds that do not fit the value type or are not numbers', () => {
+    expect(errorFor(withValueSchema({ val_type: 'integer', max_length: 3 }))).toMatch(
+      /value_schema\.max_length: max_length does not apply to integer values/,
+    );
+    expect(errorFor(withValueSchema({ val_type: 'string', max_items: 3 }))).toMatch(
+      /value_schema\.max_items: max_items does not apply to string values/,
+    );
+    expect(
+      errorFor(withValueSchema({ val_type: 'array', inner_val_type: 'string', maximum: 3 })),
+    ).toMatch(/value_schema\.maximum: maximum does not apply to an array of string values/);
+    expect(errorFor(withValueSchema({ val_type: 'string', max_length: -1 }))).toMatch(
+      /value_schema\.max_length: expected a non-negative integer, got number -1/,
+    );
+    expect(errorFor(withValueSchema({ val_type: 'number', minimum: '0' }))).toMatch(
+      /value_schema\.minimum: expected a number, got string "0"/,
+    );
+    expect(errorFor(withValueSchema({ val_type: 'number', minimum: 2, maximum: 1 }))).toMatch(
+      /value_schema\.minimum: minimum 2 is above maximum 1/,
+    );
+    expect(errorFor(withValueSchema({ val_type: 'string', pattern: '(' }))).toMatch(
+      /value_schema\.pattern: not a regular expression/,
     );
   });
 

@@ -9,6 +9,7 @@ import {
   ToolSpecificationResponse,
   ValueSchemaDefinition,
   ValueSchemaResponse,
+  VALUE_BOUNDS,
 } from './tool-specification.types';
 
 /**
@@ -47,11 +48,15 @@ export function toSpecificationResponse(
 
 /** Copies only the keys that apply, so clients never see `inner_val_type: null`. */
 function toValueSchemaResponse(schema: ValueSchemaDefinition): ValueSchemaResponse {
-  return {
+  const response: ValueSchemaResponse = {
     val_type: schema.val_type,
     ...(schema.inner_val_type !== undefined && { inner_val_type: schema.inner_val_type }),
     ...(schema.enum !== undefined && { enum: [...schema.enum] }),
   };
+  for (const key of VALUE_BOUNDS) {
+    if (schema[key] !== undefined) Object.assign(response, { [key]: schema[key] });
+  }
+  return response;
 }
 
 function toRequirementsResponse(

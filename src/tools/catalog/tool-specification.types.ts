@@ -26,7 +26,20 @@ export interface ValueSchemaDefinition {
   inner_val_type?: InnerValType;
   /** Allowed values; only on strings or arrays of strings. */
   enum?: string[];
+  // Bounds, enforced on execution and published in the formatted JSON Schema. On an array,
+  // max_length, pattern, minimum and maximum bound its elements (as enum does).
+  /** Most characters (Unicode code points, as JSON Schema's `maxLength` counts) of a string. */
+  max_length?: number;
+  /** A regular expression (Unicode mode) the string must match; as in JSON Schema, not anchored. */
+  pattern?: string;
+  minimum?: number;
+  maximum?: number;
+  /** Most elements of an array. */
+  max_items?: number;
 }
+
+/** The bounds a value schema may carry, in the order they are read and published. */
+export const VALUE_BOUNDS = ['max_length', 'pattern', 'minimum', 'maximum', 'max_items'] as const;
 
 export interface ParameterDefinition {
   name: string;
@@ -157,16 +170,25 @@ export interface ToolSpecificationDefinition {
 
 export type JsonSchemaType = 'string' | 'integer' | 'number' | 'boolean' | 'object' | 'array';
 
-export interface JsonSchemaItems {
+/** The JSON Schema keywords a value schema's bounds publish as. */
+export interface JsonSchemaBounds {
+  maxLength?: number;
+  pattern?: string;
+  minimum?: number;
+  maximum?: number;
+}
+
+export interface JsonSchemaItems extends JsonSchemaBounds {
   type: JsonSchemaType;
   enum?: string[];
 }
 
-export interface JsonSchemaProperty {
+export interface JsonSchemaProperty extends JsonSchemaBounds {
   type: JsonSchemaType;
   description: string;
   enum?: string[];
   items?: JsonSchemaItems;
+  maxItems?: number;
 }
 
 export interface ToolInputJsonSchema {
@@ -222,11 +244,7 @@ export interface RequirementState {
   configuredSecrets?: readonly string[] | ReadonlySet<string>;
 }
 
-export interface ValueSchemaResponse {
-  val_type: ValType;
-  inner_val_type?: InnerValType;
-  enum?: string[];
-}
+export type ValueSchemaResponse = ValueSchemaDefinition;
 
 export interface ParameterResponse {
   name: string;

@@ -7,6 +7,23 @@ export class ValueSchemaDto {
   @ApiPropertyOptional({ enum: VAL_TYPES.filter((type) => type !== 'array') })
   inner_val_type?: string;
   @ApiPropertyOptional({ type: [String] }) enum?: string[];
+  @ApiPropertyOptional({
+    description: 'Most characters (code points) of a string, or of each string of an array.',
+  })
+  max_length?: number;
+  @ApiPropertyOptional({
+    description:
+      'A regular expression (ECMA-262, Unicode mode; anchored with ^ and $ where the whole value must match) that a string, or each string of an array, matches.',
+  })
+  pattern?: string;
+  @ApiPropertyOptional({ description: 'Least value of a number, or of each number of an array.' })
+  minimum?: number;
+  @ApiPropertyOptional({
+    description: 'Greatest value of a number, or of each number of an array.',
+  })
+  maximum?: number;
+  @ApiPropertyOptional({ description: 'Most elements of an array.' })
+  max_items?: number;
 }
 
 export class ParameterDto {

@@ -83,4 +83,68 @@ describe('validateToolInput', () => {
     const { errors } = validateToolInput([param('toString', { val_type: 'string' }, true)], {});
     expect(errors).toEqual([{ field: 'input.toString', message: 'toString is required' }]);
   });
+
+  describe('bounds', () => {
+    const bounded = [
+      param('text', { val_type: 'string', max_length: 5 }),
+      param('owner', { val_type: 'string', pattern: '^[a-z]+$' }),
+      param('count', { val_type: 'integer', minimum: 1, maximum: 10 }),
+      param('ratio', { val_type: 'number', minimum: -0.5 }),
+      param('tags', { val_type: 'array', inner_val_type: 'string', max_items: 2, max_length: 3 }),
+      param('values', { val_type: 'array', inner_val_type: 'number', maximum: 100 }),
+    ];
+
+    it('accepts values on the bounds', () => {
+      const input = {
+        text: 'abcde',
+        owner: 'abc',
+        count: 10,
+        ratio: -0.5,
+        tags: ['abc', 'de'],
+        values: [100, -1e9],
+      };
+      expect(validateToolInput(bounded, input)).toEqual({ input, errors: [] });
+    });
+
+    it('counts characters as code points: five emoji are five characters', () => {
+      expect(validateToolInput(bounded, { text: '👍🏽👍🏽👍' }).errors).toEqual([]);
+      expect(validateToolInput(bounded, { text: '👍🏽👍🏽👍🏽' }).errors).toEqual([
+        { field: 'input.text', message: 'must be at most 5 characters long' },
+      ]);
+    });
+
+    it('names each value beyond a bound', () => {
+      const { errors } = validateToolInput(bounded, {
+        text: 'abcdef',
+        owner: '..',
+        count: 11,
+        ratio: -1,
+        tags: ['abcd'],
+        values: [1, 101],
+      });
+      expect(errors).toEqual([
+        { field: 'input.text', message: 'must be at most 5 characters long' },
+        { field: 'input.owner', message: 'must match the pattern ^[a-z]+$' },
+        { field: 'input.count', message: 'must be at most 10' },
+        { field: 'input.ratio', message: 'must be at least -0.5' },
+        { field: 'input.tags[0]', message: 'must be at most 3 characters long' },
+        { field: 'input.values[1]', message: 'must be at most 100' },
+      ]);
+      expect(validateToolInput(bounded, { count: 0 }).errors).toEqual([
+        { field: 'input.count', message: 'must be at least 1' },
+      ]);
+    });
+
+    it('refuses an array over max_items without looking at its elements', () => {
+      expect(validateToolInput(bounded, { tags: ['a', 'b', 7] }).errors).toEqual([
+        { field: 'input.tags', message: 'must have at most 2 items' },
+      ]);
+    });
+
+    it('reports at most 20 wrong elements of one array', () => {
+      const { errors } = validateToolInput(bounded, { values: Array(1000).fill('x') });
+      expect(errors).toHaveLength(20);
+      expect(errors[19]).toEqual({ field: 'input.values[19]', message: 'must be a number' });
+    });
+  });
 });

@@ -15,7 +15,8 @@ export interface ValidatedToolInput {
 
 /**
  * Checks a tool input against its specification's parameters: required ones present, no unknown
- * ones, each value of its val_type (and enum). Every problem is reported, named `input.<name>`.
+ * ones, each value of its val_type, enum and bounds (max_length, pattern, minimum, maximum,
+ * max_items). Every problem is reported, named `input.<name>`.
  * An optional parameter sent as `null` counts as absent: models often fill unused ones that way.
  */
 export function validateToolInput(
@@ -45,32 +46,87 @@ export function validateToolInput(
   return { input: accepted, errors };
 }
 
+/** Arrays with more wrong elements than this report the first ones only. */
+const MAX_ELEMENT_ERRORS = 20;
+
 function checkValue(schema: ValueSchemaDefinition, value: unknown, field: string): FieldError[] {
   if (schema.val_type !== 'array') {
-    const message = checkScalar(schema.val_type, schema.enum, value);
+    const message = checkScalar(schema.val_type, schema, value);
     return message ? [{ field, message }] : [];
   }
   if (!Array.isArray(value)) return [{ field, message: 'must be an array' }];
+  // Checked before the elements: an oversized array is refused without walking it.
+  if (schema.max_items !== undefined && value.length > schema.max_items) {
+    return [{ field, message: `must have at most ${schema.max_items} items` }];
+  }
   const inner = schema.inner_val_type as InnerValType;
   const errors: FieldError[] = [];
-  value.forEach((item: unknown, index) => {
+  for (let index = 0; index < value.length && errors.length < MAX_ELEMENT_ERRORS; index++) {
+    const item: unknown = value[index];
     const message =
-      item === null ? `must be ${describeType(inner)}` : checkScalar(inner, schema.enum, item);
+      item === null ? `must be ${describeType(inner)}` : checkScalar(inner, schema, item);
     if (message) errors.push({ field: `${field}[${index}]`, message });
-  });
+  }
   return errors;
 }
 
 function checkScalar(
   type: InnerValType,
-  allowed: readonly string[] | undefined,
+  schema: ValueSchemaDefinition,
   value: unknown,
 ): string | undefined {
   if (!hasType(type, value)) return `must be ${describeType(type)}`;
-  if (allowed && !allowed.includes(value as string)) {
-    return `must be one of: ${allowed.join(', ')}`;
+  if (typeof value === 'string') return checkString(schema, value);
+  if (typeof value === 'number') return checkNumber(schema, value);
+  return undefined;
+}
+
+function checkString(schema: ValueSchemaDefinition, value: string): string | undefined {
+  const { enum: allowed, max_length: maxLength, pattern } = schema;
+  // Length first: nothing else (enum, pattern) looks at an oversized string.
+  if (maxLength !== undefined && value.length > maxLength && codePoints(value) > maxLength) {
+    return `must be at most ${maxLength} characters long`;
+  }
+  if (allowed && !allowed.includes(value)) return `must be one of: ${allowed.join(', ')}`;
+  if (pattern !== undefined && !compiledPattern(pattern).test(value)) {
+    return `must match the pattern ${pattern}`;
   }
   return undefined;
+}
+
+function checkNumber(schema: ValueSchemaDefinition, value: number): string | undefined {
+  if (schema.minimum !== undefined && value < schema.minimum) {
+    return `must be at least ${schema.minimum}`;
+  }
+  if (schema.maximum !== undefined && value > schema.maximum) {
+    return `must be at most ${schema.maximum}`;
+  }
+  return undefined;
+}
+
+/** Characters as JSON Schema counts them: a surrogate pair (an emoji) is one. */
+function codePoints(value: string): number {
+  let count = 0;
+  for (let index = 0; index < value.length; index++) {
+    const unit = value.charCodeAt(index);
+    if (unit >= 0xdc00 && unit <= 0xdfff && index > 0) {
+      const previous = value.charCodeAt(index - 1);
+      if (previous >= 0xd800 && previous <= 0xdbff) continue;
+    }
+    count++;
+  }
+  return count;
+}
+
+/** Patterns come from the catalog (trusted, a handful): compiled once each. */
+const patterns = new Map<string, RegExp>();
+function compiledPattern(pattern: string): RegExp {
+  let regexp = patterns.get(pattern);
+  if (!regexp) {
+    regexp = new RegExp(pattern, 'u');
+    patterns.set(pattern, regexp);
+  }
+  return regexp;
 }
 
 function hasType(type: InnerValType, value: unknown): boolean {

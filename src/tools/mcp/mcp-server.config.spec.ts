@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -144,7 +145,11 @@ describe('MCP configuration in AppConfig', () => {
   it('has defaults', () => {
     const config = loadConfig(base);
     expect(config.mcp).toEqual({ servers: [], refreshMs: 300_000 });
-    expect(config.toolExecution).toEqual({ timeoutMs: 30_000 });
+    expect(config.toolExecution).toEqual({
+      timeoutMs: 30_000,
+      // The cores less one, between 1 and 4.
+      workerThreads: Math.max(1, Math.min(4, availableParallelism() - 1)),
+    });
   });
 
   it('reads the servers and the intervals', () => {
@@ -153,10 +158,12 @@ describe('MCP configuration in AppConfig', () => {
       MCP_SERVERS: JSON.stringify([{ id: 'a', command: 'x' }]),
       MCP_REFRESH_MS: '60000',
       TOOL_EXECUTION_TIMEOUT_MS: '5000',
+      TOOL_WORKER_THREADS: '3',
     });
     expect(config.mcp.servers.map((s) => s.id)).toEqual(['a']);
     expect(config.mcp.refreshMs).toBe(60_000);
-    expect(config.toolExecution.timeoutMs).toBe(5000);
+    expect(config.toolExecution).toEqual({ timeoutMs: 5000, workerThreads: 3 });
+    expect(() => loadConfig({ ...base, TOOL_WORKER_THREADS: '0' })).toThrow(ConfigError);
   });
 
   it('stops the boot on a bad server list, naming the problem', () => {

@@ -1,6 +1,7 @@
 import { SystemClock } from '../../../common/clock';
 import { loadToolCatalog } from '../../catalog/tool-catalog';
 import { builtinToolExecutors } from './builtin-toolkits.registrar';
+import { ToolWorkerPool } from '../worker-pool/tool-worker.pool';
 import { ProviderHttpClient } from './provider-http.client';
 
 describe('builtinToolExecutors', () => {
@@ -16,6 +17,7 @@ describe('builtinToolExecutors', () => {
       slackUrl: 'http://127.0.0.1:9',
     },
     new SystemClock(),
+    new ToolWorkerPool(1, []),
   );
 
   it('names only tools of the catalog, by their exact qualified names', () => {

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Agent } from 'undici';
 import { keepAliveAgent } from '../../../common/outbound-http';
+import { UnsafePathSegmentError, urlWithPath } from '../../../common/url-path';
 import { ToolExecutionError } from '../tool-executor';
 
 /** An array repeats the parameter (`?h=From&h=To`). */
@@ -10,8 +11,11 @@ export interface ProviderRequest {
   method: 'GET' | 'POST';
   /** The provider's configured base URL (path allowed, e.g. https://slack.com/api). */
   baseUrl: string;
-  /** Appended to the base URL's path; callers encode path segments themselves. */
-  path: string;
+  /**
+   * The path after the base URL's own, one segment per element, each encoded here (encodePath):
+   * `['repos', owner, repo, 'pulls']`. A segment `.`, `..` or empty fails the call.
+   */
+  path: readonly string[];
   query?: Readonly<Record<string, QueryValue>>;
   headers?: Readonly<Record<string, string>>;
   /** Sent as JSON. */
@@ -51,7 +55,13 @@ export class ProviderHttpClient {
   }
 
   async request(provider: string, request: ProviderRequest): Promise<ProviderResponse> {
-    const url = new URL(`${request.baseUrl.replace(/\/+$/, '')}${request.path}`);
+    let url: URL;
+    try {
+      url = urlWithPath(request.baseUrl, ...request.path);
+    } catch (error) {
+      if (error instanceof UnsafePathSegmentError) throw new ToolExecutionError(error.message);
+      throw error;
+    }
     for (const [name, value] of Object.entries(request.query ?? {})) {
       if (Array.isArray(value)) for (const item of value) url.searchParams.append(name, item);
       else if (value !== undefined) url.searchParams.set(name, String(value));

@@ -44,8 +44,12 @@ export function githubExecutors(
     if (response.status >= 200 && response.status < 300) return response.body;
     throw providerError(PROVIDER, response.status, githubMessage(response.body), [token]);
   };
-  const repository = (input: Parameters<ToolExecutor['execute']>[0]) =>
-    `/repos/${encodeURIComponent(nonBlankString(input, 'owner'))}/${encodeURIComponent(nonBlankString(input, 'repo'))}`;
+  // owner and repo are also held to GitHub's name rules by the catalog's patterns.
+  const repository = (input: Parameters<ToolExecutor['execute']>[0]) => [
+    'repos',
+    nonBlankString(input, 'owner'),
+    nonBlankString(input, 'repo'),
+  ];
 
   return {
     'Github.CreateIssue': {
@@ -53,7 +57,7 @@ export function githubExecutors(
         const issue = await call(
           {
             method: 'POST',
-            path: `${repository(input)}/issues`,
+            path: [...repository(input), 'issues'],
             json: {
               title: nonBlankString(input, 'title'),
               body: optionalString(input, 'body'),
@@ -78,7 +82,7 @@ export function githubExecutors(
         const pulls = await call(
           {
             method: 'GET',
-            path: `${repository(input)}/pulls`,
+            path: [...repository(input), 'pulls'],
             query: {
               state: optionalString(input, 'state') ?? 'open',
               base: optionalString(input, 'base'),
@@ -109,7 +113,7 @@ export function githubExecutors(
         const found = await call(
           {
             method: 'GET',
-            path: '/search/repositories',
+            path: ['search', 'repositories'],
             query: {
               q: nonBlankString(input, 'query'),
               sort: optionalString(input, 'sort'),

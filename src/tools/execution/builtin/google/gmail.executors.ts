@@ -9,7 +9,7 @@ import {
 } from '../tool-input.readers';
 import { GoogleCall } from './google-api';
 
-const MESSAGES = '/gmail/v1/users/me/messages';
+const MESSAGES = ['gmail', 'v1', 'users', 'me', 'messages'];
 // One address, loosely: enough to refuse header injection and obvious mistakes; Gmail checks the rest.
 const EMAIL = /^[^\s@<>",;]+@[^\s@<>",;]+$/;
 const HEADERS = ['From', 'To', 'Subject', 'Date'];
@@ -33,7 +33,7 @@ export function gmailExecutors(call: GoogleCall): Record<string, ToolExecutor> {
           html: optionalBoolean(input, 'is_html') ?? false,
         });
         const sent = await call(
-          { method: 'POST', path: `${MESSAGES}/send`, json: { raw } },
+          { method: 'POST', path: [...MESSAGES, 'send'], json: { raw } },
           context,
         );
         return {
@@ -72,7 +72,7 @@ export function gmailExecutors(call: GoogleCall): Record<string, ToolExecutor> {
             const message = await call(
               {
                 method: 'GET',
-                path: `${MESSAGES}/${encodeURIComponent(id)}`,
+                path: [...MESSAGES, id],
                 query: includeBody
                   ? { format: 'full' }
                   : { format: 'metadata', metadataHeaders: HEADERS },
@@ -200,11 +200,47 @@ function plainText(payload: unknown): string | null {
   const text = decode(parts.find((part) => part.mimeType === 'text/plain'));
   if (text !== null) return text;
   const html = decode(parts.find((part) => part.mimeType === 'text/html'));
-  return html === null
-    ? null
-    : html
-        .replace(/<(script|style)[\s\S]*?<\/\1>/gi, '')
-        .replace(/<[^>]+>/g, ' ')
-        .replace(/\s+/g, ' ')
-        .trim();
+  return html === null ? null : htmlToText(html);
+}
+
+const SCRIPT_OR_STYLE = /<(script|style)/iy;
+
+/**
+ * The text of an HTML body: script and style elements dropped, every other tag a space, runs of
+ * whitespace one space. One pass, linear in the length: the body is whatever a stranger mailed,
+ * and the regular expressions this replaces took quadratic time on `<<<<...` or an unclosed
+ * `<script`. A `<` that no `>` follows is text.
+ */
+export function htmlToText(html: string): string {
+  const unclosed = new Set<string>();
+  let text = '';
+  let at = 0;
+  while (at < html.length) {
+    const open = html.indexOf('<', at);
+    if (open < 0) break;
+    text += html.slice(at, open);
+    SCRIPT_OR_STYLE.lastIndex = open;
+    const element = SCRIPT_OR_STYLE.exec(html)?.[1].toLowerCase();
+    if (element && !unclosed.has(element)) {
+      const closer = new RegExp(`</${element}>`, 'gi');
+      closer.lastIndex = open;
+      const close = closer.exec(html);
+      if (close) {
+        at = close.index + close[0].length;
+        continue;
+      }
+      // No closer from here on: none will be found from any later position either.
+      unclosed.add(element);
+    }
+    const end = html.indexOf('>', open + 1);
+    if (end < 0) {
+      at = open;
+      break;
+    }
+    // "<>" is not a tag: its "<" is text.
+    text += end === open + 1 ? '<' : ' ';
+    at = end === open + 1 ? open + 1 : end + 1;
+  }
+  text += html.slice(at);
+  return text.replace(/\s+/g, ' ').trim();
 }

@@ -18,8 +18,7 @@ export function googleCalendarExecutors(
   call: GoogleCall,
   clock: Clock,
 ): Record<string, ToolExecutor> {
-  const calendarPath = (calendarId: string) =>
-    `/calendar/v3/calendars/${encodeURIComponent(calendarId)}`;
+  const eventsPath = (calendarId: string) => ['calendar', 'v3', 'calendars', calendarId, 'events'];
 
   /**
    * Calendar wants either an offset in dateTime or a timeZone; with neither, use the calendar's.
@@ -38,7 +37,7 @@ export function googleCalendarExecutors(
     const events = await call(
       {
         method: 'GET',
-        path: `${calendarPath(calendarId)}/events`,
+        path: eventsPath(calendarId),
         query: { maxResults: 1, fields: 'timeZone' },
       },
       context,
@@ -62,7 +61,7 @@ export function googleCalendarExecutors(
         const event = await call(
           {
             method: 'POST',
-            path: `${calendarPath(calendarId)}/events`,
+            path: eventsPath(calendarId),
             query: { sendUpdates: optionalString(input, 'send_updates') ?? 'all' },
             json: {
               summary: nonBlankString(input, 'summary'),
@@ -91,7 +90,7 @@ export function googleCalendarExecutors(
         const listed = await call(
           {
             method: 'GET',
-            path: `${calendarPath(calendarId)}/events`,
+            path: eventsPath(calendarId),
             // timeMin bounds an event's end and timeMax its start, exactly as the inputs mean.
             query: {
               timeMin: new Date(from).toISOString(),

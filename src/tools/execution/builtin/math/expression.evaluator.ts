@@ -112,42 +112,48 @@ function logBase(x: number, base: number): number {
   return Math.log(x) / Math.log(base);
 }
 
-const NUMBER = /^(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?/;
-const NAME = /^[A-Za-z_][A-Za-z0-9_]*/;
+// Sticky: each matches at `lastIndex` only, so tokenizing is one linear pass (no slices).
+const SPACE = /\s+/y;
+const NUMBER = /(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?/y;
+const NAME = /[A-Za-z_][A-Za-z0-9_]*/y;
+
+function matchAt(pattern: RegExp, source: string, at: number): string | undefined {
+  pattern.lastIndex = at;
+  return pattern.exec(source)?.[0];
+}
 
 function tokenize(source: string): Token[] {
   const tokens: Token[] = [];
   let at = 0;
   while (at < source.length) {
-    const rest = source.slice(at);
-    const space = /^\s+/.exec(rest);
+    const space = matchAt(SPACE, source, at);
     if (space) {
-      at += space[0].length;
+      at += space.length;
       continue;
     }
-    const number = NUMBER.exec(rest);
+    const number = matchAt(NUMBER, source, at);
     if (number) {
-      tokens.push({ kind: 'number', value: Number(number[0]), at });
-      at += number[0].length;
+      tokens.push({ kind: 'number', value: Number(number), at });
+      at += number.length;
       continue;
     }
-    const name = NAME.exec(rest);
+    const name = matchAt(NAME, source, at);
     if (name) {
-      tokens.push({ kind: 'name', value: name[0], at });
-      at += name[0].length;
+      tokens.push({ kind: 'name', value: name, at });
+      at += name.length;
       continue;
     }
-    if (rest.startsWith('**')) {
+    if (source.startsWith('**', at)) {
       tokens.push({ kind: 'op', value: '^', at });
       at += 2;
       continue;
     }
-    if ('+-*/%^(),'.includes(rest[0])) {
-      tokens.push({ kind: 'op', value: rest[0], at });
+    if ('+-*/%^(),'.includes(source[at])) {
+      tokens.push({ kind: 'op', value: source[at], at });
       at += 1;
       continue;
     }
-    throw new ExpressionError(`Unexpected character "${rest[0]}" at position ${at + 1}.`);
+    throw new ExpressionError(`Unexpected character "${source[at]}" at position ${at + 1}.`);
   }
   tokens.push({ kind: 'end', at });
   return tokens;

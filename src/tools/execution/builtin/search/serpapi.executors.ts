@@ -40,7 +40,7 @@ export function serpApiExecutors(
     const response = await http.request(PROVIDER, {
       method: 'GET',
       baseUrl,
-      path: '/search.json',
+      path: ['search.json'],
       query: { ...query, api_key: apiKey },
       signal: context.signal,
       secrets: [apiKey],

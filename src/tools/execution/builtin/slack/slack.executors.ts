@@ -36,7 +36,7 @@ export function slackExecutors(
     const response = await http.request(PROVIDER, {
       ...request,
       baseUrl,
-      path: `/${method}`,
+      path: [method],
       headers: { authorization: `Bearer ${token}` },
       signal: context.signal,
       secrets: [token],

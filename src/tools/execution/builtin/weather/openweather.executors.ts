@@ -32,7 +32,7 @@ export function openWeatherExecutors(
   baseUrl: string,
 ): Record<string, ToolExecutor> {
   const get = async (
-    path: string,
+    path: readonly string[],
     query: Record<string, string | number>,
     context: ToolExecutionContext,
   ): Promise<unknown> => {
@@ -52,7 +52,7 @@ export function openWeatherExecutors(
     'Weather.GetCurrentWeather': {
       async execute(input, context) {
         const units = optionalString(input, 'units') ?? 'metric';
-        const body = await get('/data/2.5/weather', { ...place(input), units }, context);
+        const body = await get(['data', '2.5', 'weather'], { ...place(input), units }, context);
         return {
           location: locationName(field(body, 'name'), field(body, 'sys', 'country')),
           observed_at: isoFromSeconds(field(body, 'dt')),
@@ -73,7 +73,7 @@ export function openWeatherExecutors(
         const location = nonBlankString(input, 'location');
         const days = integerInRange(input, 'days', { min: 1, max: 5, fallback: 3 });
         const units = optionalString(input, 'units') ?? 'metric';
-        const body = await get('/data/2.5/forecast', { q: location, units }, context);
+        const body = await get(['data', '2.5', 'forecast'], { q: location, units }, context);
         return {
           location: locationName(field(body, 'city', 'name'), field(body, 'city', 'country')),
           units,
