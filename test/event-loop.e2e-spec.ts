@@ -12,6 +12,7 @@ import { bearer, newOrganization, startApp, TestApp, tokenFor } from './support/
 import { toolRequests } from './support/tool-requests';
 
 const HEALTH_WITHIN_MS = 200;
+const LEAP_DAY = 'FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=29;BYHOUR=9;BYMINUTE=0';
 const WEATHER_KEY = `ow-${randomUUID()}`;
 const SERPAPI_KEY = `serp-${randomUUID()}`;
 const GOOGLE = 'https://www.googleapis.com/auth/';
@@ -83,7 +84,7 @@ const WORST_INPUTS: Record<string, (channelId: string) => Record<string, unknown
   'Agentline.ScheduleFollowUp': (channelId) => ({
     channel_id: channelId,
     client_phone_numbers: Array.from({ length: 1_000 }, (_, i) => `+3461${2_000_000 + i}`),
-    frequency: 'FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=29;BYHOUR=9;BYMINUTE=0',
+    frequency: LEAP_DAY,
     prompt: filled('p', 4096),
     title: filled('t', 200),
     description: filled('d', 2000),
@@ -91,11 +92,11 @@ const WORST_INPUTS: Record<string, (channelId: string) => Record<string, unknown
   }),
   'Agentline.ListFollowUps': () => ({ limit: 200 }),
   'Agentline.CancelFollowUp': () => ({ follow_up_id: randomUUID() }),
-  // A leap day only: 50 occurrences walk 200 years of calendar.
+  // A leap day only: 500 occurrences walk 2,000 years of calendar (in the preview thread).
   'Agentline.PreviewSchedule': () => ({
-    frequency: 'FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=29;BYHOUR=9;BYMINUTE=0',
+    frequency: LEAP_DAY,
     time_zone: 'Pacific/Chatham',
-    count: 50,
+    count: 500,
   }),
 };
 
@@ -245,4 +246,27 @@ describe('Event loop under hostile tool input (e2e)', () => {
     }
     expect({ slow, notRun }).toEqual({ slow: [], notRun: [] });
   }, 120_000);
+
+  it('answers /health within 200 ms while GET /v1/scheduler/preview expands its costliest schedule', async () => {
+    let running = true;
+    const preview = t
+      .http()
+      .get('/v1/scheduler/preview')
+      .query({ frequency: LEAP_DAY, time_zone: 'Pacific/Chatham', count: 500 })
+      .set(auth)
+      .then((res) => {
+        running = false;
+        return res;
+      });
+    const healthMs: number[] = [];
+    do {
+      const asked = performance.now();
+      await t.http().get('/health').expect(200);
+      healthMs.push(Math.round(performance.now() - asked));
+    } while (running);
+    const res = await preview;
+    expect(res.status).toBe(200);
+    expect(res.body.data.occurrences).toHaveLength(500);
+    expect(healthMs.filter((ms) => ms >= HEALTH_WITHIN_MS)).toEqual([]);
+  });
 });

@@ -246,12 +246,13 @@ describe('Hostile input (e2e)', () => {
       },
     );
 
-    it('answers the PreviewSchedule tool with a tool error for from=8640000000000000', async () => {
+    it('refuses from=8640000000000000 in the PreviewSchedule tool by its published maximum', async () => {
       const tool = await attach('Agentline.PreviewSchedule');
       const res = await execute(tool.id, { frequency: 'daily', from: 8_640_000_000_000_000 });
-      expect(res.status).toBe(200);
-      expect(res.body.data).toMatchObject({ status: 'failed' });
-      expect(res.body.data.output.error).toMatch(/from/);
+      expect(res.status).toBe(400);
+      expect(res.body.errors).toEqual([
+        { field: 'input.from', message: 'must be at most 253402300799999' },
+      ]);
     });
   });
 

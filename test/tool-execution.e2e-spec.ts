@@ -749,9 +749,9 @@ describe('Tool execution (e2e)', () => {
         },
       });
       const preview = await attach('Agentline.PreviewSchedule');
-      const tooMany = await execute(preview.id, { frequency: 'daily', count: 51 }).expect(400);
+      const tooMany = await execute(preview.id, { frequency: 'daily', count: 501 }).expect(400);
       expect(tooMany.body.errors).toEqual([
-        { field: 'input.count', message: 'must be at most 50' },
+        { field: 'input.count', message: 'must be at most 500' },
       ]);
     });
   });

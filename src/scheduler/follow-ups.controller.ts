@@ -142,7 +142,7 @@ export class FollowUpsController {
     operationId: 'previewSchedule',
   })
   @ApiOkResponse({ type: DataEnvelope(SchedulePreviewDto) })
-  preview(@Query() query: SchedulePreviewQueryDto): SchedulePreviewDto {
-    return { occurrences: this.followUps.preview(query) };
+  async preview(@Query() query: SchedulePreviewQueryDto): Promise<SchedulePreviewDto> {
+    return { occurrences: await this.followUps.preview(query) };
   }
 }

@@ -21,6 +21,7 @@ import { MAX_LISTED_ATTEMPTS } from './dto/follow-up.dto';
 import { normalizePhoneNumbers } from './phone-numbers';
 import { parseSchedule, Schedule, ScheduleError } from './schedule/schedule.parser';
 import { SchedulerEngine } from './scheduler.engine';
+import { SchedulePreviewer, SchedulePreviewTimeout } from './schedule/schedule-previewer';
 
 const DEFAULT_TIME_ZONE = 'UTC';
 const DEFAULT_PREVIEW_COUNT = 10;
@@ -50,6 +51,7 @@ export class FollowUpsService {
     private readonly channels: ChannelsService,
     private readonly clock: Clock,
     private readonly engine: SchedulerEngine,
+    private readonly previewer: SchedulePreviewer,
   ) {}
 
   async createWhatsappFollowUp(
@@ -231,15 +233,27 @@ export class FollowUpsService {
     return this.findOne(organizationId, id);
   }
 
-  preview(query: SchedulePreviewQueryDto): number[] {
-    const from = query.from ?? this.clock.now();
-    const { schedule, errors } = scheduleOrErrors(
-      query.frequency,
-      query.time_zone ?? DEFAULT_TIME_ZONE,
-      from,
-    );
-    if (!schedule) throw validationFailed(errors);
-    return schedule.occurrences(from, query.count ?? DEFAULT_PREVIEW_COUNT);
+  /** The next occurrences, expanded in a worker thread (SchedulePreviewer). */
+  async preview(query: SchedulePreviewQueryDto): Promise<number[]> {
+    const count = query.count ?? DEFAULT_PREVIEW_COUNT;
+    try {
+      const result = await this.previewer.preview({
+        frequency: query.frequency,
+        time_zone: query.time_zone ?? DEFAULT_TIME_ZONE,
+        count,
+        from: query.from ?? this.clock.now(),
+      });
+      if ('error' in result) throw validationFailed([result.error]);
+      return result.occurrences;
+    } catch (error) {
+      if (!(error instanceof SchedulePreviewTimeout)) throw error;
+      throw validationFailed([
+        {
+          field: 'count',
+          message: `expanding ${count} occurrences of this schedule ${error.message}; ask for fewer`,
+        },
+      ]);
+    }
   }
 
   /** The channel must be the organization's, a WhatsApp channel, of this agent, and active: else 422. */

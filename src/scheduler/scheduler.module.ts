@@ -15,6 +15,7 @@ import { FollowUpEntity } from './entities/follow-up.entity';
 import { FollowUpsController } from './follow-ups.controller';
 import { FollowUpsService } from './follow-ups.service';
 import { SchedulerEngine } from './scheduler.engine';
+import { SchedulePreviewer } from './schedule/schedule-previewer';
 
 @Module({
   imports: [
@@ -32,6 +33,7 @@ import { SchedulerEngine } from './scheduler.engine';
     DeliveryWorker,
     SchedulerEngine,
     AgentlineToolkitRegistrar,
+    SchedulePreviewer,
     {
       provide: MessageComposer,
       inject: [APP_CONFIG],

@@ -1,6 +1,5 @@
 import { Clock } from '../../common/clock';
 import { isUuid } from '../../common/ids';
-import { ToolWorkerPool } from '../../tools/execution/worker-pool/tool-worker.pool';
 import { ToolExecutionError, ToolExecutor, ToolInput } from '../../tools/execution/tool-executor';
 import {
   CreateFollowUpDto,
@@ -10,7 +9,7 @@ import {
 import { toFollowUpResponse } from '../follow-up.mapper';
 import { FollowUpsService } from '../follow-ups.service';
 import { asToolError, validDto } from './tool-errors';
-import { PREVIEW_SCHEDULE_TASK, PreviewScheduleTask } from './preview-schedule.worker';
+import { SchedulePreviewer, SchedulePreviewTimeout } from '../schedule/schedule-previewer';
 
 const DEFAULT_TIME_ZONE = 'UTC';
 const DEFAULT_PREVIEW_COUNT = 10;
@@ -22,7 +21,7 @@ const DEFAULT_PREVIEW_COUNT = 10;
 export function followUpExecutors(
   followUps: FollowUpsService,
   clock: Clock,
-  workers: ToolWorkerPool,
+  previewer: SchedulePreviewer,
 ): Record<string, ToolExecutor> {
   return {
     /** The body of POST /v1/scheduler/follow-up/whatsapp, its agent_id being the tool's agent. */
@@ -63,17 +62,26 @@ export function followUpExecutors(
         return { follow_up_id: followUp.id, title: followUp.title, cancelled: true };
       },
     },
-    /** As GET /v1/scheduler/preview; the schedule is expanded in a worker thread. */
+    /** As GET /v1/scheduler/preview, in the same worker thread. */
     'Agentline.PreviewSchedule': {
       async execute(input, context) {
         const query = await validDto(SchedulePreviewQueryDto, { ...input });
-        const task: PreviewScheduleTask = {
+        const task = {
           frequency: query.frequency,
           time_zone: query.time_zone ?? DEFAULT_TIME_ZONE,
           count: query.count ?? DEFAULT_PREVIEW_COUNT,
           from: query.from ?? clock.now(),
         };
-        return workers.run(PREVIEW_SCHEDULE_TASK, { ...task }, context);
+        const result = await previewer.preview(task, context.signal).catch((error: unknown) => {
+          if (!(error instanceof SchedulePreviewTimeout)) throw error;
+          throw new ToolExecutionError(`Expanding this schedule ${error.message}; ask for fewer.`);
+        });
+        if ('error' in result) {
+          throw new ToolExecutionError(
+            `The request is not valid. ${result.error.field}: ${result.error.message}`,
+          );
+        }
+        return result;
       },
     },
   };

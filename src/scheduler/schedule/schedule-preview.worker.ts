@@ -1,35 +1,40 @@
 import { toWall } from '../../common/zoned-time';
-import { ToolExecutionError, ToolExecutor } from '../../tools/execution/tool-executor';
-import { parseSchedule } from '../schedule/schedule.parser';
-import { ScheduleError } from '../schedule/schedule.types';
+import { ToolExecutor } from '../../tools/execution/tool-executor';
+import { parseSchedule } from './schedule.parser';
+import { ScheduleError } from './schedule.types';
 
 /** This file, as a worker module of ToolWorkerPool (`.js` from dist/, `.ts` under ts-node/jest). */
-export const PREVIEW_SCHEDULE_MODULE = __filename;
-export const PREVIEW_SCHEDULE_TASK = 'Agentline.PreviewSchedule';
+export const SCHEDULE_PREVIEW_MODULE = __filename;
+export const SCHEDULE_PREVIEW_TASK = 'Scheduler.PreviewSchedule';
 
 /** What the main thread hands over: a checked query, `from` filled in from its clock. */
-export interface PreviewScheduleTask {
+export interface SchedulePreviewTask {
   frequency: string;
   time_zone: string;
   count: number;
   from: number;
 }
 
+/** The occurrences with their local times, or the field error that makes the query invalid. */
+export type SchedulePreviewResult =
+  { occurrences: number[]; local_times: string[] } | { error: { field: string; message: string } };
+
 /**
  * Expanding a schedule costs with how rarely it fires (a leap-day rule walks years per
- * occurrence): it runs in a worker thread. Errors read as GET /v1/scheduler/preview's 400 does.
+ * occurrence): it runs in a worker thread, for GET /v1/scheduler/preview and the PreviewSchedule
+ * tool alike. A grammar error is an answer, not a failure: each caller words it its own way.
  */
 export const WORKER_TOOL_EXECUTORS: Readonly<Record<string, ToolExecutor>> = {
-  [PREVIEW_SCHEDULE_TASK]: {
-    async execute(input) {
-      const task = input as unknown as PreviewScheduleTask;
+  [SCHEDULE_PREVIEW_TASK]: {
+    async execute(input): Promise<SchedulePreviewResult> {
+      const task = input as unknown as SchedulePreviewTask;
       let occurrences: number[];
       try {
         const schedule = parseSchedule(task.frequency, task.time_zone, task.from);
         occurrences = schedule.occurrences(task.from, task.count);
       } catch (error) {
         if (!(error instanceof ScheduleError)) throw error;
-        throw new ToolExecutionError(`The request is not valid. ${error.field}: ${error.message}`);
+        return { error: { field: error.field, message: error.message } };
       }
       const local_times = occurrences.map((at) => localTime(task.time_zone, at));
       return { occurrences, local_times };

@@ -1,7 +1,7 @@
-import { ToolExecutionContext, ToolExecutionError } from '../../tools/execution/tool-executor';
-import { PREVIEW_SCHEDULE_TASK, WORKER_TOOL_EXECUTORS } from './preview-schedule.worker';
+import { ToolExecutionContext } from '../../tools/execution/tool-executor';
+import { SCHEDULE_PREVIEW_TASK, WORKER_TOOL_EXECUTORS } from './schedule-preview.worker';
 
-const preview = WORKER_TOOL_EXECUTORS[PREVIEW_SCHEDULE_TASK];
+const preview = WORKER_TOOL_EXECUTORS[SCHEDULE_PREVIEW_TASK];
 const context = {} as ToolExecutionContext;
 const FROM = Date.UTC(2025, 2, 28, 9, 0, 0); // 10:00 in Madrid, two days before DST starts
 
@@ -18,18 +18,18 @@ describe('the PreviewSchedule worker executor', () => {
     });
   });
 
-  it('reports a bad frequency or zone as the HTTP preview does, for the model to read', async () => {
-    const bad = preview.execute(
-      { frequency: 'every so often', time_zone: 'UTC', count: 2, from: FROM },
-      context,
-    );
-    await expect(bad).rejects.toBeInstanceOf(ToolExecutionError);
-    await expect(bad).rejects.toThrow(/^The request is not valid\. frequency: /);
+  it('answers a bad frequency or zone with the field error, for each caller to word', async () => {
+    await expect(
+      preview.execute(
+        { frequency: 'every so often', time_zone: 'UTC', count: 2, from: FROM },
+        context,
+      ),
+    ).resolves.toEqual({ error: { field: 'frequency', message: expect.any(String) } });
     await expect(
       preview.execute(
         { frequency: 'daily', time_zone: 'Mars/Olympus', count: 2, from: FROM },
         context,
       ),
-    ).rejects.toThrow(/^The request is not valid\. time_zone: /);
+    ).resolves.toEqual({ error: { field: 'time_zone', message: expect.any(String) } });
   });
 });
