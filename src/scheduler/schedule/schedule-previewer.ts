@@ -1,4 +1,4 @@
-import { Inject, Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
 import { ToolWorkerPool } from '../../tools/execution/worker-pool/tool-worker.pool';
@@ -15,17 +15,13 @@ export class SchedulePreviewTimeout extends Error {}
 /**
  * Expands schedules off the event loop: a rare rule (29 February, a 13th that is a Friday) walks
  * years per occurrence, and 500 of them held the loop for over a second. One thread of its own,
- * stopped at TOOL_EXECUTION_TIMEOUT_MS like a tool.
+ * started on the first preview and stopped at TOOL_EXECUTION_TIMEOUT_MS like a tool.
  */
 @Injectable()
-export class SchedulePreviewer implements OnModuleInit, OnApplicationShutdown {
+export class SchedulePreviewer implements OnApplicationShutdown {
   private readonly workers = new ToolWorkerPool(1, [SCHEDULE_PREVIEW_MODULE]);
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
-
-  onModuleInit(): Promise<void> {
-    return this.workers.start();
-  }
 
   onApplicationShutdown(): Promise<void> {
     return this.workers.close();

@@ -61,7 +61,7 @@ export class BuiltinToolkitsRegistrar implements OnModuleInit, OnApplicationShut
     this.pool = new ToolWorkerPool(config.toolExecution.workerThreads, [CPU_TOOLS_MODULE]);
   }
 
-  async onModuleInit(): Promise<void> {
+  onModuleInit(): void {
     const executors = builtinToolExecutors(
       this.http,
       this.config.toolProviders,
@@ -70,7 +70,6 @@ export class BuiltinToolkitsRegistrar implements OnModuleInit, OnApplicationShut
     );
     for (const [name, executor] of Object.entries(executors))
       this.registry.register(name, executor);
-    await this.pool.start();
   }
 
   async onApplicationShutdown(): Promise<void> {

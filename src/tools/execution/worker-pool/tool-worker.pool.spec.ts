@@ -96,4 +96,15 @@ describe('ToolWorkerPool', () => {
       'closed',
     );
   }, 30_000);
+
+  it('starts its threads on the first task when nobody started it', async () => {
+    const lazy = new ToolWorkerPool(1, [CPU_TOOLS_MODULE]);
+    try {
+      await expect(
+        lazy.run('Math.Calculate', { expression: '6 * 7' }, contextWith()),
+      ).resolves.toBe(42);
+    } finally {
+      await lazy.close();
+    }
+  }, 30_000);
 });

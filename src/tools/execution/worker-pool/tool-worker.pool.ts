@@ -55,6 +55,7 @@ export class ToolWorkerPool {
   private readonly slots: Slot[] = [];
   private readonly queue: Task[] = [];
   private closed = false;
+  private started = false;
 
   /**
    * @param modules absolute paths of the modules whose WORKER_TOOL_EXECUTORS the threads run
@@ -65,8 +66,13 @@ export class ToolWorkerPool {
     private readonly modules: readonly string[],
   ) {}
 
-  /** Starts the threads; resolves when every one has loaded its executors. */
+  /**
+   * Starts the threads; resolves when every one has loaded its executors. `run` starts them on
+   * first use, so an app whose CPU-bound tools are never called pays nothing for them (a thread
+   * takes about half a second to load, a second under ts-node): the first call waits for it.
+   */
   async start(): Promise<void> {
+    this.started = true;
     while (this.slots.length < this.threads) this.slots.push(this.spawn());
     await Promise.all(this.slots.map((slot) => slot.ready));
   }
@@ -78,6 +84,7 @@ export class ToolWorkerPool {
 
   run(name: string, input: ToolInput, context: ToolExecutionContext): Promise<unknown> {
     if (this.closed) return Promise.reject(new Error('The tool worker pool is closed'));
+    if (!this.started) void this.start().catch(() => undefined);
     if (this.slots.length === 0) return Promise.reject(noThreadsError());
     const { signal } = context;
     if (signal.aborted) return Promise.reject(abortError());
