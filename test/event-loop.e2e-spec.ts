@@ -269,4 +269,38 @@ describe('Event loop under hostile tool input (e2e)', () => {
     expect(res.body.data.occurrences).toHaveLength(500);
     expect(healthMs.filter((ms) => ms >= HEALTH_WITHIN_MS)).toEqual([]);
   });
+
+  it('refuses a rule that never fires without stalling /health (checked in the preview thread)', async () => {
+    const channel = (
+      await t.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201)
+    ).body.data as { id: string };
+    let running = true;
+    const created = t
+      .http()
+      .post('/v1/scheduler/follow-up/whatsapp')
+      .set(auth)
+      .send({
+        agent_id: 'agent-1',
+        channel_id: channel.id,
+        client_phone_numbers: ['+34612345678'],
+        // 30 February, every minute: rrule walks its calendar to year 9999 looking for one.
+        frequency: 'FREQ=MINUTELY;BYMONTH=2;BYMONTHDAY=30;BYHOUR=3;BYMINUTE=7',
+        prompt: 'Hola',
+        title: 'Never',
+      })
+      .then((res) => {
+        running = false;
+        return res;
+      });
+    const healthMs: number[] = [];
+    do {
+      const asked = performance.now();
+      await t.http().get('/health').expect(200);
+      healthMs.push(Math.round(performance.now() - asked));
+    } while (running);
+    const res = await created;
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toEqual([{ field: 'frequency', message: expect.any(String) }]);
+    expect(healthMs.filter((ms) => ms >= HEALTH_WITHIN_MS)).toEqual([]);
+  });
 });

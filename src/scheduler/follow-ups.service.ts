@@ -21,7 +21,12 @@ import { MAX_LISTED_ATTEMPTS } from './dto/follow-up.dto';
 import { normalizePhoneNumbers } from './phone-numbers';
 import { parseSchedule, Schedule, ScheduleError } from './schedule/schedule.parser';
 import { SchedulerEngine } from './scheduler.engine';
-import { SchedulePreviewer, SchedulePreviewTimeout } from './schedule/schedule-previewer';
+import { ToolWorkerPoolBusy } from '../tools/execution/worker-pool/tool-worker.pool';
+import {
+  previewsBusy,
+  SchedulePreviewer,
+  SchedulePreviewTimeout,
+} from './schedule/schedule-previewer';
 
 const DEFAULT_TIME_ZONE = 'UTC';
 const DEFAULT_PREVIEW_COUNT = 10;
@@ -61,7 +66,17 @@ export class FollowUpsService {
     const now = this.clock.now();
     const timeZone = dto.time_zone ?? DEFAULT_TIME_ZONE;
     const phones = normalizePhoneNumbers(dto.client_phone_numbers);
-    const { schedule, errors: scheduleErrors } = scheduleOrErrors(dto.frequency, timeZone, now);
+    // Checked in the preview thread first: a rule that never fires must not stall the event loop.
+    const checkErrors = await this.previewer
+      .check(dto.frequency, timeZone, now)
+      .catch((error: unknown) => {
+        if (error instanceof ToolWorkerPoolBusy) throw previewsBusy();
+        throw error;
+      });
+    const { schedule, errors: scheduleErrors } =
+      checkErrors.length > 0
+        ? { schedule: undefined, errors: checkErrors }
+        : scheduleOrErrors(dto.frequency, timeZone, now);
     const errors = [...phones.errors, ...scheduleErrors];
     if (errors.length > 0 || !schedule) throw validationFailed(errors);
 
@@ -246,6 +261,7 @@ export class FollowUpsService {
       if ('error' in result) throw validationFailed([result.error]);
       return result.occurrences;
     } catch (error) {
+      if (error instanceof ToolWorkerPoolBusy) throw previewsBusy();
       if (!(error instanceof SchedulePreviewTimeout)) throw error;
       throw validationFailed([
         {

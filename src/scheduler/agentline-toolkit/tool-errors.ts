@@ -12,7 +12,8 @@ export async function asToolError<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    if (error instanceof ProblemException && error.status < 500) {
+    // Refusals, and a busy preview thread, are the model's to read; an outage or a bug is not.
+    if (error instanceof ProblemException && (error.status < 500 || error.code === 'busy')) {
       throw new ToolExecutionError(describeProblem(error.detail, error.errors ?? []));
     }
     throw error;

@@ -1,7 +1,11 @@
-import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { HttpStatus, Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { FieldError, ProblemException } from '../../common/http/problem';
 import { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
-import { ToolWorkerPool } from '../../tools/execution/worker-pool/tool-worker.pool';
+import {
+  ToolWorkerBudgetExceeded,
+  ToolWorkerPool,
+} from '../../tools/execution/worker-pool/tool-worker.pool';
 import {
   SCHEDULE_PREVIEW_MODULE,
   SCHEDULE_PREVIEW_TASK,
@@ -9,13 +13,35 @@ import {
   SchedulePreviewTask,
 } from './schedule-preview.worker';
 
-/** A preview that did not finish within the time-out (the thread was stopped). */
+/**
+ * Thread time for a preview of up to 500 occurrences: the rarest rules that fire at all (a leap
+ * day, every minute of it) take about 2.5 s on a loaded machine.
+ */
+const PREVIEW_BUDGET_MS = 5_000;
+/**
+ * Thread time for checking a new follow-up's frequency: parsing it and finding its next two
+ * occurrences takes a few milliseconds for any rule that fires; a rule that never does (29 or
+ * 30 February, every minute) can walk rrule's calendar to year 9999 for minutes.
+ */
+export const SCHEDULE_CHECK_BUDGET_MS = 250;
+
+/** A preview that did not finish within its budget (the thread was stopped). */
 export class SchedulePreviewTimeout extends Error {}
 
+/** For HTTP callers: the preview thread is busy and its queue is full, `503` with `Retry-After`. */
+export const previewsBusy = () =>
+  new ProblemException(
+    HttpStatus.SERVICE_UNAVAILABLE,
+    'busy',
+    'Too many schedules are being expanded right now; retry shortly.',
+    undefined,
+    { 'Retry-After': '1' },
+  );
+
 /**
- * Expands schedules off the event loop: a rare rule (29 February, a 13th that is a Friday) walks
- * years per occurrence, and 500 of them held the loop for over a second. One thread of its own,
- * started on the first preview and stopped at TOOL_EXECUTION_TIMEOUT_MS like a tool.
+ * Expands schedules off the event loop: a rare rule walks years of calendar per occurrence, and
+ * one that never fires can walk for minutes. One thread of its own, started on first use; each
+ * task's time on the thread is bounded, and a spent budget stops the thread.
  */
 @Injectable()
 export class SchedulePreviewer implements OnApplicationShutdown {
@@ -27,8 +53,49 @@ export class SchedulePreviewer implements OnApplicationShutdown {
     return this.workers.close();
   }
 
-  /** Stops at the time-out, or earlier when `signal` (a tool execution's own) aborts. */
+  /**
+   * The occurrences, or the query's field error. Stops when `signal` (a tool execution's own)
+   * aborts, at TOOL_EXECUTION_TIMEOUT_MS in all, or after PREVIEW_BUDGET_MS on the thread.
+   */
   async preview(task: SchedulePreviewTask, signal?: AbortSignal): Promise<SchedulePreviewResult> {
+    try {
+      return await this.run(task, PREVIEW_BUDGET_MS, signal);
+    } catch (error) {
+      if (error instanceof ToolWorkerBudgetExceeded || isTimeout(error)) {
+        throw new SchedulePreviewTimeout(`took over ${PREVIEW_BUDGET_MS} ms`);
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * Checks in the thread (for HTTP and tool callers alike) that a new follow-up's frequency parses and that its next occurrences
+   * can be found cheaply, so that the event loop, which then parses it again and computes each
+   * next run, never meets a rule that costs more. Answers the field error, if any.
+   */
+  async check(frequency: string, timeZone: string, anchorMs: number): Promise<FieldError[]> {
+    try {
+      const result = await this.run(
+        { frequency, time_zone: timeZone, count: 2, from: anchorMs },
+        SCHEDULE_CHECK_BUDGET_MS,
+      );
+      return 'error' in result ? [result.error] : [];
+    } catch (error) {
+      if (!(error instanceof ToolWorkerBudgetExceeded || isTimeout(error))) throw error;
+      return [
+        {
+          field: 'frequency',
+          message: `takes too long to evaluate (over ${SCHEDULE_CHECK_BUDGET_MS} ms); a rule that matches almost no date may never fire`,
+        },
+      ];
+    }
+  }
+
+  private async run(
+    task: SchedulePreviewTask,
+    budgetMs: number,
+    signal?: AbortSignal,
+  ): Promise<SchedulePreviewResult> {
     const timeoutMs = this.config.toolExecution.timeoutMs;
     const deadline = AbortSignal.timeout(timeoutMs);
     const context = {
@@ -41,14 +108,16 @@ export class SchedulePreviewer implements OnApplicationShutdown {
       signal: signal ? AbortSignal.any([signal, deadline]) : deadline,
     };
     try {
-      return (await this.workers.run(
-        SCHEDULE_PREVIEW_TASK,
-        { ...task },
-        context,
-      )) as SchedulePreviewResult;
+      return (await this.workers.run(SCHEDULE_PREVIEW_TASK, { ...task }, context, {
+        budgetMs,
+      })) as SchedulePreviewResult;
     } catch (error) {
-      if (deadline.aborted) throw new SchedulePreviewTimeout(`took over ${timeoutMs} ms`);
+      if (deadline.aborted && !(error instanceof ToolWorkerBudgetExceeded)) {
+        throw Object.assign(new Error('timed out'), { name: 'TimeoutError' });
+      }
       throw error;
     }
   }
 }
+
+const isTimeout = (error: unknown) => error instanceof Error && error.name === 'TimeoutError';

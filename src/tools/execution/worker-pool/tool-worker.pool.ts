@@ -32,8 +32,11 @@ interface Task {
   signal: AbortSignal;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
-  /** Removes the abort listener once the task is settled. */
+  /** Removes the abort listener (and the budget timer) once the task is settled. */
   detach: () => void;
+  /** Thread time allowed, counted from when a thread takes the task (not while it queues). */
+  budgetMs?: number;
+  budgetTimer?: NodeJS.Timeout;
 }
 
 interface Slot {
@@ -82,16 +85,24 @@ export class ToolWorkerPool {
     return { execute: (input, context) => this.run(name, input, context) };
   }
 
-  run(name: string, input: ToolInput, context: ToolExecutionContext): Promise<unknown> {
+  /**
+   * Runs `name` with `input`. `context.signal` aborts it whether it waits or runs; `budgetMs`
+   * bounds its time on a thread, so a task queued behind a slow one is not charged for the wait
+   * (it rejects with a ToolWorkerBudgetExceeded when spent).
+   */
+  run(
+    name: string,
+    input: ToolInput,
+    context: ToolExecutionContext,
+    { budgetMs }: { budgetMs?: number } = {},
+  ): Promise<unknown> {
     if (this.closed) return Promise.reject(new Error('The tool worker pool is closed'));
     if (!this.started) void this.start().catch(() => undefined);
     if (this.slots.length === 0) return Promise.reject(noThreadsError());
     const { signal } = context;
     if (signal.aborted) return Promise.reject(abortError());
     if (this.queue.length >= this.threads * MAX_QUEUED_PER_THREAD) {
-      return Promise.reject(
-        new ToolExecutionError('Too many tool executions are running; try again shortly.'),
-      );
+      return Promise.reject(new ToolWorkerPoolBusy());
     }
     return new Promise((resolve, reject) => {
       const task: Task = {
@@ -99,9 +110,13 @@ export class ToolWorkerPool {
         signal,
         resolve,
         reject,
-        detach: () => signal.removeEventListener('abort', onAbort),
+        budgetMs,
+        detach: () => {
+          signal.removeEventListener('abort', onAbort);
+          clearTimeout(task.budgetTimer);
+        },
       };
-      const onAbort = () => this.abort(task);
+      const onAbort = () => this.abort(task, abortError());
       signal.addEventListener('abort', onAbort, { once: true });
       this.queue.push(task);
       this.dispatch();
@@ -161,6 +176,13 @@ export class ToolWorkerPool {
       if (slot.task || !slot.loaded) continue;
       const task = this.queue.shift() as Task;
       slot.task = task;
+      if (task.budgetMs !== undefined) {
+        const budgetMs = task.budgetMs;
+        task.budgetTimer = setTimeout(
+          () => this.abort(task, new ToolWorkerBudgetExceeded(budgetMs)),
+          budgetMs,
+        );
+      }
       slot.worker.postMessage(task.message);
     }
   }
@@ -182,16 +204,16 @@ export class ToolWorkerPool {
   }
 
   /** The time-out: a queued task leaves the queue; a running one takes its thread down with it. */
-  private abort(task: Task): void {
+  private abort(task: Task, reason: Error): void {
     const queued = this.queue.indexOf(task);
     if (queued >= 0) {
       this.queue.splice(queued, 1);
-      settle(task, () => task.reject(abortError()));
+      settle(task, () => task.reject(reason));
       return;
     }
     const slot = this.slots.find((candidate) => candidate.task === task);
     if (!slot) return;
-    settle(task, () => task.reject(abortError()));
+    settle(task, () => task.reject(reason));
     this.replace(slot);
   }
 
@@ -254,6 +276,21 @@ const settled = new WeakSet<Task>();
 function workerContext(context: ToolExecutionContext): ToolWorkerTask['context'] {
   const { organizationId, agentId, toolId, toolCreatedBy, executedBy, timeoutMs } = context;
   return { organizationId, agentId, toolId, toolCreatedBy, executedBy, timeoutMs };
+}
+
+/** Every thread is busy and the queue is full: a tool error, which an HTTP caller may map to 503. */
+export class ToolWorkerPoolBusy extends ToolExecutionError {
+  constructor() {
+    super('Too many tool executions are running; try again shortly.');
+  }
+}
+
+/** A task that used up its thread-time budget (its thread was stopped). */
+export class ToolWorkerBudgetExceeded extends Error {
+  constructor(readonly budgetMs: number) {
+    super(`took over ${budgetMs} ms`);
+    this.name = 'ToolWorkerBudgetExceeded';
+  }
 }
 
 function abortError(): Error {
