@@ -263,26 +263,27 @@ describe('Authentication (e2e)', () => {
     };
     const valid = () => `Bearer ${tokenFor()}`;
 
-    it('answers 429 with Retry-After once an address failed the limit, until its minute is over', async () => {
+    it('answers 429 with Retry-After to failing requests once an address failed the limit, until its minute is over', async () => {
       const client = '203.0.113.10';
       await from(client, 'Bearer not.a.jwt').expect(401);
       await from(client).expect(401); // no header at all counts too
       clock.advance(20_000);
       await from(client, `Bearer ${tokenFor()} garbage`).expect(401);
 
-      // Refused without looking at the token: a valid one does not get through either.
-      const limited = await from(client, valid()).expect(429);
+      const limited = await from(client, 'Bearer not.a.jwt').expect(429);
       expect(limited.headers['content-type']).toMatch(/^application\/problem\+json/);
       expect(limited.headers['retry-after']).toBe('40');
       expect(limited.body).toMatchObject({ status: 429, code: 'rate_limited' });
       expect(limited.body.detail).toContain('failed authentications');
+      await from(client).expect(429);
+      // A valid token still gets through: a neighbour's bad tokens lock nobody out.
+      await from(client, valid()).expect(200);
       // Public routes have their own limit and stay open.
       await t.http().get('/health').set('X-Forwarded-For', client).expect(200);
 
       clock.advance(39_000);
-      expect((await from(client, valid()).expect(429)).headers['retry-after']).toBe('1');
+      expect((await from(client, 'Bearer a.b.c').expect(429)).headers['retry-after']).toBe('1');
       clock.advance(1_000);
-      await from(client, valid()).expect(200);
       await from(client, 'Bearer not.a.jwt').expect(401);
     });
 
@@ -293,8 +294,7 @@ describe('Authentication (e2e)', () => {
       await from(client, 'Bearer a.b.c').expect(401);
       await from(client, valid()).expect(200);
       await from(client, 'Bearer a.b.c').expect(401);
-      await from(client, valid()).expect(429);
-      await from('198.51.100.21', valid()).expect(200);
+      await from(client, 'Bearer a.b.c').expect(429);
       await from('198.51.100.21', 'Bearer a.b.c').expect(401);
     });
 
@@ -302,8 +302,8 @@ describe('Authentication (e2e)', () => {
       for (const address of ['2001:db8:1:2::1', '2001:db8:1:2::2', '2001:db8:1:2:ffff::3']) {
         await from(address, 'Bearer a.b.c').expect(401);
       }
-      await from('2001:db8:1:2::4', valid()).expect(429);
-      await from('2001:db8:1:3::1', valid()).expect(200);
+      await from('2001:db8:1:2::4', 'Bearer a.b.c').expect(429);
+      await from('2001:db8:1:3::1', 'Bearer a.b.c').expect(401);
     });
   });
 
@@ -337,7 +337,7 @@ describe('Authentication (e2e)', () => {
         .http()
         .get('/v1/tools/specs')
         .set('X-Forwarded-For', '192.0.2.2')
-        .set(bearer(tokenFor()))
+        .set(bearer('not.a.jwt'))
         .expect(429);
     });
   });

@@ -236,7 +236,7 @@ describe('loadConfig', () => {
     const defaults = loadConfig({ DATA_DIR: dataDir() });
     expect(defaults).toMatchObject({
       jwt: { requireExpiration: true },
-      authFailureLimitPerMinute: 30,
+      authFailureLimitPerMinute: 300,
       trustProxy: false,
     });
     const set = (env: Record<string, string>) => loadConfig({ DATA_DIR: dataDir(), ...env });

@@ -95,7 +95,7 @@ export class EnvironmentVariables {
     30;
   @IsOptional() @Transform(toBoolean) @IsBoolean() JWT_REQUIRE_EXP: boolean = true;
   /** Failed authentications per client address and minute, per process; 0 turns the limit off. */
-  @IsOptional() @Transform(toInteger) @IsInt() @Min(0) AUTH_FAILURE_LIMIT_PER_MINUTE: number = 30;
+  @IsOptional() @Transform(toInteger) @IsInt() @Min(0) AUTH_FAILURE_LIMIT_PER_MINUTE: number = 300;
   @IsOptional() @IsString() ENCRYPTION_KEY?: string;
   @IsOptional() @Transform(toList) @IsString({ each: true }) ENCRYPTION_PREVIOUS_KEYS: string[] =
     [];

@@ -26,10 +26,22 @@ const unauthorized = (detail: string) =>
 
 const clientOfRequest = (request: Request) => clientOf(request.ip ?? request.socket.remoteAddress);
 
+const tooManyFailures = (blockedMs: number) => {
+  const retryAfter = Math.max(1, Math.ceil(blockedMs / 1000));
+  return new ProblemException(
+    429,
+    'rate_limited',
+    `Too many failed authentications from this address. Retry in ${retryAfter} s.`,
+    undefined,
+    { 'Retry-After': String(retryAfter) },
+  );
+};
+
 /**
  * Global and deny-by-default: only routes marked @Public() skip it. Failed authentications are
- * counted per client address; a client past AUTH_FAILURE_LIMIT_PER_MINUTE gets 429 until its
- * minute is over.
+ * counted per client address; past AUTH_FAILURE_LIMIT_PER_MINUTE the address's failing requests
+ * get 429 until its minute is over. A valid token always gets through: another client behind the
+ * same NAT or proxy, or a JWKS outage, must not lock out the callers whose tokens are good.
  */
 @Injectable()
 export class JwtAuthGuard extends AuthGuard('jwt') {
@@ -47,24 +59,18 @@ export class JwtAuthGuard extends AuthGuard('jwt') {
     ]);
     if (isPublic) return true;
     const request = context.switchToHttp().getRequest<Request>();
+    const bearer = readBearerToken(request);
+    if ('refusal' in bearer) throw this.refusal(request, bearer.refusal);
+    return (await super.canActivate(context)) as boolean;
+  }
+
+  /** 401, counted against the client's address; 429 once the address is past its limit. */
+  private refusal(request: Request, detail: string): ProblemException {
     const client = clientOfRequest(request);
     const blockedMs = this.failures.blockedFor(client);
-    if (blockedMs > 0) {
-      const retryAfter = Math.max(1, Math.ceil(blockedMs / 1000));
-      throw new ProblemException(
-        429,
-        'rate_limited',
-        `Too many failed authentications from this address. Retry in ${retryAfter} s.`,
-        undefined,
-        { 'Retry-After': String(retryAfter) },
-      );
-    }
-    const bearer = readBearerToken(request);
-    if ('refusal' in bearer) {
-      this.failures.recordFailure(client);
-      throw unauthorized(bearer.refusal);
-    }
-    return (await super.canActivate(context)) as boolean;
+    if (blockedMs > 0) return tooManyFailures(blockedMs);
+    this.failures.recordFailure(client);
+    return unauthorized(detail);
   }
 
   override handleRequest<TUser = Principal>(
@@ -74,8 +80,8 @@ export class JwtAuthGuard extends AuthGuard('jwt') {
     context: ExecutionContext,
   ): TUser {
     if (error || !user) {
-      this.failures.recordFailure(clientOfRequest(context.switchToHttp().getRequest<Request>()));
-      throw unauthorized(
+      throw this.refusal(
+        context.switchToHttp().getRequest<Request>(),
         error instanceof ProblemException ? error.detail : describeFailure(info ?? error),
       );
     }
