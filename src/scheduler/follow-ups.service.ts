@@ -18,15 +18,10 @@ import { DeliveryEntity } from './entities/delivery.entity';
 import { FollowUpEntity } from './entities/follow-up.entity';
 import { DeliveryAttemptRow } from './follow-up.mapper';
 import { MAX_LISTED_ATTEMPTS } from './dto/follow-up.dto';
-import { normalizePhoneNumbers } from './phone-numbers';
 import { parseSchedule, Schedule, ScheduleError } from './schedule/schedule.parser';
 import { SchedulerEngine } from './scheduler.engine';
 import { ToolWorkerPoolBusy } from '../tools/execution/worker-pool/tool-worker.pool';
-import {
-  previewsBusy,
-  SchedulePreviewer,
-  SchedulePreviewTimeout,
-} from './schedule/schedule-previewer';
+import { previewsBusy, SchedulerWorkers, SchedulePreviewTimeout } from './scheduler-workers';
 
 const DEFAULT_TIME_ZONE = 'UTC';
 const DEFAULT_PREVIEW_COUNT = 10;
@@ -56,7 +51,7 @@ export class FollowUpsService {
     private readonly channels: ChannelsService,
     private readonly clock: Clock,
     private readonly engine: SchedulerEngine,
-    private readonly previewer: SchedulePreviewer,
+    private readonly workers: SchedulerWorkers,
   ) {}
 
   async createWhatsappFollowUp(
@@ -65,14 +60,15 @@ export class FollowUpsService {
   ): Promise<FollowUpEntity> {
     const now = this.clock.now();
     const timeZone = dto.time_zone ?? DEFAULT_TIME_ZONE;
-    const phones = normalizePhoneNumbers(dto.client_phone_numbers);
-    // Checked in the preview thread first: a rule that never fires must not stall the event loop.
-    const checkErrors = await this.previewer
-      .check(dto.frequency, timeZone, now)
-      .catch((error: unknown) => {
-        if (error instanceof ToolWorkerPoolBusy) throw previewsBusy();
-        throw error;
-      });
+    // Checked in the scheduler's thread first: 10,000 numbers, or a rule that never fires, must
+    // not stall the event loop.
+    const [phones, checkErrors] = await Promise.all([
+      this.workers.normalizePhoneNumbers(dto.client_phone_numbers),
+      this.workers.check(dto.frequency, timeZone, now),
+    ]).catch((error: unknown) => {
+      if (error instanceof ToolWorkerPoolBusy) throw previewsBusy();
+      throw error;
+    });
     const { schedule, errors: scheduleErrors } =
       checkErrors.length > 0
         ? { schedule: undefined, errors: checkErrors }
@@ -248,11 +244,11 @@ export class FollowUpsService {
     return this.findOne(organizationId, id);
   }
 
-  /** The next occurrences, expanded in a worker thread (SchedulePreviewer). */
+  /** The next occurrences, expanded in a worker thread (SchedulerWorkers). */
   async preview(query: SchedulePreviewQueryDto): Promise<number[]> {
     const count = query.count ?? DEFAULT_PREVIEW_COUNT;
     try {
-      const result = await this.previewer.preview({
+      const result = await this.workers.preview({
         frequency: query.frequency,
         time_zone: query.time_zone ?? DEFAULT_TIME_ZONE,
         count,

@@ -15,7 +15,7 @@ import { FollowUpEntity } from './entities/follow-up.entity';
 import { FollowUpsController } from './follow-ups.controller';
 import { FollowUpsService } from './follow-ups.service';
 import { SchedulerEngine } from './scheduler.engine';
-import { SchedulePreviewer } from './schedule/schedule-previewer';
+import { SchedulerWorkers } from './scheduler-workers';
 
 @Module({
   imports: [
@@ -33,7 +33,7 @@ import { SchedulePreviewer } from './schedule/schedule-previewer';
     DeliveryWorker,
     SchedulerEngine,
     AgentlineToolkitRegistrar,
-    SchedulePreviewer,
+    SchedulerWorkers,
     {
       provide: MessageComposer,
       inject: [APP_CONFIG],

@@ -4,7 +4,7 @@ import { ChannelsService } from '../../channels/channels.service';
 import { GraphApiClient } from '../../channels/graph-api/graph-api.client';
 import { ToolExecutorRegistry } from '../../tools/execution/tool-executor.registry';
 import { FollowUpsService } from '../follow-ups.service';
-import { SchedulePreviewer } from '../schedule/schedule-previewer';
+import { SchedulerWorkers } from '../scheduler-workers';
 import { followUpExecutors } from './follow-up.executors';
 import { sendWhatsappMessage } from './send-whatsapp-message.executor';
 
@@ -20,7 +20,7 @@ export class AgentlineToolkitRegistrar implements OnModuleInit {
     private readonly channels: ChannelsService,
     private readonly graph: GraphApiClient,
     private readonly clock: Clock,
-    private readonly previewer: SchedulePreviewer,
+    private readonly workers: SchedulerWorkers,
   ) {}
 
   onModuleInit(): void {
@@ -28,7 +28,7 @@ export class AgentlineToolkitRegistrar implements OnModuleInit {
       'Agentline.SendWhatsappMessage',
       sendWhatsappMessage(this.channels, this.graph),
     );
-    const executors = followUpExecutors(this.followUps, this.clock, this.previewer);
+    const executors = followUpExecutors(this.followUps, this.clock, this.workers);
     for (const [name, executor] of Object.entries(executors))
       this.registry.register(name, executor);
   }

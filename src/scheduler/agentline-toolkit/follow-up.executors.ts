@@ -9,7 +9,7 @@ import {
 import { toFollowUpResponse } from '../follow-up.mapper';
 import { FollowUpsService } from '../follow-ups.service';
 import { asToolError, validDto } from './tool-errors';
-import { SchedulePreviewer, SchedulePreviewTimeout } from '../schedule/schedule-previewer';
+import { SchedulerWorkers, SchedulePreviewTimeout } from '../scheduler-workers';
 
 const DEFAULT_TIME_ZONE = 'UTC';
 const DEFAULT_PREVIEW_COUNT = 10;
@@ -21,7 +21,7 @@ const DEFAULT_PREVIEW_COUNT = 10;
 export function followUpExecutors(
   followUps: FollowUpsService,
   clock: Clock,
-  previewer: SchedulePreviewer,
+  workers: SchedulerWorkers,
 ): Record<string, ToolExecutor> {
   return {
     /** The body of POST /v1/scheduler/follow-up/whatsapp, its agent_id being the tool's agent. */
@@ -72,7 +72,7 @@ export function followUpExecutors(
           count: query.count ?? DEFAULT_PREVIEW_COUNT,
           from: query.from ?? clock.now(),
         };
-        const result = await previewer.preview(task, context.signal).catch((error: unknown) => {
+        const result = await workers.preview(task, context.signal).catch((error: unknown) => {
           if (!(error instanceof SchedulePreviewTimeout)) throw error;
           throw new ToolExecutionError(`Expanding this schedule ${error.message}; ask for fewer.`);
         });

@@ -1,17 +1,20 @@
 import { HttpStatus, Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
-import { FieldError, ProblemException } from '../../common/http/problem';
-import { AppConfig } from '../../config/app-config';
-import { APP_CONFIG } from '../../config/config.module';
+import { FieldError, ProblemException } from '../common/http/problem';
+import { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
+import { ToolInput } from '../tools/execution/tool-executor';
 import {
   ToolWorkerBudgetExceeded,
   ToolWorkerPool,
-} from '../../tools/execution/worker-pool/tool-worker.pool';
+} from '../tools/execution/worker-pool/tool-worker.pool';
 import {
   SCHEDULE_PREVIEW_MODULE,
   SCHEDULE_PREVIEW_TASK,
   SchedulePreviewResult,
   SchedulePreviewTask,
-} from './schedule-preview.worker';
+} from './schedule/schedule-preview.worker';
+import { NormalizedPhoneNumbers } from './phone-numbers';
+import { NORMALIZE_PHONE_NUMBERS_TASK, PHONE_NUMBERS_MODULE } from './phone-numbers.worker';
 
 /**
  * Thread time for a preview of up to 500 occurrences: the rarest rules that fire at all (a leap
@@ -24,6 +27,8 @@ const PREVIEW_BUDGET_MS = 5_000;
  * 30 February, every minute) can walk rrule's calendar to year 9999 for minutes.
  */
 export const SCHEDULE_CHECK_BUDGET_MS = 250;
+/** Thread time for normalising up to 10,000 phone numbers (about half a second idle). */
+const PHONE_NUMBERS_BUDGET_MS = 10_000;
 
 /** A preview that did not finish within its budget (the thread was stopped). */
 export class SchedulePreviewTimeout extends Error {}
@@ -39,13 +44,14 @@ export const previewsBusy = () =>
   );
 
 /**
- * Expands schedules off the event loop: a rare rule walks years of calendar per occurrence, and
- * one that never fires can walk for minutes. One thread of its own, started on first use; each
- * task's time on the thread is bounded, and a spent budget stops the thread.
+ * The scheduler's CPU-bound work, off the event loop: expanding schedules (a rare rule walks years
+ * of calendar per occurrence, one that never fires can walk for minutes) and normalising a
+ * follow-up's phone numbers. One thread of its own, started on first use; each task's time on
+ * the thread is bounded, and a spent budget stops the thread.
  */
 @Injectable()
-export class SchedulePreviewer implements OnApplicationShutdown {
-  private readonly workers = new ToolWorkerPool(1, [SCHEDULE_PREVIEW_MODULE]);
+export class SchedulerWorkers implements OnApplicationShutdown {
+  private readonly workers = new ToolWorkerPool(1, [SCHEDULE_PREVIEW_MODULE, PHONE_NUMBERS_MODULE]);
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
 
@@ -59,7 +65,7 @@ export class SchedulePreviewer implements OnApplicationShutdown {
    */
   async preview(task: SchedulePreviewTask, signal?: AbortSignal): Promise<SchedulePreviewResult> {
     try {
-      return await this.run(task, PREVIEW_BUDGET_MS, signal);
+      return await this.schedule(task, PREVIEW_BUDGET_MS, signal);
     } catch (error) {
       if (error instanceof ToolWorkerBudgetExceeded || isTimeout(error)) {
         throw new SchedulePreviewTimeout(`took over ${PREVIEW_BUDGET_MS} ms`);
@@ -75,7 +81,7 @@ export class SchedulePreviewer implements OnApplicationShutdown {
    */
   async check(frequency: string, timeZone: string, anchorMs: number): Promise<FieldError[]> {
     try {
-      const result = await this.run(
+      const result = await this.schedule(
         { frequency, time_zone: timeZone, count: 2, from: anchorMs },
         SCHEDULE_CHECK_BUDGET_MS,
       );
@@ -91,11 +97,42 @@ export class SchedulePreviewer implements OnApplicationShutdown {
     }
   }
 
-  private async run(
+  /** E.164, deduplicated, each bad entry named (see normalizePhoneNumbers), in the thread. */
+  async normalizePhoneNumbers(numbers: readonly unknown[]): Promise<NormalizedPhoneNumbers> {
+    try {
+      return (await this.run(
+        NORMALIZE_PHONE_NUMBERS_TASK,
+        { numbers: numbers as ToolInput[string] },
+        PHONE_NUMBERS_BUDGET_MS,
+      )) as NormalizedPhoneNumbers;
+    } catch (error) {
+      if (!(error instanceof ToolWorkerBudgetExceeded || isTimeout(error))) throw error;
+      return {
+        numbers: [],
+        errors: [{ field: 'client_phone_numbers', message: 'took too long to check; retry' }],
+      };
+    }
+  }
+
+  private async schedule(
     task: SchedulePreviewTask,
     budgetMs: number,
     signal?: AbortSignal,
   ): Promise<SchedulePreviewResult> {
+    return (await this.run(
+      SCHEDULE_PREVIEW_TASK,
+      { ...task },
+      budgetMs,
+      signal,
+    )) as SchedulePreviewResult;
+  }
+
+  private async run(
+    name: string,
+    input: ToolInput,
+    budgetMs: number,
+    signal?: AbortSignal,
+  ): Promise<unknown> {
     const timeoutMs = this.config.toolExecution.timeoutMs;
     const deadline = AbortSignal.timeout(timeoutMs);
     const context = {
@@ -108,9 +145,7 @@ export class SchedulePreviewer implements OnApplicationShutdown {
       signal: signal ? AbortSignal.any([signal, deadline]) : deadline,
     };
     try {
-      return (await this.workers.run(SCHEDULE_PREVIEW_TASK, { ...task }, context, {
-        budgetMs,
-      })) as SchedulePreviewResult;
+      return await this.workers.run(name, input, context, { budgetMs });
     } catch (error) {
       if (deadline.aborted && !(error instanceof ToolWorkerBudgetExceeded)) {
         throw Object.assign(new Error('timed out'), { name: 'TimeoutError' });
