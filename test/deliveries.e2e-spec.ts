@@ -435,6 +435,48 @@ describe('Follow-up delivery (e2e)', () => {
       expect(graph.requests).toBe(2);
     });
 
+    it('never writes the late outcome of a taken-over claim over its re-claim by the same process', async () => {
+      const wa = await channel();
+      // +14155552671 fails quickly: the sender it frees claims again while +34612345678's first
+      // call is still in flight.
+      graph.respondWith((request) =>
+        request.to === '14155552671' ? { ...slowUnavailable, delayMs: 400 } : undefined,
+      );
+      graph.latencyMs = 1_500;
+      const created = await followUp(wa.id, {
+        frequency: 'once',
+        client_phone_numbers: ['+34612345678', '+14155552671'],
+      });
+      await eventually(async () => expect(graph.requests).toBe(2));
+      // Taken over as the reaper does (this process looked dead) while its first call is in flight;
+      // the same process claims the row again, and that second call ends last.
+      graph.latencyMs = 2_500;
+      await t.app.get(DataSource).query(
+        `WITH taken AS (
+           UPDATE deliveries SET status = 'pending', lease_owner = NULL, lease_expires_at = NULL
+            WHERE follow_up_id = $1 AND phone = '+34612345678' RETURNING id)
+         UPDATE delivery_attempts SET outcome = 'unknown' WHERE delivery_id IN (SELECT id FROM taken)`,
+        [created.id],
+      );
+      await eventually(async () => expect(graph.messages).toHaveLength(2));
+      const spain = async () =>
+        (await deliveries(created.id)).find((delivery) => delivery.phone === '+34612345678');
+      await eventually(async () => expect((await spain())?.status).toBe('sent'));
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      const delivery = await spain();
+      // The row keeps the outcome of its current claim; the first call's outcome completes its own
+      // attempt.
+      expect(delivery).toMatchObject({ attempts: 2, wa_message_id: graph.messages[1].wamid });
+      expect(
+        delivery?.attempt_history
+          .map(({ attempt, outcome, wa_message_id }) => ({ attempt, outcome, wa_message_id }))
+          .sort((a, b) => a.attempt - b.attempt),
+      ).toEqual([
+        { attempt: 1, outcome: 'sent', wa_message_id: graph.messages[0].wamid },
+        { attempt: 2, outcome: 'sent', wa_message_id: graph.messages[1].wamid },
+      ]);
+    });
+
     it('holds the retry of a call that failed while its follow-up was paused until it is resumed', async () => {
       const wa = await channel();
       const created = await followUp(wa.id, {

@@ -12,7 +12,7 @@ import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { DatabaseAvailability } from '../database/database-availability';
 import { uuidv7 } from '../common/ids';
-import { DeliveryOutbox } from './delivery/delivery-outbox';
+import { claimKey, DeliveryOutbox } from './delivery/delivery-outbox';
 import { DeliveryWorker } from './delivery/delivery.worker';
 import { FollowUpDispatcher } from './dispatch/follow-up-dispatcher';
 
@@ -80,22 +80,24 @@ export class SchedulerEngine implements OnApplicationBootstrap, BeforeApplicatio
    */
   private beat(): Promise<void> {
     this.beating ??= (async () => {
-      const held = this.worker.heldIds();
+      const held = this.worker.heldClaims();
       try {
         const stillHeld = new Set(
-          await this.outbox.beat(
-            {
-              owner: this.owner,
-              host: hostname(),
-              pid: process.pid,
-              leaseMs: this.config.delivery.leaseMs,
-              timeoutMs: this.config.delivery.heartbeatTimeoutMs,
-            },
-            held,
-          ),
+          (
+            await this.outbox.beat(
+              {
+                owner: this.owner,
+                host: hostname(),
+                pid: process.pid,
+                leaseMs: this.config.delivery.leaseMs,
+                timeoutMs: this.config.delivery.heartbeatTimeoutMs,
+              },
+              held,
+            )
+          ).map(claimKey),
         );
         this.registered = true;
-        this.worker.forgetTakenOver(held.filter((id) => !stillHeld.has(id)));
+        this.worker.forgetTakenOver(held.filter((claim) => !stillHeld.has(claimKey(claim))));
       } catch (error) {
         this.logger.debug({ err: error }, 'heartbeat failed; the next one retries');
       }
@@ -215,7 +217,7 @@ export class SchedulerEngine implements OnApplicationBootstrap, BeforeApplicatio
     await this.beating;
     // Still holding rows (their outcome could not be written): the row is left to go stale, so that
     // they are taken over one heartbeat time-out from now.
-    if (this.worker.heldIds().length > 0) return;
+    if (this.worker.heldClaims().length > 0) return;
     try {
       await this.outbox.unregister(this.owner);
     } catch (error) {

@@ -19,6 +19,18 @@ export interface ClaimedDelivery {
   description: string | null;
 }
 
+/** One claim of a delivery: a process can hold the same row again, under a later attempt. */
+export interface ClaimRef {
+  id: string;
+  attempt: number;
+}
+
+/**
+ * In-memory key of a claim, by delivery and attempt: after a take-over a process may claim the same
+ * row again while its old call is still in flight, and the two must not be confused.
+ */
+export const claimKey = (claim: ClaimRef): string => `${claim.id}/${claim.attempt}`;
+
 /**
  * What became of one claimed delivery (its attempt number `attempt`); `at` is when it was known
  * (sent_at for a send).
@@ -193,7 +205,9 @@ export class DeliveryOutbox {
    * Writes the outcomes of claimed deliveries, and of their attempts, in one statement. A delivery
    * is only written while this process still holds it; its attempt is written whatever happened
    * since (an outcome that arrives after a take-over still explains the repeat). A retry of a
-   * deleted follow-up's delivery is cancelled instead. Returns the ids that were no longer held.
+   * deleted follow-up's delivery is cancelled instead. Both are matched by attempt number: the late
+   * outcome of a claim that was taken over is never written over a later claim of the same row.
+   * Returns the ids that were no longer held.
    */
   async record(owner: string, now: number, outcomes: DeliveryOutcome[]): Promise<string[]> {
     if (outcomes.length === 0) return [];
@@ -226,6 +240,8 @@ export class DeliveryOutbox {
                 lease_owner = NULL, lease_expires_at = NULL, updated_at = $3
            FROM v, follow_ups f
           WHERE d.id = v.id AND f.id = d.follow_up_id AND d.lease_owner = $2 AND d.status = 'sending'
+            -- This attempt's claim, not a later claim of the same row by this same process.
+            AND d.attempts = v.attempt
       RETURNING d.id),
        attempt AS (
          UPDATE delivery_attempts a
@@ -271,13 +287,13 @@ export class DeliveryOutbox {
   }
 
   /**
-   * Beats this process's heartbeat and extends the leases of the deliveries it holds; returns the
-   * ids it still holds (any other was taken over while it could not reach the database). A gap of
+   * Beats this process's heartbeat and extends the leases of the claims it holds; returns the
+   * claims it still holds (any other was taken over while it could not reach the database). A gap of
    * a whole heartbeat time-out since its previous beat restarts `beating_since`: a process that was
    * cut off must watch the others again before it may judge them dead.
    */
-  async beat(process: HeartbeatOptions, held: string[]): Promise<string[]> {
-    const rows = returnedRows<{ id: string }>(
+  async beat(process: HeartbeatOptions, held: ClaimRef[]): Promise<ClaimRef[]> {
+    const rows = returnedRows<ClaimRef>(
       await this.dataSource.query(
         `WITH me AS (
            INSERT INTO scheduler_processes AS p (id, host, pid, started_at, beaten_at, beating_since)
@@ -288,9 +304,10 @@ export class DeliveryOutbox {
                                        THEN p.beating_since ELSE clock_timestamp() END
            RETURNING p.id)
          UPDATE deliveries d SET lease_expires_at = clock_timestamp() + ${interval('$5')}
-          WHERE d.id IN (SELECT value::uuid FROM jsonb_array_elements_text($4::jsonb))
+           FROM jsonb_to_recordset($4::jsonb) AS c(id uuid, attempt integer)
+          WHERE d.id = c.id AND d.attempts = c.attempt
             AND d.lease_owner = $1 AND d.status = 'sending' AND EXISTS (SELECT 1 FROM me)
-      RETURNING d.id`,
+      RETURNING d.id, d.attempts AS attempt`,
         [
           process.owner,
           process.host,
@@ -301,7 +318,7 @@ export class DeliveryOutbox {
         ],
       ),
     );
-    return rows.map((row) => row.id);
+    return rows.map((row) => ({ id: row.id, attempt: Number(row.attempt) }));
   }
 
   /** A graceful stop: this process no longer beats, and holds nothing. */
@@ -362,21 +379,21 @@ export class DeliveryOutbox {
    * On shutdown: gives back what this process claimed but never called Meta for (the attempt is
    * not counted, and its log row goes); a deleted follow-up's delivery is cancelled instead.
    */
-  async release(owner: string, ids: string[], now: number): Promise<void> {
-    if (ids.length === 0) return;
+  async release(owner: string, claims: ClaimRef[], now: number): Promise<void> {
+    if (claims.length === 0) return;
     await this.dataSource.query(
       `WITH released AS (
          UPDATE deliveries d
             SET status = CASE WHEN f.deleted_at IS NOT NULL THEN 'cancelled' ELSE 'pending' END,
                 attempts = GREATEST(d.attempts - 1, 0), lease_owner = NULL,
                 lease_expires_at = NULL, next_attempt_at = $3, updated_at = $3
-           FROM follow_ups f
-          WHERE d.id IN (SELECT value::uuid FROM jsonb_array_elements_text($2::jsonb))
+           FROM follow_ups f, jsonb_to_recordset($2::jsonb) AS c(id uuid, attempt integer)
+          WHERE d.id = c.id AND d.attempts = c.attempt
             AND f.id = d.follow_up_id AND d.lease_owner = $1 AND d.status = 'sending'
       RETURNING d.id, d.attempts + 1 AS attempt)
        DELETE FROM delivery_attempts a USING released
         WHERE a.delivery_id = released.id AND a.attempt = released.attempt AND a.process_id = $1`,
-      [owner, JSON.stringify(ids), iso(now)],
+      [owner, JSON.stringify(claims), iso(now)],
     );
   }
 

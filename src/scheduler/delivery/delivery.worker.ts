@@ -5,7 +5,13 @@ import { Clock } from '../../common/clock';
 import { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
 import { retryDelayMs } from './backoff';
-import { ClaimedDelivery, DeliveryOutbox, DeliveryOutcome } from './delivery-outbox';
+import {
+  ClaimedDelivery,
+  claimKey,
+  ClaimRef,
+  DeliveryOutbox,
+  DeliveryOutcome,
+} from './delivery-outbox';
 import { ComposeError, MessageComposer } from './message-composer';
 import { OutcomeRecorder } from './outcome-recorder';
 
@@ -16,6 +22,10 @@ type Credentials = Map<string, WhatsappCredentials>;
  * back), calling (Meta may be sending it), or recording (the outcome is known, not yet written).
  */
 type HeldState = 'claimed' | 'calling' | 'recording';
+const refOf = (delivery: ClaimedDelivery): ClaimRef => ({
+  id: delivery.id,
+  attempt: delivery.attempts,
+});
 
 /**
  * Sends what the outbox holds: keeps up to DELIVERY_CONCURRENCY sends in flight, claiming rows only
@@ -25,8 +35,8 @@ type HeldState = 'claimed' | 'calling' | 'recording';
 @Injectable()
 export class DeliveryWorker {
   private readonly logger = new Logger(DeliveryWorker.name);
-  /** Deliveries claimed by this process and not yet recorded. */
-  private readonly held = new Map<string, HeldState>();
+  /** Claims of this process not yet recorded, by claimKey. */
+  private readonly held = new Map<string, { claim: ClaimRef; state: HeldState }>();
   /** Every send in flight, whichever run of the loop started it. */
   private readonly inFlight = new Set<Promise<void>>();
   private recorder?: OutcomeRecorder;
@@ -68,7 +78,9 @@ export class DeliveryWorker {
         continue;
       }
       taken += claimed.length;
-      claimed.forEach((delivery) => this.held.set(delivery.id, 'claimed'));
+      claimed.forEach((delivery) =>
+        this.held.set(claimKey(refOf(delivery)), { claim: refOf(delivery), state: 'claimed' }),
+      );
       const credentials = await this.channels
         .whatsappCredentials([...new Set(claimed.map((delivery) => delivery.channelId))])
         .catch((error: unknown) => {
@@ -94,9 +106,9 @@ export class DeliveryWorker {
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
   }
 
-  /** The deliveries this process holds (their leases are extended by its heartbeat). */
-  heldIds(): string[] {
-    return [...this.held.keys()];
+  /** The claims this process holds (their leases are extended by its heartbeat). */
+  heldClaims(): ClaimRef[] {
+    return [...this.held.values()].map((entry) => entry.claim);
   }
 
   /**
@@ -104,14 +116,17 @@ export class DeliveryWorker {
    * another process took them over (this one could not beat for too long). Those not being recorded
    * are no longer this process's: a call not yet started never will be.
    */
-  forgetTakenOver(ids: string[]): void {
-    const lost = ids.filter((id) => {
-      const state = this.held.get(id);
+  forgetTakenOver(claims: ClaimRef[]): void {
+    const lost = claims.filter((claim) => {
+      const state = this.held.get(claimKey(claim))?.state;
       return state === 'claimed' || state === 'calling';
     });
-    for (const id of lost) this.held.delete(id);
+    for (const claim of lost) this.held.delete(claimKey(claim));
     if (lost.length > 0) {
-      this.logger.warn({ deliveryIds: lost }, 'deliveries were taken over by another process');
+      this.logger.warn(
+        { deliveryIds: lost.map((claim) => claim.id) },
+        'deliveries were taken over by another process',
+      );
     }
   }
 
@@ -123,12 +138,14 @@ export class DeliveryWorker {
    */
   async releaseUnstarted(owner: string): Promise<void> {
     this.recorder?.close();
-    const unstarted = [...this.held].filter(([, state]) => state === 'claimed').map(([id]) => id);
-    unstarted.forEach((id) => this.held.delete(id));
+    const unstarted = [...this.held.values()]
+      .filter((entry) => entry.state === 'claimed')
+      .map((entry) => entry.claim);
+    unstarted.forEach((claim) => this.held.delete(claimKey(claim)));
     await this.outbox.release(owner, unstarted, this.clock.now());
     if (this.held.size > 0) {
       this.logger.warn(
-        { deliveryIds: [...this.held.keys()] },
+        { deliveryIds: this.heldClaims().map((claim) => claim.id) },
         'stopping with deliveries whose outcome is not recorded; another process takes them over',
       );
     }
@@ -143,9 +160,9 @@ export class DeliveryWorker {
     try {
       const outcome = await this.deliver(delivery, credentials, shouldStop);
       if (!outcome) return; // stopping or taken over: not sent
-      if (this.held.has(delivery.id)) this.held.set(delivery.id, 'recording');
+      this.setState(delivery, 'recording');
       await recorder.record(outcome);
-      this.held.delete(delivery.id);
+      this.held.delete(claimKey(refOf(delivery)));
     } catch (error) {
       // Only when stopping: the outcome could not be written within the grace period. The row is
       // taken over once this process stops beating, as after a crash.
@@ -204,8 +221,8 @@ export class DeliveryWorker {
       return this.failed(delivery, 'empty_message', 'The prompt produced an empty message.');
     }
     // From here on Meta may send the message: this row is never given back, only recorded.
-    if (shouldStop() || !this.held.has(delivery.id)) return undefined;
-    this.held.set(delivery.id, 'calling');
+    if (shouldStop() || !this.held.has(claimKey(refOf(delivery)))) return undefined;
+    this.setState(delivery, 'calling');
     const sent: SendOutcome = await this.graph.sendText({
       numberId: channel.numberId,
       accessToken: channel.accessToken,
@@ -229,6 +246,12 @@ export class DeliveryWorker {
         await this.deactivate(delivery.channelId, channel, sent.message);
         return this.failed(delivery, sent.code, sent.message);
     }
+  }
+
+  /** Moves a claim this process still holds on (one that was taken over stays forgotten). */
+  private setState(delivery: ClaimedDelivery, state: HeldState): void {
+    const entry = this.held.get(claimKey(refOf(delivery)));
+    if (entry) entry.state = state;
   }
 
   /** Meta refused the token: the channel goes inactive, and this process stops using it at once. */
