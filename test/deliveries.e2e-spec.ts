@@ -554,6 +554,41 @@ describe('Follow-up delivery (e2e)', () => {
     });
   });
 
+  describe('with a heartbeat that only beats on its own once a minute', () => {
+    beforeEach(async () =>
+      boot({
+        DELIVERY_HEARTBEAT_MS: '60000',
+        DELIVERY_HEARTBEAT_TIMEOUT_MS: '120000',
+        DELIVERY_LEASE_MS: '180000',
+      }),
+    );
+
+    it('claims nothing while its own heartbeat is stale, and again once it has beaten', async () => {
+      const wa = await channel();
+      await eventually(async () =>
+        expect(
+          await t.app.get(DataSource).query('SELECT id FROM scheduler_processes'),
+        ).toHaveLength(1),
+      );
+      // As after a stall: this process's last beat is older than half a time-out.
+      await t.app
+        .get(DataSource)
+        .query("UPDATE scheduler_processes SET beaten_at = now() - interval '61 seconds'");
+      const created = await followUp(wa.id, {
+        frequency: 'once',
+        client_phone_numbers: ['+34612345678'],
+      });
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(graph.requests).toBe(0);
+      expect((await deliveries(created.id))[0]).toMatchObject({ status: 'pending', attempts: 0 });
+      await t.app.get(DataSource).query('UPDATE scheduler_processes SET beaten_at = now()');
+      await graph.waitForMessages(1);
+      await eventually(async () =>
+        expect((await deliveries(created.id))[0]).toMatchObject({ status: 'sent', attempts: 1 }),
+      );
+    });
+  });
+
   describe('with two attempts at most', () => {
     beforeEach(async () => boot({ DELIVERY_MAX_ATTEMPTS: '2' }));
 

@@ -38,6 +38,8 @@ export class SchedulerEngine implements OnApplicationBootstrap, BeforeApplicatio
   /** True once this process's heartbeat row exists: it claims nothing before. */
   private registered = false;
   private heartbeatTimer?: NodeJS.Timeout;
+  /** performance.now() of the last beat that was written. */
+  private lastBeatAt = 0;
   private beating?: Promise<void>;
   private ticking?: Promise<void>;
   private tickAgain = false;
@@ -97,6 +99,7 @@ export class SchedulerEngine implements OnApplicationBootstrap, BeforeApplicatio
           ).map(claimKey),
         );
         this.registered = true;
+        this.lastBeatAt = performance.now();
         this.worker.forgetTakenOver(held.filter((claim) => !stillHeld.has(claimKey(claim))));
       } catch (error) {
         this.logger.debug({ err: error }, 'heartbeat failed; the next one retries');
@@ -123,7 +126,14 @@ export class SchedulerEngine implements OnApplicationBootstrap, BeforeApplicatio
 
   private async tick(): Promise<void> {
     try {
-      if (!this.registered) await this.beat();
+      // The claim only succeeds while this process's own beat is fresh: after a stall (its timer
+      // late too), beat first rather than wait for the timer.
+      if (
+        !this.registered ||
+        performance.now() - this.lastBeatAt >= this.config.delivery.heartbeatMs
+      ) {
+        await this.beat();
+      }
       if (!this.registered) return;
       const now = this.clock.now();
       await this.outbox.reapAbandoned(

@@ -45,8 +45,19 @@ export type DeliveryOutcome = { id: string; attempt: number; at: number } & (
 const interval = (parameter: string) =>
   `make_interval(secs => ${parameter}::double precision / 1000)`;
 
+/**
+ * The process `owner` beat within half a heartbeat time-out (database clock): nobody can judge it
+ * dead for at least another half time-out, so what it claims or starts calling now stays its own.
+ * A process that stalled or was cut off, or whose row was pruned, must beat (re-register) first.
+ */
+const beatsFreshly = (owner: string, timeoutMs: string) =>
+  `EXISTS (SELECT 1 FROM scheduler_processes me WHERE me.id = ${owner}
+             AND me.beaten_at > clock_timestamp() - ${interval(timeoutMs)} / 2)`;
+
 export interface ClaimOptions {
   owner: string;
+  /** DELIVERY_HEARTBEAT_TIMEOUT_MS: the claimant's own heartbeat must be fresh. */
+  heartbeatTimeoutMs: number;
   now: number;
   limit: number;
   leaseMs: number;
@@ -103,7 +114,7 @@ export class DeliveryOutbox {
       );
       const candidates: Candidate[] = await db.query(
         `SELECT d.id, d.channel_id, d.organization_id FROM deliveries d
-          WHERE d.status = 'pending' AND d.next_attempt_at <= $1
+          WHERE d.status = 'pending' AND d.next_attempt_at <= $1 AND ${beatsFreshly('$5', '$6')}
             AND EXISTS (SELECT 1 FROM follow_ups f WHERE f.id = d.follow_up_id
                          AND f.status <> 'paused' AND f.deleted_at IS NULL)
             AND ($3 = 0 OR NOT EXISTS (
@@ -112,7 +123,14 @@ export class DeliveryOutbox {
           ORDER BY d.next_attempt_at
           LIMIT $2
           FOR UPDATE OF d SKIP LOCKED`,
-        [iso(options.now), options.limit, options.ratePerSecond, window],
+        [
+          iso(options.now),
+          options.limit,
+          options.ratePerSecond,
+          window,
+          options.owner,
+          options.heartbeatTimeoutMs,
+        ],
       );
       if (candidates.length === 0) return [];
       const granted =
@@ -130,13 +148,21 @@ export class DeliveryOutbox {
              FROM follow_ups f
             WHERE d.id IN (SELECT value::uuid FROM jsonb_array_elements_text($1::jsonb))
               AND f.id = d.follow_up_id
+              -- Checked again here, where the claim is made: the process may have stalled since.
+              AND ${beatsFreshly('$2', '$5')}
         RETURNING d.id, d.organization_id, d.follow_up_id, d.channel_id, d.occurrence_at, d.phone,
                   d.attempts, f.prompt, f.title, f.description),
          logged AS (
            INSERT INTO delivery_attempts (delivery_id, attempt, organization_id, process_id, started_at)
            SELECT id, attempts, organization_id, $2, $4 FROM claimed)
          SELECT * FROM claimed`,
-        [JSON.stringify(granted), options.owner, options.leaseMs, iso(options.now)],
+        [
+          JSON.stringify(granted),
+          options.owner,
+          options.leaseMs,
+          iso(options.now),
+          options.heartbeatTimeoutMs,
+        ],
       );
       return rows.map((row) => ({
         id: row.id,

@@ -52,7 +52,8 @@ export class DeliveryWorker {
 
   /** Delivers until nothing is due (or `shouldStop`); returns how many deliveries it took. */
   async deliverUntilIdle(owner: string, shouldStop: () => boolean): Promise<number> {
-    const { concurrency, leaseMs, channelRateLimitPerSecond } = this.config.delivery;
+    const { concurrency, leaseMs, channelRateLimitPerSecond, heartbeatTimeoutMs } =
+      this.config.delivery;
     const recorder = (this.recorder ??= new OutcomeRecorder(this.outbox, owner, () =>
       this.clock.now(),
     ));
@@ -67,6 +68,7 @@ export class DeliveryWorker {
       }
       const claimed = await this.outbox.claim({
         owner,
+        heartbeatTimeoutMs,
         now: this.clock.now(),
         limit: free,
         leaseMs,
