@@ -283,6 +283,40 @@ export class DeliveryOutbox {
   }
 
   /**
+   * Right before its call to Meta: true when this process still holds the claim (owner, `sending`,
+   * same attempt), its own heartbeat is fresh, and the follow-up is neither deleted nor paused. The
+   * lease restarts, so the call has a whole lease. When false, the call must not be made: the row
+   * was taken over while the message was being written (a stall, an LLM compose), or the follow-up
+   * was deleted or paused after the claim.
+   */
+  async startCall(
+    owner: string,
+    claim: ClaimRef,
+    options: { now: number; leaseMs: number; heartbeatTimeoutMs: number },
+  ): Promise<boolean> {
+    const rows = returnedRows<{ id: string }>(
+      await this.dataSource.query(
+        `UPDATE deliveries d
+            SET lease_expires_at = clock_timestamp() + ${interval('$4')}, updated_at = $5
+           FROM follow_ups f
+          WHERE d.id = $1 AND d.attempts = $2 AND d.lease_owner = $3 AND d.status = 'sending'
+            AND f.id = d.follow_up_id AND f.deleted_at IS NULL AND f.status <> 'paused'
+            AND ${beatsFreshly('$3', '$6')}
+      RETURNING d.id`,
+        [
+          claim.id,
+          claim.attempt,
+          owner,
+          options.leaseMs,
+          iso(options.now),
+          options.heartbeatTimeoutMs,
+        ],
+      ),
+    );
+    return rows.length > 0;
+  }
+
+  /**
    * Meta refused the channel's token: the channel goes inactive and its open deliveries fail,
    * except those another process is sending right now (they record their own outcome).
    */

@@ -4,6 +4,7 @@ import { GraphApiClient, SendOutcome } from '../../channels/graph-api/graph-api.
 import { Clock } from '../../common/clock';
 import { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
+import { DatabaseAvailability } from '../../database/database-availability';
 import { retryDelayMs } from './backoff';
 import {
   ClaimedDelivery,
@@ -48,6 +49,7 @@ export class DeliveryWorker {
     private readonly composer: MessageComposer,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly availability: DatabaseAvailability,
   ) {}
 
   /** Delivers until nothing is due (or `shouldStop`); returns how many deliveries it took. */
@@ -91,6 +93,7 @@ export class DeliveryWorker {
         });
       for (const delivery of claimed) {
         const sending: Promise<void> = this.send(
+          owner,
           delivery,
           credentials,
           recorder,
@@ -154,13 +157,14 @@ export class DeliveryWorker {
   }
 
   private async send(
+    owner: string,
     delivery: ClaimedDelivery,
     credentials: Credentials | undefined,
     recorder: OutcomeRecorder,
     shouldStop: () => boolean,
   ): Promise<void> {
     try {
-      const outcome = await this.deliver(delivery, credentials, shouldStop);
+      const outcome = await this.deliver(owner, delivery, credentials, shouldStop);
       if (!outcome) return; // stopping or taken over: not sent
       this.setState(delivery, 'recording');
       await recorder.record(outcome);
@@ -176,6 +180,7 @@ export class DeliveryWorker {
   }
 
   private async deliver(
+    owner: string,
     delivery: ClaimedDelivery,
     credentials: Credentials | undefined,
     shouldStop: () => boolean,
@@ -224,6 +229,18 @@ export class DeliveryWorker {
     }
     // From here on Meta may send the message: this row is never given back, only recorded.
     if (shouldStop() || !this.held.has(claimKey(refOf(delivery)))) return undefined;
+    const start = await this.startCall(owner, delivery);
+    if (start === 'unreachable') {
+      return this.retryOrFail(
+        delivery,
+        'database_unavailable',
+        'The database could not be reached to start the call.',
+      );
+    }
+    // Given back at shutdown meanwhile, or not to be called (taken over, deleted, paused).
+    if (start === 'refused' || shouldStop() || !this.held.has(claimKey(refOf(delivery)))) {
+      return undefined;
+    }
     this.setState(delivery, 'calling');
     const sent: SendOutcome = await this.graph.sendText({
       numberId: channel.numberId,
@@ -248,6 +265,47 @@ export class DeliveryWorker {
         await this.deactivate(delivery.channelId, channel, sent.message);
         return this.failed(delivery, sent.code, sent.message);
     }
+  }
+
+  /**
+   * The in-memory check above is not enough: after a stall (or a long compose) the row may have
+   * been taken over, or its follow-up deleted or paused, without this process knowing. One
+   * conditional UPDATE per send decides on the database; a claim refused is given back if it is
+   * still this process's (pending and uncounted, or cancelled for a deleted follow-up).
+   */
+  private async startCall(
+    owner: string,
+    delivery: ClaimedDelivery,
+  ): Promise<'started' | 'refused' | 'unreachable'> {
+    const { leaseMs, heartbeatTimeoutMs } = this.config.delivery;
+    const now = this.clock.now();
+    try {
+      if (
+        await this.outbox.startCall(owner, refOf(delivery), { now, leaseMs, heartbeatTimeoutMs })
+      ) {
+        return 'started';
+      }
+    } catch (error) {
+      if (!this.availability.reportFailure(error)) {
+        this.logger.error({ err: error, deliveryId: delivery.id }, 'could not start a call');
+      }
+      return 'unreachable';
+    }
+    this.held.delete(claimKey(refOf(delivery)));
+    this.logger.debug(
+      { deliveryId: delivery.id },
+      'not calling: the delivery was taken over, or its follow-up deleted or paused, since its claim',
+    );
+    await this.outbox.release(owner, [refOf(delivery)], now).catch((error: unknown) => {
+      // Its lease runs out and it is taken over like a stalled send.
+      if (!this.availability.reportFailure(error)) {
+        this.logger.error(
+          { err: error, deliveryId: delivery.id },
+          'could not give back a delivery',
+        );
+      }
+    });
+    return 'refused';
   }
 
   /** Moves a claim this process still holds on (one that was taken over stays forgotten). */
