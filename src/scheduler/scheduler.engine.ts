@@ -40,6 +40,8 @@ export class SchedulerEngine implements OnApplicationBootstrap, BeforeApplicatio
   private heartbeatTimer?: NodeJS.Timeout;
   /** performance.now() of the last beat that was written. */
   private lastBeatAt = 0;
+  /** Beats are failing for a reason other than an outage (logged once per streak). */
+  private beatFailing = false;
   private beating?: Promise<void>;
   private ticking?: Promise<void>;
   private tickAgain = false;
@@ -100,9 +102,14 @@ export class SchedulerEngine implements OnApplicationBootstrap, BeforeApplicatio
         );
         this.registered = true;
         this.lastBeatAt = performance.now();
+        this.beatFailing = false;
         this.worker.forgetTakenOver(held.filter((claim) => !stillHeld.has(claimKey(claim))));
       } catch (error) {
-        this.logger.debug({ err: error }, 'heartbeat failed; the next one retries');
+        // An outage is logged once by DatabaseAvailability; anything else once until a beat works.
+        if (!this.availability.reportFailure(error) && !this.beatFailing) {
+          this.logger.error({ err: error }, 'heartbeat failed; the next one retries');
+        }
+        this.beatFailing = true;
       }
     })().finally(() => (this.beating = undefined));
     return this.beating;

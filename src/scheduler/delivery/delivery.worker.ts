@@ -56,8 +56,11 @@ export class DeliveryWorker {
   async deliverUntilIdle(owner: string, shouldStop: () => boolean): Promise<number> {
     const { concurrency, leaseMs, channelRateLimitPerSecond, heartbeatTimeoutMs } =
       this.config.delivery;
-    const recorder = (this.recorder ??= new OutcomeRecorder(this.outbox, owner, () =>
-      this.clock.now(),
+    const recorder = (this.recorder ??= new OutcomeRecorder(
+      this.outbox,
+      owner,
+      () => this.clock.now(),
+      this.availability,
     ));
     // Claim again once a quarter of the senders are free: fewer, larger claims under load.
     const refill = Math.max(1, Math.floor(concurrency / 4));
