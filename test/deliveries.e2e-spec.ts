@@ -435,6 +435,48 @@ describe('Follow-up delivery (e2e)', () => {
       expect(graph.requests).toBe(2);
     });
 
+    it('never writes the late outcome of a taken-over claim over its re-claim by the same process', async () => {
+      const wa = await channel();
+      // +14155552671 fails quickly: the sender it frees claims again while +34612345678's first
+      // call is still in flight.
+      graph.respondWith((request) =>
+        request.to === '14155552671' ? { ...slowUnavailable, delayMs: 400 } : undefined,
+      );
+      graph.latencyMs = 1_500;
+      const created = await followUp(wa.id, {
+        frequency: 'once',
+        client_phone_numbers: ['+34612345678', '+14155552671'],
+      });
+      await eventually(async () => expect(graph.requests).toBe(2));
+      // Taken over as the reaper does (this process looked dead) while its first call is in flight;
+      // the same process claims the row again, and that second call ends last.
+      graph.latencyMs = 2_500;
+      await t.app.get(DataSource).query(
+        `WITH taken AS (
+           UPDATE deliveries SET status = 'pending', lease_owner = NULL, lease_expires_at = NULL
+            WHERE follow_up_id = $1 AND phone = '+34612345678' RETURNING id)
+         UPDATE delivery_attempts SET outcome = 'unknown' WHERE delivery_id IN (SELECT id FROM taken)`,
+        [created.id],
+      );
+      await eventually(async () => expect(graph.messages).toHaveLength(2));
+      const spain = async () =>
+        (await deliveries(created.id)).find((delivery) => delivery.phone === '+34612345678');
+      await eventually(async () => expect((await spain())?.status).toBe('sent'));
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      const delivery = await spain();
+      // The row keeps the outcome of its current claim; the first call's outcome completes its own
+      // attempt.
+      expect(delivery).toMatchObject({ attempts: 2, wa_message_id: graph.messages[1].wamid });
+      expect(
+        delivery?.attempt_history
+          .map(({ attempt, outcome, wa_message_id }) => ({ attempt, outcome, wa_message_id }))
+          .sort((a, b) => a.attempt - b.attempt),
+      ).toEqual([
+        { attempt: 1, outcome: 'sent', wa_message_id: graph.messages[0].wamid },
+        { attempt: 2, outcome: 'sent', wa_message_id: graph.messages[1].wamid },
+      ]);
+    });
+
     it('holds the retry of a call that failed while its follow-up was paused until it is resumed', async () => {
       const wa = await channel();
       const created = await followUp(wa.id, {
@@ -512,6 +554,41 @@ describe('Follow-up delivery (e2e)', () => {
     });
   });
 
+  describe('with a heartbeat that only beats on its own once a minute', () => {
+    beforeEach(async () =>
+      boot({
+        DELIVERY_HEARTBEAT_MS: '60000',
+        DELIVERY_HEARTBEAT_TIMEOUT_MS: '120000',
+        DELIVERY_LEASE_MS: '180000',
+      }),
+    );
+
+    it('claims nothing while its own heartbeat is stale, and again once it has beaten', async () => {
+      const wa = await channel();
+      await eventually(async () =>
+        expect(
+          await t.app.get(DataSource).query('SELECT id FROM scheduler_processes'),
+        ).toHaveLength(1),
+      );
+      // As after a stall: this process's last beat is older than half a time-out.
+      await t.app
+        .get(DataSource)
+        .query("UPDATE scheduler_processes SET beaten_at = now() - interval '61 seconds'");
+      const created = await followUp(wa.id, {
+        frequency: 'once',
+        client_phone_numbers: ['+34612345678'],
+      });
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(graph.requests).toBe(0);
+      expect((await deliveries(created.id))[0]).toMatchObject({ status: 'pending', attempts: 0 });
+      await t.app.get(DataSource).query('UPDATE scheduler_processes SET beaten_at = now()');
+      await graph.waitForMessages(1);
+      await eventually(async () =>
+        expect((await deliveries(created.id))[0]).toMatchObject({ status: 'sent', attempts: 1 }),
+      );
+    });
+  });
+
   describe('with two attempts at most', () => {
     beforeEach(async () => boot({ DELIVERY_MAX_ATTEMPTS: '2' }));
 
@@ -578,6 +655,27 @@ describe('Follow-up delivery (e2e)', () => {
         AGENT_LLM_MODEL: 'test-model',
         AGENT_LLM_API_KEY: 'sk-test-key',
       });
+    });
+
+    it('never calls Meta for a delivery whose follow-up was deleted while its message was written', async () => {
+      llm.enqueue({ content: 'Your order has shipped.', delayMs: 1_000 });
+      const wa = await channel();
+      const created = await followUp(wa.id, {
+        frequency: 'once',
+        client_phone_numbers: ['+34612345678'],
+      });
+      // Claimed and composing: the DELETE cannot cancel the row, only the check before the call.
+      await eventually(async () => expect(llm.requests).toHaveLength(1));
+      await t.http().delete(`/v1/scheduler/follow-up/whatsapp/${created.id}`).set(auth).expect(204);
+      await eventually(async () =>
+        expect(
+          await t.app
+            .get(DataSource)
+            .query('SELECT status, attempts FROM deliveries WHERE follow_up_id = $1', [created.id]),
+        ).toEqual([{ status: 'cancelled', attempts: 0 }]),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(graph.requests).toBe(0);
     });
 
     it('sends what the model wrote, without giving it the phone number', async () => {

@@ -12,7 +12,7 @@ import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { DatabaseAvailability } from '../database/database-availability';
 import { uuidv7 } from '../common/ids';
-import { DeliveryOutbox } from './delivery/delivery-outbox';
+import { claimKey, DeliveryOutbox } from './delivery/delivery-outbox';
 import { DeliveryWorker } from './delivery/delivery.worker';
 import { FollowUpDispatcher } from './dispatch/follow-up-dispatcher';
 
@@ -38,6 +38,10 @@ export class SchedulerEngine implements OnApplicationBootstrap, BeforeApplicatio
   /** True once this process's heartbeat row exists: it claims nothing before. */
   private registered = false;
   private heartbeatTimer?: NodeJS.Timeout;
+  /** performance.now() of the last beat that was written. */
+  private lastBeatAt = 0;
+  /** Beats are failing for a reason other than an outage (logged once per streak). */
+  private beatFailing = false;
   private beating?: Promise<void>;
   private ticking?: Promise<void>;
   private tickAgain = false;
@@ -80,24 +84,32 @@ export class SchedulerEngine implements OnApplicationBootstrap, BeforeApplicatio
    */
   private beat(): Promise<void> {
     this.beating ??= (async () => {
-      const held = this.worker.heldIds();
+      const held = this.worker.heldClaims();
       try {
         const stillHeld = new Set(
-          await this.outbox.beat(
-            {
-              owner: this.owner,
-              host: hostname(),
-              pid: process.pid,
-              leaseMs: this.config.delivery.leaseMs,
-              timeoutMs: this.config.delivery.heartbeatTimeoutMs,
-            },
-            held,
-          ),
+          (
+            await this.outbox.beat(
+              {
+                owner: this.owner,
+                host: hostname(),
+                pid: process.pid,
+                leaseMs: this.config.delivery.leaseMs,
+                timeoutMs: this.config.delivery.heartbeatTimeoutMs,
+              },
+              held,
+            )
+          ).map(claimKey),
         );
         this.registered = true;
-        this.worker.forgetTakenOver(held.filter((id) => !stillHeld.has(id)));
+        this.lastBeatAt = performance.now();
+        this.beatFailing = false;
+        this.worker.forgetTakenOver(held.filter((claim) => !stillHeld.has(claimKey(claim))));
       } catch (error) {
-        this.logger.debug({ err: error }, 'heartbeat failed; the next one retries');
+        // An outage is logged once by DatabaseAvailability; anything else once until a beat works.
+        if (!this.availability.reportFailure(error) && !this.beatFailing) {
+          this.logger.error({ err: error }, 'heartbeat failed; the next one retries');
+        }
+        this.beatFailing = true;
       }
     })().finally(() => (this.beating = undefined));
     return this.beating;
@@ -121,7 +133,14 @@ export class SchedulerEngine implements OnApplicationBootstrap, BeforeApplicatio
 
   private async tick(): Promise<void> {
     try {
-      if (!this.registered) await this.beat();
+      // The claim only succeeds while this process's own beat is fresh: after a stall (its timer
+      // late too), beat first rather than wait for the timer.
+      if (
+        !this.registered ||
+        performance.now() - this.lastBeatAt >= this.config.delivery.heartbeatMs
+      ) {
+        await this.beat();
+      }
       if (!this.registered) return;
       const now = this.clock.now();
       await this.outbox.reapAbandoned(
@@ -215,7 +234,7 @@ export class SchedulerEngine implements OnApplicationBootstrap, BeforeApplicatio
     await this.beating;
     // Still holding rows (their outcome could not be written): the row is left to go stale, so that
     // they are taken over one heartbeat time-out from now.
-    if (this.worker.heldIds().length > 0) return;
+    if (this.worker.heldClaims().length > 0) return;
     try {
       await this.outbox.unregister(this.owner);
     } catch (error) {

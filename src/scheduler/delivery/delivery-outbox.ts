@@ -19,6 +19,18 @@ export interface ClaimedDelivery {
   description: string | null;
 }
 
+/** One claim of a delivery: a process can hold the same row again, under a later attempt. */
+export interface ClaimRef {
+  id: string;
+  attempt: number;
+}
+
+/**
+ * In-memory key of a claim, by delivery and attempt: after a take-over a process may claim the same
+ * row again while its old call is still in flight, and the two must not be confused.
+ */
+export const claimKey = (claim: ClaimRef): string => `${claim.id}/${claim.attempt}`;
+
 /**
  * What became of one claimed delivery (its attempt number `attempt`); `at` is when it was known
  * (sent_at for a send).
@@ -33,8 +45,19 @@ export type DeliveryOutcome = { id: string; attempt: number; at: number } & (
 const interval = (parameter: string) =>
   `make_interval(secs => ${parameter}::double precision / 1000)`;
 
+/**
+ * The process `owner` beat within half a heartbeat time-out (database clock): nobody can judge it
+ * dead for at least another half time-out, so what it claims or starts calling now stays its own.
+ * A process that stalled or was cut off, or whose row was pruned, must beat (re-register) first.
+ */
+const beatsFreshly = (owner: string, timeoutMs: string) =>
+  `EXISTS (SELECT 1 FROM scheduler_processes me WHERE me.id = ${owner}
+             AND me.beaten_at > clock_timestamp() - ${interval(timeoutMs)} / 2)`;
+
 export interface ClaimOptions {
   owner: string;
+  /** DELIVERY_HEARTBEAT_TIMEOUT_MS: the claimant's own heartbeat must be fresh. */
+  heartbeatTimeoutMs: number;
   now: number;
   limit: number;
   leaseMs: number;
@@ -91,7 +114,7 @@ export class DeliveryOutbox {
       );
       const candidates: Candidate[] = await db.query(
         `SELECT d.id, d.channel_id, d.organization_id FROM deliveries d
-          WHERE d.status = 'pending' AND d.next_attempt_at <= $1
+          WHERE d.status = 'pending' AND d.next_attempt_at <= $1 AND ${beatsFreshly('$5', '$6')}
             AND EXISTS (SELECT 1 FROM follow_ups f WHERE f.id = d.follow_up_id
                          AND f.status <> 'paused' AND f.deleted_at IS NULL)
             AND ($3 = 0 OR NOT EXISTS (
@@ -100,7 +123,14 @@ export class DeliveryOutbox {
           ORDER BY d.next_attempt_at
           LIMIT $2
           FOR UPDATE OF d SKIP LOCKED`,
-        [iso(options.now), options.limit, options.ratePerSecond, window],
+        [
+          iso(options.now),
+          options.limit,
+          options.ratePerSecond,
+          window,
+          options.owner,
+          options.heartbeatTimeoutMs,
+        ],
       );
       if (candidates.length === 0) return [];
       const granted =
@@ -118,13 +148,21 @@ export class DeliveryOutbox {
              FROM follow_ups f
             WHERE d.id IN (SELECT value::uuid FROM jsonb_array_elements_text($1::jsonb))
               AND f.id = d.follow_up_id
+              -- Checked again here, where the claim is made: the process may have stalled since.
+              AND ${beatsFreshly('$2', '$5')}
         RETURNING d.id, d.organization_id, d.follow_up_id, d.channel_id, d.occurrence_at, d.phone,
                   d.attempts, f.prompt, f.title, f.description),
          logged AS (
            INSERT INTO delivery_attempts (delivery_id, attempt, organization_id, process_id, started_at)
            SELECT id, attempts, organization_id, $2, $4 FROM claimed)
          SELECT * FROM claimed`,
-        [JSON.stringify(granted), options.owner, options.leaseMs, iso(options.now)],
+        [
+          JSON.stringify(granted),
+          options.owner,
+          options.leaseMs,
+          iso(options.now),
+          options.heartbeatTimeoutMs,
+        ],
       );
       return rows.map((row) => ({
         id: row.id,
@@ -193,7 +231,9 @@ export class DeliveryOutbox {
    * Writes the outcomes of claimed deliveries, and of their attempts, in one statement. A delivery
    * is only written while this process still holds it; its attempt is written whatever happened
    * since (an outcome that arrives after a take-over still explains the repeat). A retry of a
-   * deleted follow-up's delivery is cancelled instead. Returns the ids that were no longer held.
+   * deleted follow-up's delivery is cancelled instead. Both are matched by attempt number: the late
+   * outcome of a claim that was taken over is never written over a later claim of the same row.
+   * Returns the ids that were no longer held.
    */
   async record(owner: string, now: number, outcomes: DeliveryOutcome[]): Promise<string[]> {
     if (outcomes.length === 0) return [];
@@ -226,6 +266,8 @@ export class DeliveryOutbox {
                 lease_owner = NULL, lease_expires_at = NULL, updated_at = $3
            FROM v, follow_ups f
           WHERE d.id = v.id AND f.id = d.follow_up_id AND d.lease_owner = $2 AND d.status = 'sending'
+            -- This attempt's claim, not a later claim of the same row by this same process.
+            AND d.attempts = v.attempt
       RETURNING d.id),
        attempt AS (
          UPDATE delivery_attempts a
@@ -238,6 +280,40 @@ export class DeliveryOutbox {
       [JSON.stringify(rows), owner, iso(now)],
     );
     return written.filter((row) => !row.held).map((row) => row.id);
+  }
+
+  /**
+   * Right before its call to Meta: true when this process still holds the claim (owner, `sending`,
+   * same attempt), its own heartbeat is fresh, and the follow-up is neither deleted nor paused. The
+   * lease restarts, so the call has a whole lease. When false, the call must not be made: the row
+   * was taken over while the message was being written (a stall, an LLM compose), or the follow-up
+   * was deleted or paused after the claim.
+   */
+  async startCall(
+    owner: string,
+    claim: ClaimRef,
+    options: { now: number; leaseMs: number; heartbeatTimeoutMs: number },
+  ): Promise<boolean> {
+    const rows = returnedRows<{ id: string }>(
+      await this.dataSource.query(
+        `UPDATE deliveries d
+            SET lease_expires_at = clock_timestamp() + ${interval('$4')}, updated_at = $5
+           FROM follow_ups f
+          WHERE d.id = $1 AND d.attempts = $2 AND d.lease_owner = $3 AND d.status = 'sending'
+            AND f.id = d.follow_up_id AND f.deleted_at IS NULL AND f.status <> 'paused'
+            AND ${beatsFreshly('$3', '$6')}
+      RETURNING d.id`,
+        [
+          claim.id,
+          claim.attempt,
+          owner,
+          options.leaseMs,
+          iso(options.now),
+          options.heartbeatTimeoutMs,
+        ],
+      ),
+    );
+    return rows.length > 0;
   }
 
   /**
@@ -271,13 +347,13 @@ export class DeliveryOutbox {
   }
 
   /**
-   * Beats this process's heartbeat and extends the leases of the deliveries it holds; returns the
-   * ids it still holds (any other was taken over while it could not reach the database). A gap of
+   * Beats this process's heartbeat and extends the leases of the claims it holds; returns the
+   * claims it still holds (any other was taken over while it could not reach the database). A gap of
    * a whole heartbeat time-out since its previous beat restarts `beating_since`: a process that was
    * cut off must watch the others again before it may judge them dead.
    */
-  async beat(process: HeartbeatOptions, held: string[]): Promise<string[]> {
-    const rows = returnedRows<{ id: string }>(
+  async beat(process: HeartbeatOptions, held: ClaimRef[]): Promise<ClaimRef[]> {
+    const rows = returnedRows<ClaimRef>(
       await this.dataSource.query(
         `WITH me AS (
            INSERT INTO scheduler_processes AS p (id, host, pid, started_at, beaten_at, beating_since)
@@ -288,9 +364,10 @@ export class DeliveryOutbox {
                                        THEN p.beating_since ELSE clock_timestamp() END
            RETURNING p.id)
          UPDATE deliveries d SET lease_expires_at = clock_timestamp() + ${interval('$5')}
-          WHERE d.id IN (SELECT value::uuid FROM jsonb_array_elements_text($4::jsonb))
+           FROM jsonb_to_recordset($4::jsonb) AS c(id uuid, attempt integer)
+          WHERE d.id = c.id AND d.attempts = c.attempt
             AND d.lease_owner = $1 AND d.status = 'sending' AND EXISTS (SELECT 1 FROM me)
-      RETURNING d.id`,
+      RETURNING d.id, d.attempts AS attempt`,
         [
           process.owner,
           process.host,
@@ -301,7 +378,7 @@ export class DeliveryOutbox {
         ],
       ),
     );
-    return rows.map((row) => row.id);
+    return rows.map((row) => ({ id: row.id, attempt: Number(row.attempt) }));
   }
 
   /** A graceful stop: this process no longer beats, and holds nothing. */
@@ -362,21 +439,21 @@ export class DeliveryOutbox {
    * On shutdown: gives back what this process claimed but never called Meta for (the attempt is
    * not counted, and its log row goes); a deleted follow-up's delivery is cancelled instead.
    */
-  async release(owner: string, ids: string[], now: number): Promise<void> {
-    if (ids.length === 0) return;
+  async release(owner: string, claims: ClaimRef[], now: number): Promise<void> {
+    if (claims.length === 0) return;
     await this.dataSource.query(
       `WITH released AS (
          UPDATE deliveries d
             SET status = CASE WHEN f.deleted_at IS NOT NULL THEN 'cancelled' ELSE 'pending' END,
                 attempts = GREATEST(d.attempts - 1, 0), lease_owner = NULL,
                 lease_expires_at = NULL, next_attempt_at = $3, updated_at = $3
-           FROM follow_ups f
-          WHERE d.id IN (SELECT value::uuid FROM jsonb_array_elements_text($2::jsonb))
+           FROM follow_ups f, jsonb_to_recordset($2::jsonb) AS c(id uuid, attempt integer)
+          WHERE d.id = c.id AND d.attempts = c.attempt
             AND f.id = d.follow_up_id AND d.lease_owner = $1 AND d.status = 'sending'
       RETURNING d.id, d.attempts + 1 AS attempt)
        DELETE FROM delivery_attempts a USING released
         WHERE a.delivery_id = released.id AND a.attempt = released.attempt AND a.process_id = $1`,
-      [owner, JSON.stringify(ids), iso(now)],
+      [owner, JSON.stringify(claims), iso(now)],
     );
   }
 

@@ -4,8 +4,15 @@ import { GraphApiClient, SendOutcome } from '../../channels/graph-api/graph-api.
 import { Clock } from '../../common/clock';
 import { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
+import { DatabaseAvailability } from '../../database/database-availability';
 import { retryDelayMs } from './backoff';
-import { ClaimedDelivery, DeliveryOutbox, DeliveryOutcome } from './delivery-outbox';
+import {
+  ClaimedDelivery,
+  claimKey,
+  ClaimRef,
+  DeliveryOutbox,
+  DeliveryOutcome,
+} from './delivery-outbox';
 import { ComposeError, MessageComposer } from './message-composer';
 import { OutcomeRecorder } from './outcome-recorder';
 
@@ -16,6 +23,10 @@ type Credentials = Map<string, WhatsappCredentials>;
  * back), calling (Meta may be sending it), or recording (the outcome is known, not yet written).
  */
 type HeldState = 'claimed' | 'calling' | 'recording';
+const refOf = (delivery: ClaimedDelivery): ClaimRef => ({
+  id: delivery.id,
+  attempt: delivery.attempts,
+});
 
 /**
  * Sends what the outbox holds: keeps up to DELIVERY_CONCURRENCY sends in flight, claiming rows only
@@ -25,8 +36,8 @@ type HeldState = 'claimed' | 'calling' | 'recording';
 @Injectable()
 export class DeliveryWorker {
   private readonly logger = new Logger(DeliveryWorker.name);
-  /** Deliveries claimed by this process and not yet recorded. */
-  private readonly held = new Map<string, HeldState>();
+  /** Claims of this process not yet recorded, by claimKey. */
+  private readonly held = new Map<string, { claim: ClaimRef; state: HeldState }>();
   /** Every send in flight, whichever run of the loop started it. */
   private readonly inFlight = new Set<Promise<void>>();
   private recorder?: OutcomeRecorder;
@@ -38,13 +49,18 @@ export class DeliveryWorker {
     private readonly composer: MessageComposer,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly availability: DatabaseAvailability,
   ) {}
 
   /** Delivers until nothing is due (or `shouldStop`); returns how many deliveries it took. */
   async deliverUntilIdle(owner: string, shouldStop: () => boolean): Promise<number> {
-    const { concurrency, leaseMs, channelRateLimitPerSecond } = this.config.delivery;
-    const recorder = (this.recorder ??= new OutcomeRecorder(this.outbox, owner, () =>
-      this.clock.now(),
+    const { concurrency, leaseMs, channelRateLimitPerSecond, heartbeatTimeoutMs } =
+      this.config.delivery;
+    const recorder = (this.recorder ??= new OutcomeRecorder(
+      this.outbox,
+      owner,
+      () => this.clock.now(),
+      this.availability,
     ));
     // Claim again once a quarter of the senders are free: fewer, larger claims under load.
     const refill = Math.max(1, Math.floor(concurrency / 4));
@@ -57,6 +73,7 @@ export class DeliveryWorker {
       }
       const claimed = await this.outbox.claim({
         owner,
+        heartbeatTimeoutMs,
         now: this.clock.now(),
         limit: free,
         leaseMs,
@@ -68,7 +85,9 @@ export class DeliveryWorker {
         continue;
       }
       taken += claimed.length;
-      claimed.forEach((delivery) => this.held.set(delivery.id, 'claimed'));
+      claimed.forEach((delivery) =>
+        this.held.set(claimKey(refOf(delivery)), { claim: refOf(delivery), state: 'claimed' }),
+      );
       const credentials = await this.channels
         .whatsappCredentials([...new Set(claimed.map((delivery) => delivery.channelId))])
         .catch((error: unknown) => {
@@ -77,6 +96,7 @@ export class DeliveryWorker {
         });
       for (const delivery of claimed) {
         const sending: Promise<void> = this.send(
+          owner,
           delivery,
           credentials,
           recorder,
@@ -94,9 +114,9 @@ export class DeliveryWorker {
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
   }
 
-  /** The deliveries this process holds (their leases are extended by its heartbeat). */
-  heldIds(): string[] {
-    return [...this.held.keys()];
+  /** The claims this process holds (their leases are extended by its heartbeat). */
+  heldClaims(): ClaimRef[] {
+    return [...this.held.values()].map((entry) => entry.claim);
   }
 
   /**
@@ -104,14 +124,17 @@ export class DeliveryWorker {
    * another process took them over (this one could not beat for too long). Those not being recorded
    * are no longer this process's: a call not yet started never will be.
    */
-  forgetTakenOver(ids: string[]): void {
-    const lost = ids.filter((id) => {
-      const state = this.held.get(id);
+  forgetTakenOver(claims: ClaimRef[]): void {
+    const lost = claims.filter((claim) => {
+      const state = this.held.get(claimKey(claim))?.state;
       return state === 'claimed' || state === 'calling';
     });
-    for (const id of lost) this.held.delete(id);
+    for (const claim of lost) this.held.delete(claimKey(claim));
     if (lost.length > 0) {
-      this.logger.warn({ deliveryIds: lost }, 'deliveries were taken over by another process');
+      this.logger.warn(
+        { deliveryIds: lost.map((claim) => claim.id) },
+        'deliveries were taken over by another process',
+      );
     }
   }
 
@@ -123,29 +146,32 @@ export class DeliveryWorker {
    */
   async releaseUnstarted(owner: string): Promise<void> {
     this.recorder?.close();
-    const unstarted = [...this.held].filter(([, state]) => state === 'claimed').map(([id]) => id);
-    unstarted.forEach((id) => this.held.delete(id));
+    const unstarted = [...this.held.values()]
+      .filter((entry) => entry.state === 'claimed')
+      .map((entry) => entry.claim);
+    unstarted.forEach((claim) => this.held.delete(claimKey(claim)));
     await this.outbox.release(owner, unstarted, this.clock.now());
     if (this.held.size > 0) {
       this.logger.warn(
-        { deliveryIds: [...this.held.keys()] },
+        { deliveryIds: this.heldClaims().map((claim) => claim.id) },
         'stopping with deliveries whose outcome is not recorded; another process takes them over',
       );
     }
   }
 
   private async send(
+    owner: string,
     delivery: ClaimedDelivery,
     credentials: Credentials | undefined,
     recorder: OutcomeRecorder,
     shouldStop: () => boolean,
   ): Promise<void> {
     try {
-      const outcome = await this.deliver(delivery, credentials, shouldStop);
+      const outcome = await this.deliver(owner, delivery, credentials, shouldStop);
       if (!outcome) return; // stopping or taken over: not sent
-      if (this.held.has(delivery.id)) this.held.set(delivery.id, 'recording');
+      this.setState(delivery, 'recording');
       await recorder.record(outcome);
-      this.held.delete(delivery.id);
+      this.held.delete(claimKey(refOf(delivery)));
     } catch (error) {
       // Only when stopping: the outcome could not be written within the grace period. The row is
       // taken over once this process stops beating, as after a crash.
@@ -157,6 +183,7 @@ export class DeliveryWorker {
   }
 
   private async deliver(
+    owner: string,
     delivery: ClaimedDelivery,
     credentials: Credentials | undefined,
     shouldStop: () => boolean,
@@ -204,8 +231,20 @@ export class DeliveryWorker {
       return this.failed(delivery, 'empty_message', 'The prompt produced an empty message.');
     }
     // From here on Meta may send the message: this row is never given back, only recorded.
-    if (shouldStop() || !this.held.has(delivery.id)) return undefined;
-    this.held.set(delivery.id, 'calling');
+    if (shouldStop() || !this.held.has(claimKey(refOf(delivery)))) return undefined;
+    const start = await this.startCall(owner, delivery);
+    if (start === 'unreachable') {
+      return this.retryOrFail(
+        delivery,
+        'database_unavailable',
+        'The database could not be reached to start the call.',
+      );
+    }
+    // Given back at shutdown meanwhile, or not to be called (taken over, deleted, paused).
+    if (start === 'refused' || shouldStop() || !this.held.has(claimKey(refOf(delivery)))) {
+      return undefined;
+    }
+    this.setState(delivery, 'calling');
     const sent: SendOutcome = await this.graph.sendText({
       numberId: channel.numberId,
       accessToken: channel.accessToken,
@@ -229,6 +268,53 @@ export class DeliveryWorker {
         await this.deactivate(delivery.channelId, channel, sent.message);
         return this.failed(delivery, sent.code, sent.message);
     }
+  }
+
+  /**
+   * The in-memory check above is not enough: after a stall (or a long compose) the row may have
+   * been taken over, or its follow-up deleted or paused, without this process knowing. One
+   * conditional UPDATE per send decides on the database; a claim refused is given back if it is
+   * still this process's (pending and uncounted, or cancelled for a deleted follow-up).
+   */
+  private async startCall(
+    owner: string,
+    delivery: ClaimedDelivery,
+  ): Promise<'started' | 'refused' | 'unreachable'> {
+    const { leaseMs, heartbeatTimeoutMs } = this.config.delivery;
+    const now = this.clock.now();
+    try {
+      if (
+        await this.outbox.startCall(owner, refOf(delivery), { now, leaseMs, heartbeatTimeoutMs })
+      ) {
+        return 'started';
+      }
+    } catch (error) {
+      if (!this.availability.reportFailure(error)) {
+        this.logger.error({ err: error, deliveryId: delivery.id }, 'could not start a call');
+      }
+      return 'unreachable';
+    }
+    this.held.delete(claimKey(refOf(delivery)));
+    this.logger.debug(
+      { deliveryId: delivery.id },
+      'not calling: the delivery was taken over, or its follow-up deleted or paused, since its claim',
+    );
+    await this.outbox.release(owner, [refOf(delivery)], now).catch((error: unknown) => {
+      // Its lease runs out and it is taken over like a stalled send.
+      if (!this.availability.reportFailure(error)) {
+        this.logger.error(
+          { err: error, deliveryId: delivery.id },
+          'could not give back a delivery',
+        );
+      }
+    });
+    return 'refused';
+  }
+
+  /** Moves a claim this process still holds on (one that was taken over stays forgotten). */
+  private setState(delivery: ClaimedDelivery, state: HeldState): void {
+    const entry = this.held.get(claimKey(refOf(delivery)));
+    if (entry) entry.state = state;
   }
 
   /** Meta refused the token: the channel goes inactive, and this process stops using it at once. */

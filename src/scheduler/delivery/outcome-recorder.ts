@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import { DatabaseAvailability } from '../../database/database-availability';
 import { DeliveryOutbox, DeliveryOutcome } from './delivery-outbox';
 
 /** Waits between attempts to write outcomes while the database is away; the last one repeats. */
@@ -38,6 +39,7 @@ export class OutcomeRecorder {
     private readonly outbox: DeliveryOutbox,
     private readonly owner: string,
     private readonly now: () => number,
+    private readonly availability: DatabaseAvailability,
   ) {}
 
   record(outcome: DeliveryOutcome): Promise<void> {
@@ -69,8 +71,9 @@ export class OutcomeRecorder {
         return;
       } catch (error) {
         if (this.closed) throw error;
-        if (attempt === 0) {
-          this.logger.warn(
+        // An outage is logged once, by DatabaseAvailability; anything else once per batch.
+        if (!this.availability.reportFailure(error) && attempt === 0) {
+          this.logger.error(
             { err: error, outcomes: outcomes.length },
             'could not record delivery outcomes; keeping them and trying again',
           );
