@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Response } from 'supertest';
 import { loadToolCatalog } from '../src/tools/catalog/tool-catalog';
 import { aWhatsappChannel } from './support/factories';
 import { FakeGithubApi } from './support/fake-github-api';
@@ -175,6 +176,24 @@ describe('Event loop under hostile tool input (e2e)', () => {
     await Promise.all([graph, weather, github, serpapi, slack, google].map((fake) => fake.close()));
   });
 
+  /**
+   * Asks /health again and again until `request` answers (at least once while it is in flight),
+   * and says how long each answer took.
+   */
+  const healthWhile = async (
+    request: PromiseLike<Response>,
+  ): Promise<{ res: Response; healthMs: number[] }> => {
+    let running = true;
+    const answered = Promise.resolve(request).finally(() => (running = false));
+    const healthMs: number[] = [];
+    do {
+      const asked = performance.now();
+      await t.http().get('/health').expect(200);
+      healthMs.push(Math.round(performance.now() - asked));
+    } while (running);
+    return { res: await answered, healthMs };
+  };
+
   const builtinTools = () =>
     loadToolCatalog()
       .list({ offset: 0, limit: 1000 })
@@ -224,19 +243,7 @@ describe('Event loop under hostile tool input (e2e)', () => {
     const slow: { name: string; healthMs: number[] }[] = [];
     const notRun: { name: string; status: number; run: unknown }[] = [];
     for (const { name, id } of tools) {
-      let running = true;
-      const execution = execute(id, WORST_INPUTS[name](channel.id)).then((res) => {
-        running = false;
-        return res;
-      });
-      // Asked again and again until the run answers: at least once while it is in flight.
-      const healthMs: number[] = [];
-      do {
-        const asked = performance.now();
-        await t.http().get('/health').expect(200);
-        healthMs.push(Math.round(performance.now() - asked));
-      } while (running);
-      const res = await execution;
+      const { res, healthMs } = await healthWhile(execute(id, WORST_INPUTS[name](channel.id)));
       if (healthMs.some((ms) => ms >= HEALTH_WITHIN_MS)) slow.push({ name, healthMs });
       // A tool run, not a 500 or a refusal; and finished well within its time-out.
       const run = res.body.data as { status: string } | undefined;
@@ -248,23 +255,13 @@ describe('Event loop under hostile tool input (e2e)', () => {
   }, 120_000);
 
   it('answers /health within 200 ms while GET /v1/scheduler/preview expands its costliest schedule', async () => {
-    let running = true;
-    const preview = t
-      .http()
-      .get('/v1/scheduler/preview')
-      .query({ frequency: LEAP_DAY, time_zone: 'Pacific/Chatham', count: 500 })
-      .set(auth)
-      .then((res) => {
-        running = false;
-        return res;
-      });
-    const healthMs: number[] = [];
-    do {
-      const asked = performance.now();
-      await t.http().get('/health').expect(200);
-      healthMs.push(Math.round(performance.now() - asked));
-    } while (running);
-    const res = await preview;
+    const { res, healthMs } = await healthWhile(
+      t
+        .http()
+        .get('/v1/scheduler/preview')
+        .query({ frequency: LEAP_DAY, time_zone: 'Pacific/Chatham', count: 500 })
+        .set(auth),
+    );
     expect(res.status).toBe(200);
     expect(res.body.data.occurrences).toHaveLength(500);
     expect(healthMs.filter((ms) => ms >= HEALTH_WITHIN_MS)).toEqual([]);
@@ -274,31 +271,21 @@ describe('Event loop under hostile tool input (e2e)', () => {
     const channel = (
       await t.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201)
     ).body.data as { id: string };
-    let running = true;
-    const created = t
-      .http()
-      .post('/v1/scheduler/follow-up/whatsapp')
-      .set(auth)
-      .send({
-        agent_id: 'agent-1',
-        channel_id: channel.id,
-        client_phone_numbers: ['+34612345678'],
-        // 30 February, every minute: rrule walks its calendar to year 9999 looking for one.
-        frequency: 'FREQ=MINUTELY;BYMONTH=2;BYMONTHDAY=30;BYHOUR=3;BYMINUTE=7',
-        prompt: 'Hola',
-        title: 'Never',
-      })
-      .then((res) => {
-        running = false;
-        return res;
-      });
-    const healthMs: number[] = [];
-    do {
-      const asked = performance.now();
-      await t.http().get('/health').expect(200);
-      healthMs.push(Math.round(performance.now() - asked));
-    } while (running);
-    const res = await created;
+    const { res, healthMs } = await healthWhile(
+      t
+        .http()
+        .post('/v1/scheduler/follow-up/whatsapp')
+        .set(auth)
+        .send({
+          agent_id: 'agent-1',
+          channel_id: channel.id,
+          client_phone_numbers: ['+34612345678'],
+          // 30 February, every minute: rrule walks its calendar to year 9999 looking for one.
+          frequency: 'FREQ=MINUTELY;BYMONTH=2;BYMONTHDAY=30;BYHOUR=3;BYMINUTE=7',
+          prompt: 'Hola',
+          title: 'Never',
+        }),
+    );
     expect(res.status).toBe(400);
     expect(res.body.errors).toEqual([{ field: 'frequency', message: expect.any(String) }]);
     expect(healthMs.filter((ms) => ms >= HEALTH_WITHIN_MS)).toEqual([]);
