@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Response } from 'supertest';
 import { loadToolCatalog } from '../src/tools/catalog/tool-catalog';
-import { aWhatsappChannel } from './support/factories';
+import { aFollowUp, aWhatsappChannel } from './support/factories';
 import { FakeGithubApi } from './support/fake-github-api';
 import { FakeGoogleApi } from './support/fake-google-api';
 import { FakeGraphApi } from './support/fake-graph-api';
@@ -267,7 +267,7 @@ describe('Event loop under hostile tool input (e2e)', () => {
     expect(healthMs.filter((ms) => ms >= HEALTH_WITHIN_MS)).toEqual([]);
   });
 
-  it('refuses a rule that never fires without stalling /health (checked in the preview thread)', async () => {
+  it('refuses a rule that never fires without stalling /health (checked in the scheduler thread)', async () => {
     const channel = (
       await t.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201)
     ).body.data as { id: string };
@@ -276,15 +276,12 @@ describe('Event loop under hostile tool input (e2e)', () => {
         .http()
         .post('/v1/scheduler/follow-up/whatsapp')
         .set(auth)
-        .send({
-          agent_id: 'agent-1',
-          channel_id: channel.id,
-          client_phone_numbers: ['+34612345678'],
-          // 30 February, every minute: rrule walks its calendar to year 9999 looking for one.
-          frequency: 'FREQ=MINUTELY;BYMONTH=2;BYMONTHDAY=30;BYHOUR=3;BYMINUTE=7',
-          prompt: 'Hola',
-          title: 'Never',
-        }),
+        .send(
+          aFollowUp(channel.id, {
+            // 30 February, every minute: rrule walks its calendar to year 9999 looking for one.
+            frequency: 'FREQ=MINUTELY;BYMONTH=2;BYMONTHDAY=30;BYHOUR=3;BYMINUTE=7',
+          }),
+        ),
     );
     expect(res.status).toBe(400);
     expect(res.body.errors).toEqual([{ field: 'frequency', message: expect.any(String) }]);

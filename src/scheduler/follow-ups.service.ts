@@ -21,7 +21,7 @@ import { MAX_LISTED_ATTEMPTS } from './dto/follow-up.dto';
 import { parseSchedule, Schedule, ScheduleError } from './schedule/schedule.parser';
 import { SchedulerEngine } from './scheduler.engine';
 import { ToolWorkerPoolBusy } from '../tools/execution/worker-pool/tool-worker.pool';
-import { previewsBusy, SchedulerWorkers, SchedulePreviewTimeout } from './scheduler-workers';
+import { schedulerThreadBusy, SchedulerWorkers, SchedulePreviewTimeout } from './scheduler-workers';
 
 const DEFAULT_TIME_ZONE = 'UTC';
 const DEFAULT_PREVIEW_COUNT = 10;
@@ -66,7 +66,7 @@ export class FollowUpsService {
       this.workers.normalizePhoneNumbers(dto.client_phone_numbers),
       this.workers.check(dto.frequency, timeZone, now),
     ]).catch((error: unknown) => {
-      if (error instanceof ToolWorkerPoolBusy) throw previewsBusy();
+      if (error instanceof ToolWorkerPoolBusy) throw schedulerThreadBusy();
       throw error;
     });
     const { schedule, errors: scheduleErrors } =
@@ -257,7 +257,7 @@ export class FollowUpsService {
       if ('error' in result) throw validationFailed([result.error]);
       return result.occurrences;
     } catch (error) {
-      if (error instanceof ToolWorkerPoolBusy) throw previewsBusy();
+      if (error instanceof ToolWorkerPoolBusy) throw schedulerThreadBusy();
       if (!(error instanceof SchedulePreviewTimeout)) throw error;
       throw validationFailed([
         {

@@ -33,12 +33,12 @@ const PHONE_NUMBERS_BUDGET_MS = 10_000;
 /** A preview that did not finish within its budget (the thread was stopped). */
 export class SchedulePreviewTimeout extends Error {}
 
-/** For HTTP callers: the preview thread is busy and its queue is full, `503` with `Retry-After`. */
-export const previewsBusy = () =>
+/** For HTTP callers: the scheduler thread is busy and its queue is full, `503` with `Retry-After`. */
+export const schedulerThreadBusy = () =>
   new ProblemException(
     HttpStatus.SERVICE_UNAVAILABLE,
     'busy',
-    'Too many schedules are being expanded right now; retry shortly.',
+    'The scheduler thread that checks schedules and phone numbers is busy; retry shortly.',
     undefined,
     { 'Retry-After': '1' },
   );

@@ -12,7 +12,7 @@ export async function asToolError<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    // Refusals, and a busy preview thread, are the model's to read; an outage or a bug is not.
+    // Refusals, and a busy scheduler thread, are the model's to read; an outage or a bug is not.
     if (error instanceof ProblemException && (error.status < 500 || error.code === 'busy')) {
       throw new ToolExecutionError(describeProblem(error.detail, error.errors ?? []));
     }
