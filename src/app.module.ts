@@ -2,6 +2,8 @@ import { Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { ThrottlerModule } from '@nestjs/throttler';
 import { LoggerModule } from 'nestjs-pino';
+import { AgentlineToolkitModule } from './agentline-toolkit/agentline-toolkit.module';
+import { readChannelsConfig } from './channels/channels.config';
 import { ChannelsModule } from './channels/channels.module';
 import { AuthModule } from './common/auth/auth.module';
 import { JwtAuthGuard } from './common/auth/jwt-auth.guard';
@@ -12,12 +14,27 @@ import { OrganizationThrottlerGuard } from './common/http/organization-throttler
 import { ProblemFilter } from './common/http/problem.filter';
 import { StrictValidationPipe } from './common/http/validation';
 import { loggerOptions } from './common/logging/logger.options';
-import { AppConfig } from './config/app-config';
+import { AppConfig, loadConfig } from './config/app-config';
 import { APP_CONFIG, ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
 import { HealthController } from './health.controller';
+import { readSchedulerConfig } from './scheduler/scheduler.config';
 import { SchedulerModule } from './scheduler/scheduler.module';
+import { readToolsConfig } from './tools/tools.config';
 import { ToolsModule } from './tools/tools.module';
+
+/**
+ * Every module's configuration, read as the modules will read it at boot: main.ts calls this
+ * before Nest starts, so that any bad value stops the service with one line naming it. One line
+ * per module that reads its own variables.
+ */
+export function readConfiguration(env: NodeJS.ProcessEnv = process.env) {
+  const app = loadConfig(env);
+  const channels = readChannelsConfig(env);
+  const scheduler = readSchedulerConfig(env, channels);
+  const tools = readToolsConfig(env, app);
+  return { app, channels, scheduler, tools };
+}
 
 @Module({
   imports: [
@@ -40,6 +57,7 @@ import { ToolsModule } from './tools/tools.module';
     ToolsModule,
     ChannelsModule,
     SchedulerModule,
+    AgentlineToolkitModule,
   ],
   controllers: [HealthController],
   providers: [

@@ -2,9 +2,9 @@ import 'reflect-metadata';
 import { AddressInfo } from 'node:net';
 import { NestFactory } from '@nestjs/core';
 import { Logger } from 'nestjs-pino';
-import { AppModule } from './app.module';
+import { AppModule, readConfiguration } from './app.module';
 import { configureApp } from './app.setup';
-import { AppConfig, loadConfig } from './config/app-config';
+import { AppConfig } from './config/app-config';
 import { EmbeddedDatabaseLock } from './database/embedded-database.lock';
 import { APP_CONFIG } from './config/config.module';
 import { waitForDatabase } from './database/wait-for-database';
@@ -13,7 +13,7 @@ async function bootstrap(): Promise<void> {
   // The operator's usual mistakes (bad configuration, a data directory in use) get a one-line
   // message before Nest starts, instead of a framework stack trace; so does a database that is
   // not there yet, which start-up waits for with a line per attempt.
-  const preflight = loadConfig();
+  const preflight = readConfiguration(process.env).app;
   if (!preflight.databaseUrl) EmbeddedDatabaseLock.assertAvailable(preflight.dataDir);
   else {
     await waitForDatabase({

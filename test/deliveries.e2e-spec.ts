@@ -461,9 +461,15 @@ describe('Follow-up delivery (e2e)', () => {
       await eventually(async () => expect(graph.messages).toHaveLength(2));
       const spain = async () =>
         (await deliveries(created.id)).find((delivery) => delivery.phone === '+34612345678');
-      await eventually(async () => expect((await spain())?.status).toBe('sent'));
-      await new Promise((resolve) => setTimeout(resolve, 1_500));
-      const delivery = await spain();
+      // Both calls have answered once both attempts are recorded as sent (each outcome is written
+      // with its row in one statement): nothing can write over the row after this.
+      const delivery = await eventually(async () => {
+        const current = await spain();
+        expect(current?.attempt_history.filter(({ outcome }) => outcome === 'sent')).toHaveLength(
+          2,
+        );
+        return current;
+      });
       // The row keeps the outcome of its current claim; the first call's outcome completes its own
       // attempt.
       expect(delivery).toMatchObject({ attempts: 2, wa_message_id: graph.messages[1].wamid });

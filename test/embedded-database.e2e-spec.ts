@@ -4,16 +4,21 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { aWhatsappChannel } from './support/factories';
+import { copyEmbeddedTemplate } from './support/template-database';
 import { bearer, startApp, tokenFor } from './support/test-app';
 
 const root = resolve(__dirname, '..');
 const tsNode = [require.resolve('ts-node/dist/bin.js'), '--transpile-only'];
 const run = promisify(execFile);
 
-/** The embedded (PGlite) mode only: these tests pin DATABASE_URL to unset. */
+/**
+ * The embedded (PGlite) mode only: these tests pin DATABASE_URL to unset. Each DATA_DIR starts from
+ * the run's migrated database (a first boot on an empty directory is embedded-files' first test).
+ */
 describe('Embedded database (e2e)', () => {
   it('keeps the data across a restart on the same DATA_DIR', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'agentline-restart-'));
+    copyEmbeddedTemplate(dataDir);
     const auth = bearer(tokenFor({ org: 'org-restart' }));
     const first = await startApp({ DATABASE_URL: undefined, DATA_DIR: dataDir });
     const created = (
@@ -47,6 +52,7 @@ describe('Embedded database (e2e)', () => {
 
   it('refuses a second process on the same DATA_DIR at once, with a clear message', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'agentline-lock-'));
+    copyEmbeddedTemplate(dataDir);
     const holder = await startApp({ DATABASE_URL: undefined, DATA_DIR: dataDir });
     try {
       const child = spawn(process.execPath, [...tsNode, 'src/main.ts'], {
@@ -68,6 +74,7 @@ describe('Embedded database (e2e)', () => {
 
   it('generates development secrets when nothing is configured, and mints tokens for them', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'agentline-dev-'));
+    copyEmbeddedTemplate(dataDir);
     const t = await startApp({
       DATABASE_URL: undefined,
       DATA_DIR: dataDir,

@@ -12,6 +12,7 @@ import {
 import { connect } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { copyEmbeddedTemplate } from './support/template-database';
 import { startApp } from './support/test-app';
 
 const root = resolve(__dirname, '..');
@@ -102,6 +103,8 @@ describe('Embedded files and listen address (e2e)', () => {
 
   it('makes an existing DATA_DIR private at boot (go-rwx), leaving what symbolic links point to alone', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'agentline-upgrade-'));
+    // An upgrade: the directory already holds a database (the run's migrated one) and older files.
+    copyEmbeddedTemplate(dataDir);
     chmodSync(dataDir, 0o755);
     mkdirSync(join(dataDir, 'older'), { mode: 0o755 });
     writeFileSync(join(dataDir, 'older', 'notes.txt'), 'from an older release', { mode: 0o644 });

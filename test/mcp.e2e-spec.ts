@@ -1,4 +1,4 @@
-import { createServer } from 'node:net';
+import { freePort } from './support/free-port';
 import { dirname, join } from 'node:path';
 import { McpCallError } from '../src/tools/mcp/mcp-call.error';
 import { McpToolkits } from '../src/tools/mcp/mcp-toolkits.service';
@@ -46,15 +46,6 @@ const EVERYTHING = join(
 const CRASHY = join(__dirname, 'support', 'mcp-stdio-test-server.ts');
 const HEADER_SECRET = 'Bearer tracker-header-secret-0123';
 const ENV_SECRET = 'everything-env-secret-4567';
-
-/** A loopback port with nothing listening on it (yet). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 async function rejection(promise: Promise<unknown>): Promise<McpCallError> {
   const error: unknown = await promise.then(

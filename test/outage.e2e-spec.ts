@@ -1,4 +1,4 @@
-import { createServer } from 'node:net';
+import { freePort } from './support/free-port';
 import { eventually } from './support/eventually';
 import { aTool, aWhatsappChannel } from './support/factories';
 import { ServiceProcess } from './support/service-process';
@@ -17,15 +17,6 @@ const PROBLEM_JSON = /^application\/problem\+json/;
 /** Log lines (pino JSON) whose message contains `text`. */
 const linesWith = (logs: string, text: string) =>
   logs.split('\n').filter((line) => line.includes(`"msg":"${text}`));
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
 
 describe('Readiness (e2e)', () => {
   let app: TestApp;

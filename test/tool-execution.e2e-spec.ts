@@ -4,7 +4,7 @@ import { ToolEntity } from '../src/tools/entities/tool.entity';
 import { ToolExecutorRegistry } from '../src/tools/execution/tool-executor.registry';
 import { aFollowUp, aWhatsappChannel } from './support/factories';
 import { FakeGithubApi } from './support/fake-github-api';
-import { FakeGraphApi } from './support/fake-graph-api';
+import { FakeGraphApi, graphErrorReply } from './support/fake-graph-api';
 import { LISBON_WEATHER, FakeOpenWeatherApi } from './support/fake-openweather-api';
 import { ManualClock } from './support/manual-clock';
 import { completeOAuth2Authorization } from './support/oauth2-authorization';
@@ -38,6 +38,15 @@ describe('Tool execution (e2e)', () => {
       },
       { clock },
     );
+    // The 1 s tool time-out is for the tools, not for starting the threads some of them run in:
+    // the tool threads and the scheduler's start on first use, in over a second on a busy machine.
+    const warmUp = bearer(tokenFor({ sub: 'warm-up' }));
+    await t.http().get('/v1/scheduler/preview?frequency=daily').set(warmUp).expect(200);
+    const warm = toolRequests(
+      () => t,
+      () => warmUp,
+    );
+    await warm.run((await warm.attach('Math.Calculate')).id, { expression: '1 + 1' });
   });
   afterAll(async () => {
     await t.close();
@@ -633,6 +642,39 @@ describe('Tool execution (e2e)', () => {
         error: 'WhatsApp did not send the message (131026): Message undeliverable',
       });
     });
+
+    it.each([
+      ['code 190', graphErrorReply(400, 190, 'Error validating access token'), '190'],
+      ['HTTP 401', { status: 401, rawBody: 'nope' }, 'http_401'],
+    ] as const)(
+      'SendWhatsappMessage deactivates the channel when Meta rejects its token (%s)',
+      async (_name, reply, code) => {
+        const own = await channel();
+        graph.enqueue(reply);
+        const send = () =>
+          runTool('Agentline.SendWhatsappMessage', {
+            channel_id: own.id,
+            to: '+34612345678',
+            text: 'Hi',
+          });
+        expect((await send()).output).toEqual({
+          error: expect.stringContaining(`WhatsApp did not send the message (${code})`),
+        });
+        // Read from the database again: the channel row itself is inactive.
+        expect((await send()).output).toEqual({
+          error: `Channel ${own.id} is inactive; update its access_token to reactivate it.`,
+        });
+        expect(graph.requests).toBe(1);
+        // A new token is how an operator repairs it.
+        await t
+          .http()
+          .put(`/v1/channels/whatsapp/${own.id}`)
+          .set(auth)
+          .send({ access_token: 'EAAG-renewed' })
+          .expect(200);
+        expect(await send()).toMatchObject({ status: 'succeeded' });
+      },
+    );
 
     it("ScheduleFollowUp, ListFollowUps and CancelFollowUp manage the agent's own follow-ups", async () => {
       const own = await channel();

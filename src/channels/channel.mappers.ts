@@ -1,6 +1,6 @@
 import { toMillis } from '../common/time';
-import { MessangerChannelDto } from './dto/messanger-channel.dto';
-import { WhatsappChannelDto } from './dto/whatsapp-channel.dto';
+import { MessangerChannelDto } from './messanger/messanger-channel.dto';
+import { WhatsappChannelDto } from './whatsapp/whatsapp-channel.dto';
 import { MessangerChannelEntity } from './messanger/messanger-channel.entity';
 import { WhatsappChannelEntity } from './whatsapp/whatsapp-channel.entity';
 

@@ -14,12 +14,12 @@ import {
   CreateMessangerChannelDto,
   MessangerChannelDto,
   UpdateMessangerChannelDto,
-} from './dto/messanger-channel.dto';
+} from './messanger/messanger-channel.dto';
 import {
   CreateWhatsappChannelDto,
   UpdateWhatsappChannelDto,
   WhatsappChannelDto,
-} from './dto/whatsapp-channel.dto';
+} from './whatsapp/whatsapp-channel.dto';
 
 @ApiTags('channels')
 @ApiBearerAuth()

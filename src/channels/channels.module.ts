@@ -1,29 +1,50 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { AppConfig } from '../config/app-config';
-import { APP_CONFIG } from '../config/config.module';
+import {
+  CHANNEL_TRANSPORTS,
+  ChannelMessageSender,
+  ChannelTransports,
+} from './channel-message-sender';
+import { CHANNELS_CONFIG, ChannelsConfig, readChannelsConfig } from './channels.config';
 import { ChannelsController } from './channels.controller';
-import { GraphApiClient } from './graph-api/graph-api.client';
+import { CHANNELS_ENTITIES } from './channels.entities';
 import { ChannelsService } from './channels.service';
-import { MessangerChannelEntity } from './messanger/messanger-channel.entity';
-import { WhatsappChannelEntity } from './whatsapp/whatsapp-channel.entity';
+import { GraphApiClient } from './graph-api/graph-api.client';
+import { WhatsappTransport } from './whatsapp/whatsapp.transport';
 
+/**
+ * Sockets kept open to Graph. Callers bound their own concurrency (the delivery worker to
+ * DELIVERY_CONCURRENCY, at most 1000); sockets are only opened when that many sends overlap.
+ */
+const GRAPH_API_CONNECTIONS = 1024;
+
+/** Owns the channel tables, their tokens and the transports that send through them. */
 @Module({
-  imports: [TypeOrmModule.forFeature([WhatsappChannelEntity, MessangerChannelEntity])],
+  imports: [TypeOrmModule.forFeature(CHANNELS_ENTITIES)],
   controllers: [ChannelsController],
   providers: [
+    { provide: CHANNELS_CONFIG, useFactory: () => readChannelsConfig(process.env) },
     ChannelsService,
     {
       provide: GraphApiClient,
-      inject: [APP_CONFIG],
-      useFactory: (config: AppConfig): GraphApiClient =>
+      inject: [CHANNELS_CONFIG],
+      useFactory: (config: ChannelsConfig): GraphApiClient =>
         new GraphApiClient({
-          baseUrl: config.graphApi.url,
-          timeoutMs: config.graphApi.timeoutMs,
-          connections: Math.max(16, config.delivery.concurrency),
+          baseUrl: config.graphApiUrl,
+          timeoutMs: config.sendTimeoutMs,
+          connections: GRAPH_API_CONNECTIONS,
         }),
     },
+    {
+      provide: CHANNEL_TRANSPORTS,
+      inject: [GraphApiClient],
+      // Messanger has no transport yet: its channels answer `cannot_send`.
+      useFactory: (graph: GraphApiClient): ChannelTransports => ({
+        whatsapp: new WhatsappTransport(graph),
+      }),
+    },
+    ChannelMessageSender,
   ],
-  exports: [ChannelsService, GraphApiClient],
+  exports: [CHANNELS_CONFIG, ChannelMessageSender],
 })
 export class ChannelsModule {}

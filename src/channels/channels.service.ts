@@ -1,33 +1,28 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { In, Repository } from 'typeorm';
+import { Repository } from 'typeorm';
 import { Principal } from '../common/auth/principal';
 import { Clock } from '../common/clock';
 import { SecretBox } from '../common/crypto/secret-box';
 import { isUniqueViolation } from '../common/database-errors';
 import { ProblemException, notFound, validationFailed } from '../common/http/problem';
 import { isUuid, newVerificationToken, uuidv7 } from '../common/ids';
-import { CreateMessangerChannelDto, UpdateMessangerChannelDto } from './dto/messanger-channel.dto';
-import { CreateWhatsappChannelDto, UpdateWhatsappChannelDto } from './dto/whatsapp-channel.dto';
+import {
+  CreateMessangerChannelDto,
+  UpdateMessangerChannelDto,
+} from './messanger/messanger-channel.dto';
+import {
+  CreateWhatsappChannelDto,
+  UpdateWhatsappChannelDto,
+} from './whatsapp/whatsapp-channel.dto';
 import { MessangerChannelEntity } from './messanger/messanger-channel.entity';
-import { ChannelStatus, WhatsappChannelEntity } from './whatsapp/whatsapp-channel.entity';
+import { WhatsappChannelEntity } from './whatsapp/whatsapp-channel.entity';
 
 const numberInUse = (numberId: string) =>
   new ProblemException(
-    409,
     'conflict',
     `A WhatsApp channel for number_id ${numberId} already exists in this organization.`,
   );
-
-export interface WhatsappCredentials {
-  organizationId: string;
-  numberId: string;
-  status: ChannelStatus;
-  /** undefined when no configured key decrypts it (a key was rotated away). */
-  accessToken: string | undefined;
-  /** The stored ciphertext, to tell later whether the token changed. */
-  sealedToken: string;
-}
 
 /** The associated data that binds an encrypted token to its row and column. */
 export const accessTokenAad = (table: string, id: string) => `${table}:${id}:access_token`;
@@ -113,7 +108,7 @@ export class ChannelsService {
   }
 
   /** The organization's WhatsApp channel, or null: another organization's id is not found. */
-  async findWhatsappChannel(
+  private async findWhatsappChannel(
     organizationId: string,
     id: string,
   ): Promise<WhatsappChannelEntity | null> {
@@ -121,38 +116,7 @@ export class ChannelsService {
     return this.whatsappChannels.findOneBy({ id, organizationId });
   }
 
-  /**
-   * What the delivery worker needs to send through WhatsApp channels, tokens decrypted. Internal:
-   * the worker reads channel ids from deliveries that are already scoped to their organization.
-   */
-  async whatsappCredentials(
-    channelIds: readonly string[],
-  ): Promise<Map<string, WhatsappCredentials>> {
-    const credentials = new Map<string, WhatsappCredentials>();
-    if (channelIds.length === 0) return credentials;
-    const channels = await this.whatsappChannels.findBy({ id: In([...channelIds]) });
-    for (const channel of channels) {
-      let accessToken: string | undefined;
-      try {
-        accessToken = this.secrets.decrypt(
-          channel.accessTokenEncrypted,
-          accessTokenAad('whatsapp_channels', channel.id),
-        );
-      } catch {
-        accessToken = undefined; // one unreadable channel must not stop the others' sends
-      }
-      credentials.set(channel.id, {
-        organizationId: channel.organizationId,
-        numberId: channel.numberId,
-        status: channel.status,
-        accessToken,
-        sealedToken: channel.accessTokenEncrypted,
-      });
-    }
-    return credentials;
-  }
-
-  async findMessangerChannel(
+  private async findMessangerChannel(
     organizationId: string,
     id: string,
   ): Promise<MessangerChannelEntity | null> {

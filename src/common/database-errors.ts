@@ -1,4 +1,3 @@
-import { HttpStatus } from '@nestjs/common';
 import { QueryFailedError } from 'typeorm';
 import { ProblemException } from './http/problem';
 
@@ -88,10 +87,6 @@ export function describeDatabaseError(error: unknown): string {
 export const DATABASE_RETRY_AFTER_SECONDS = 5;
 
 export const databaseUnavailable = (): ProblemException =>
-  new ProblemException(
-    HttpStatus.SERVICE_UNAVAILABLE,
-    'database_unavailable',
-    'The database is unavailable; retry later.',
-    undefined,
-    { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) },
-  );
+  new ProblemException('database_unavailable', 'The database is unavailable; retry later.', {
+    headers: { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) },
+  });

@@ -1,7 +1,8 @@
 import { chmodSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, loadConfig } from './app-config';
+import { loadConfig } from './app-config';
+import { ConfigError } from './environment';
 
 const key = Buffer.alloc(32, 1).toString('base64');
 const secret = 's'.repeat(40);
@@ -15,9 +16,7 @@ describe('loadConfig', () => {
     expect(config).toMatchObject({
       port: 3000,
       databaseUrl: undefined,
-      graphApi: { url: 'https://graph.facebook.com/v23.0', timeoutMs: 10_000 },
       publicUrl: 'http://localhost:3000',
-      scheduler: { enabled: true, tickMs: 1000 },
       jwt: {
         kind: 'secret',
         algorithms: ['HS256'],
@@ -93,35 +92,6 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ DATA_DIR: dataDir(), ENCRYPTION_KEY: 'dG9vIHNob3J0' })).toThrow(
       /exactly 32 bytes/,
     );
-    expect(() => loadConfig({ DATA_DIR: dataDir(), SCHEDULER_TICK_MS: '5' })).toThrow(
-      /SCHEDULER_TICK_MS/,
-    );
-  });
-
-  it('keeps the shutdown grace period above the Graph time-out, and heartbeats consistent', () => {
-    expect(loadConfig({ DATA_DIR: dataDir() })).toMatchObject({
-      shutdownGraceMs: 15_000,
-      delivery: { heartbeatMs: 2_000, heartbeatTimeoutMs: 6_000 },
-    });
-    expect(() => loadConfig({ DATA_DIR: dataDir(), SHUTDOWN_GRACE_MS: '10000' })).toThrow(
-      'SHUTDOWN_GRACE_MS (10000) must be at least 11000: GRAPH_API_TIMEOUT_MS (10000) plus 1000 ms to record the outcomes',
-    );
-    expect(() =>
-      loadConfig({ DATA_DIR: dataDir(), SHUTDOWN_GRACE_MS: '3000', GRAPH_API_TIMEOUT_MS: '2000' }),
-    ).not.toThrow();
-    // The grace period only governs the scheduler's shutdown.
-    expect(() =>
-      loadConfig({ DATA_DIR: dataDir(), SHUTDOWN_GRACE_MS: '0', SCHEDULER_ENABLED: 'false' }),
-    ).not.toThrow();
-    expect(() =>
-      loadConfig({
-        DATA_DIR: dataDir(),
-        DELIVERY_HEARTBEAT_MS: '2000',
-        DELIVERY_HEARTBEAT_TIMEOUT_MS: '3000',
-      }),
-    ).toThrow(
-      /DELIVERY_HEARTBEAT_TIMEOUT_MS \(3000\) must be at least twice DELIVERY_HEARTBEAT_MS/,
-    );
   });
 
   it('reads the PostgreSQL configuration', () => {
@@ -131,63 +101,15 @@ describe('loadConfig', () => {
       ENCRYPTION_KEY: key,
       ENCRYPTION_PREVIOUS_KEYS: `${Buffer.alloc(32, 2).toString('base64')}`,
       PORT: '8080',
-      SCHEDULER_ENABLED: 'false',
       PUBLIC_URL: 'https://agentline.example.com/',
     });
     expect(config).toMatchObject({
       databaseUrl: 'postgres://db/agentline',
       port: 8080,
       publicUrl: 'https://agentline.example.com',
-      scheduler: { enabled: false },
       jwt: { generated: false },
     });
     expect(config.encryption.previousKeys).toHaveLength(1);
-  });
-
-  it('reads OAuth2 providers from OAUTH_<ID>_* and derives the state key when unset', () => {
-    const config = loadConfig({
-      DATA_DIR: dataDir(),
-      ENCRYPTION_KEY: key,
-      OAUTH_GOOGLE_CLIENT_ID: 'google-id',
-      OAUTH_GOOGLE_CLIENT_SECRET: 'google-secret',
-      OAUTH_ACME_IDP_AUTHORIZE_URL: 'https://idp.example.com/authorize',
-      OAUTH_ACME_IDP_TOKEN_URL: 'https://idp.example.com/token',
-      OAUTH_ACME_IDP_SCOPES: 'openid, profile email',
-      OAUTH_SUCCESS_URL: 'https://app.example.com/connected',
-    });
-    expect(config.oauth2).toMatchObject({
-      providers: {
-        google: { clientId: 'google-id', clientSecret: 'google-secret' },
-        acme_idp: {
-          authorizeUrl: 'https://idp.example.com/authorize',
-          tokenUrl: 'https://idp.example.com/token',
-          scopes: ['openid', 'profile', 'email'],
-        },
-      },
-      successUrl: 'https://app.example.com/connected',
-      failureUrl: undefined,
-      httpTimeoutMs: 10_000,
-    });
-    // OAUTH_SUCCESS_URL and friends are not providers.
-    expect(Object.keys(config.oauth2.providers).sort()).toEqual(['acme_idp', 'google']);
-    expect(config.oauth2.stateSecret).toHaveLength(32);
-    expect(config.oauth2.stateSecret.equals(config.encryption.currentKey)).toBe(false);
-    const again = loadConfig({ DATA_DIR: dataDir(), ENCRYPTION_KEY: key });
-    expect(again.oauth2.stateSecret).toEqual(config.oauth2.stateSecret);
-    const explicit = loadConfig({ DATA_DIR: dataDir(), OAUTH_STATE_SECRET: 'x'.repeat(32) });
-    expect(explicit.oauth2.stateSecret.toString()).toBe('x'.repeat(32));
-  });
-
-  it('names a bad OAuth2 value', () => {
-    expect(() => loadConfig({ DATA_DIR: dataDir(), OAUTH_GOOGLE_TOKEN_URL: 'not a url' })).toThrow(
-      /OAUTH_GOOGLE_TOKEN_URL: must be an http\(s\) URL/,
-    );
-    expect(() => loadConfig({ DATA_DIR: dataDir(), OAUTH_STATE_SECRET: 'short' })).toThrow(
-      /OAUTH_STATE_SECRET must be at least 32 characters/,
-    );
-    expect(() => loadConfig({ DATA_DIR: dataDir(), OAUTH_FAILURE_URL: 'nowhere' })).toThrow(
-      /OAUTH_FAILURE_URL/,
-    );
   });
 
   it('listens on 127.0.0.1 by default only on generated development secrets; HOST decides otherwise', () => {

@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
-import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
-import { plainToInstance, Transform } from 'class-transformer';
+import { Transform } from 'class-transformer';
 import ipaddr from 'ipaddr.js';
 import {
   IsBoolean,
@@ -16,29 +15,8 @@ import {
   Matches,
   Min,
   MinLength,
-  validateSync,
 } from 'class-validator';
-import { OAuth2Config, oauth2StateSecret, readOAuth2Providers } from './oauth2.config';
-import { McpServerConfig, readMcpServers } from '../tools/mcp/mcp-server.config';
-
-// A word that is neither stays a string and fails @IsBoolean: `JWT_REQUIRE_EXP=flase` must not
-// quietly turn a check off.
-const toBoolean = ({ value }: { value: unknown }): unknown => {
-  if (typeof value !== 'string') return value;
-  const word = value.trim().toLowerCase();
-  if (['1', 'true', 'yes', 'on'].includes(word)) return true;
-  if (['0', 'false', 'no', 'off'].includes(word)) return false;
-  return value;
-};
-const toInteger = ({ value }: { value: unknown }): unknown =>
-  typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value;
-const toList = ({ value }: { value: unknown }): unknown =>
-  typeof value === 'string'
-    ? value
-        .split(',')
-        .map((item) => item.trim())
-        .filter(Boolean)
-    : value;
+import { ConfigError, readEnvironment, toBoolean, toInteger, toList } from './environment';
 
 export const JWT_ALGORITHMS = [
   'HS256',
@@ -99,54 +77,7 @@ export class EnvironmentVariables {
   @IsOptional() @IsString() ENCRYPTION_KEY?: string;
   @IsOptional() @Transform(toList) @IsString({ each: true }) ENCRYPTION_PREVIOUS_KEYS: string[] =
     [];
-  @IsOptional()
-  @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
-  GRAPH_API_URL: string = 'https://graph.facebook.com/v23.0';
-  @IsOptional()
-  @Transform(toInteger)
-  @IsInt()
-  @Min(100)
-  @Max(120_000)
-  GRAPH_API_TIMEOUT_MS: number = 10_000;
-  @IsOptional() @IsString() META_APP_SECRET?: string;
   @IsOptional() @IsUrl({ require_tld: false, protocols: ['http', 'https'] }) PUBLIC_URL?: string;
-  @IsOptional() @Transform(toBoolean) @IsBoolean() SCHEDULER_ENABLED: boolean = true;
-  @IsOptional() @Transform(toInteger) @IsInt() @Min(50) SCHEDULER_TICK_MS: number = 1000;
-  @IsOptional() @Transform(toInteger) @IsInt() @Min(1) @Max(1000) DELIVERY_CONCURRENCY: number = 32;
-  @IsOptional() @Transform(toInteger) @IsInt() @Min(1) @Max(100) DELIVERY_MAX_ATTEMPTS: number = 8;
-  @IsOptional()
-  @Transform(toInteger)
-  @IsInt()
-  @Min(1000)
-  @Max(3_600_000)
-  DELIVERY_LEASE_MS: number = 60_000;
-  /** Messages per second per WhatsApp channel, across all replicas; 0 lifts the limit. */
-  @IsOptional() @Transform(toInteger) @IsInt() @Min(0) CHANNEL_RATE_LIMIT_PER_SECOND: number = 80;
-  /** How often each scheduler process beats its heartbeat row, on the database's clock. */
-  @IsOptional()
-  @Transform(toInteger)
-  @IsInt()
-  @Min(100)
-  @Max(60_000)
-  DELIVERY_HEARTBEAT_MS: number = 2_000;
-  /** A process whose last beat is older than this is dead: its claims are taken over. */
-  @IsOptional()
-  @Transform(toInteger)
-  @IsInt()
-  @Min(200)
-  @Max(600_000)
-  DELIVERY_HEARTBEAT_TIMEOUT_MS: number = 6_000;
-  @IsOptional() @Transform(toInteger) @IsInt() @Min(0) @Max(600_000) SHUTDOWN_GRACE_MS: number =
-    15_000;
-  @IsOptional() @IsUrl({ require_tld: false, protocols: ['http', 'https'] }) AGENT_LLM_URL?: string;
-  @IsOptional() @IsString() @MinLength(1) AGENT_LLM_MODEL: string = 'gpt-4o-mini';
-  @IsOptional() @IsString() AGENT_LLM_API_KEY?: string;
-  @IsOptional()
-  @Transform(toInteger)
-  @IsInt()
-  @Min(100)
-  @Max(300_000)
-  AGENT_LLM_TIMEOUT_MS: number = 15_000;
   @IsOptional()
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL: string = 'info';
@@ -154,62 +85,6 @@ export class EnvironmentVariables {
   @IsOptional() @Transform(toInteger) @IsInt() @Min(0) RATE_LIMIT_PER_MINUTE: number = 1200;
   /** Write logs to this file instead of standard output (tests read it back). */
   @IsOptional() @IsString() LOG_FILE?: string;
-  // OAuth2 providers themselves are OAUTH_<ID>_* variables, read by readOAuth2Providers.
-  // Absolute URLs: the callback redirects browsers there.
-  @IsOptional()
-  @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })
-  OAUTH_SUCCESS_URL?: string;
-  @IsOptional()
-  @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })
-  OAUTH_FAILURE_URL?: string;
-  @IsOptional()
-  @IsString()
-  @MinLength(32, { message: 'OAUTH_STATE_SECRET must be at least 32 characters' })
-  OAUTH_STATE_SECRET?: string;
-  @IsOptional()
-  @Transform(toInteger)
-  @IsInt()
-  @Min(100)
-  @Max(120_000)
-  OAUTH_HTTP_TIMEOUT_MS: number = 10_000;
-  /** MCP servers, a JSON array (docs/toolkits.md); or MCP_SERVERS_FILE, a file holding one. */
-  @IsOptional() @IsString() MCP_SERVERS?: string;
-  @IsOptional() @IsString() MCP_SERVERS_FILE?: string;
-  @IsOptional()
-  @Transform(toInteger)
-  @IsInt()
-  @Min(1000)
-  @Max(86_400_000)
-  MCP_REFRESH_MS: number = 300_000;
-  @IsOptional()
-  @Transform(toInteger)
-  @IsInt()
-  @Min(100)
-  @Max(3_600_000)
-  TOOL_EXECUTION_TIMEOUT_MS: number = 30_000;
-  /** Worker threads that run the CPU-bound built-in tools; default: the cores less one, 1 to 4. */
-  @IsOptional()
-  @Transform(toInteger)
-  @IsInt()
-  @Min(1)
-  @Max(64)
-  TOOL_WORKER_THREADS: number = Math.max(1, Math.min(4, availableParallelism() - 1));
-  // Base URLs of the providers the built-in toolkits call; tests point them at fakes.
-  @IsOptional()
-  @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
-  OPENWEATHER_API_URL: string = 'https://api.openweathermap.org';
-  @IsOptional()
-  @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
-  SERPAPI_API_URL: string = 'https://serpapi.com';
-  @IsOptional()
-  @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
-  GOOGLE_API_URL: string = 'https://www.googleapis.com';
-  @IsOptional()
-  @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
-  GITHUB_API_URL: string = 'https://api.github.com';
-  @IsOptional()
-  @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
-  SLACK_API_URL: string = 'https://slack.com/api';
   // Slow or stalled clients: how long the server waits for headers, for a whole request, and on an
   // idle keep-alive connection (see README "Configuration").
   @IsOptional()
@@ -262,47 +137,14 @@ export interface AppConfig {
   /** True when any secret (JWT or encryption key) came from DATA_DIR's generated dev secrets. */
   devSecrets: boolean;
   encryption: { currentKey: Buffer; previousKeys: Buffer[] };
-  graphApi: { url: string; timeoutMs: number };
-  metaAppSecret?: string;
-  delivery: {
-    concurrency: number;
-    maxAttempts: number;
-    leaseMs: number;
-    /** 0 = unlimited. */
-    channelRateLimitPerSecond: number;
-    heartbeatMs: number;
-    heartbeatTimeoutMs: number;
-  };
-  /** An OpenAI-compatible chat-completions endpoint that writes follow-up messages; unset = templates. */
-  llm?: { url: string; model: string; apiKey?: string; timeoutMs: number };
-  shutdownGraceMs: number;
   publicUrl: string;
-  scheduler: { enabled: boolean; tickMs: number };
   log: { level: string; file?: string };
   rateLimitPerMinute: number;
   /** Failed authentications per client address and minute before 429; 0 = unlimited. */
   authFailureLimitPerMinute: number;
-  oauth2: OAuth2Config;
-  /** MCP servers whose tools join the catalog, and how often their tool lists are re-read. */
-  mcp: { servers: McpServerConfig[]; refreshMs: number };
-  /** Default time-out of one tool call. */
-  toolExecution: { timeoutMs: number; workerThreads: number };
   /** Time-outs of the HTTP server for slow or stalled clients. */
   http: { requestTimeoutMs: number; headersTimeoutMs: number; keepAliveTimeoutMs: number };
-  /** Base URLs (no trailing slash) of the providers behind the built-in toolkits. */
-  toolProviders: {
-    openWeatherUrl: string;
-    serpApiUrl: string;
-    googleUrl: string;
-    githubUrl: string;
-    slackUrl: string;
-  };
 }
-
-export class ConfigError extends Error {}
-
-/** On SIGTERM, the time left after the last call's time-out to write its outcome. */
-export const SHUTDOWN_RECORD_MARGIN_MS = 1_000;
 
 const DEV_SECRETS_FILE = 'dev-secrets.json';
 
@@ -365,30 +207,9 @@ function decodeKey(name: string, value: string): Buffer {
   return key;
 }
 
-function describe(errors: ReturnType<typeof validateSync>): string {
-  return errors
-    .map((error) => `${error.property}: ${Object.values(error.constraints ?? {}).join(', ')}`)
-    .join('; ');
-}
-
 /** Validates the environment and resolves it into the typed configuration; throws ConfigError. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
-  const present = Object.fromEntries(
-    Object.entries(env).filter(([, value]) => value !== undefined && value !== ''),
-  );
-  const vars = plainToInstance(EnvironmentVariables, present);
-  const errors = validateSync(vars, { skipMissingProperties: false });
-  if (errors.length > 0) {
-    throw new ConfigError(`Invalid configuration: ${describe(errors)}`);
-  }
-  const oauth2Providers = readOAuth2Providers(present);
-  if (oauth2Providers.errors.length > 0) {
-    throw new ConfigError(`Invalid configuration: ${oauth2Providers.errors.join('; ')}`);
-  }
-  const mcpServers = readMcpServers(vars);
-  if (mcpServers.errors.length > 0) {
-    throw new ConfigError(`Invalid configuration: ${mcpServers.errors.join('; ')}`);
-  }
+  const vars = readEnvironment(EnvironmentVariables, env);
   const dataDir = resolve(vars.DATA_DIR);
   const embedded = !vars.DATABASE_URL;
   const keySources = [vars.JWT_SECRET, vars.JWT_PUBLIC_KEY, vars.JWT_JWKS_URL].filter(Boolean);
@@ -405,38 +226,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       'DATABASE_URL is set but ENCRYPTION_KEY is not: set it to the base64 of 32 random bytes (openssl rand -base64 32)',
     );
   }
-  const sendBudgetMs =
-    vars.GRAPH_API_TIMEOUT_MS + (vars.AGENT_LLM_URL ? vars.AGENT_LLM_TIMEOUT_MS : 0) + 2_000;
-  if (vars.DELIVERY_LEASE_MS < sendBudgetMs) {
-    // A lease that can run out during one send lets another process send the same message.
-    throw new ConfigError(
-      `DELIVERY_LEASE_MS (${vars.DELIVERY_LEASE_MS}) must be at least ${sendBudgetMs}: the Graph API time-out` +
-        `${vars.AGENT_LLM_URL ? ' plus the LLM time-out' : ''} plus 2 s`,
-    );
-  }
   const trustProxy = parseTrustProxy(vars.TRUST_PROXY);
-  if (vars.DELIVERY_HEARTBEAT_TIMEOUT_MS < 2 * vars.DELIVERY_HEARTBEAT_MS) {
-    // One late beat must not make a live process look dead.
-    throw new ConfigError(
-      `DELIVERY_HEARTBEAT_TIMEOUT_MS (${vars.DELIVERY_HEARTBEAT_TIMEOUT_MS}) must be at least twice DELIVERY_HEARTBEAT_MS (${vars.DELIVERY_HEARTBEAT_MS})`,
-    );
-  }
-  const heartbeatSpanMs = vars.DELIVERY_HEARTBEAT_TIMEOUT_MS + vars.DELIVERY_HEARTBEAT_MS;
-  if (vars.DELIVERY_LEASE_MS < heartbeatSpanMs) {
-    // Every beat extends the leases of the rows the process holds: a lease must outlast a database
-    // outage too short to make anyone look dead, plus the beat that extends it afterwards.
-    throw new ConfigError(
-      `DELIVERY_LEASE_MS (${vars.DELIVERY_LEASE_MS}) must be at least ${heartbeatSpanMs}: DELIVERY_HEARTBEAT_TIMEOUT_MS plus DELIVERY_HEARTBEAT_MS`,
-    );
-  }
-  const shutdownBudgetMs = vars.GRAPH_API_TIMEOUT_MS + SHUTDOWN_RECORD_MARGIN_MS;
-  if (vars.SCHEDULER_ENABLED && vars.SHUTDOWN_GRACE_MS < shutdownBudgetMs) {
-    // On SIGTERM every call in flight is waited for and its outcome recorded (docs/scheduler.md):
-    // a grace period shorter than a call would cut calls whose outcome is then unknown.
-    throw new ConfigError(
-      `SHUTDOWN_GRACE_MS (${vars.SHUTDOWN_GRACE_MS}) must be at least ${shutdownBudgetMs}: GRAPH_API_TIMEOUT_MS (${vars.GRAPH_API_TIMEOUT_MS}) plus ${SHUTDOWN_RECORD_MARGIN_MS} ms to record the outcomes`,
-    );
-  }
   if (vars.HTTP_HEADERS_TIMEOUT_MS > vars.HTTP_REQUEST_TIMEOUT_MS) {
     // Node refuses a headers time-out longer than the request time-out that contains it.
     throw new ConfigError(
@@ -512,53 +302,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
         decodeKey('ENCRYPTION_PREVIOUS_KEYS', key),
       ),
     },
-    graphApi: { url: vars.GRAPH_API_URL.replace(/\/+$/, ''), timeoutMs: vars.GRAPH_API_TIMEOUT_MS },
-    delivery: {
-      concurrency: vars.DELIVERY_CONCURRENCY,
-      maxAttempts: vars.DELIVERY_MAX_ATTEMPTS,
-      leaseMs: vars.DELIVERY_LEASE_MS,
-      channelRateLimitPerSecond: vars.CHANNEL_RATE_LIMIT_PER_SECOND,
-      heartbeatMs: vars.DELIVERY_HEARTBEAT_MS,
-      heartbeatTimeoutMs: vars.DELIVERY_HEARTBEAT_TIMEOUT_MS,
-    },
-    llm: vars.AGENT_LLM_URL
-      ? {
-          url: vars.AGENT_LLM_URL.replace(/\/+$/, ''),
-          model: vars.AGENT_LLM_MODEL,
-          apiKey: vars.AGENT_LLM_API_KEY,
-          timeoutMs: vars.AGENT_LLM_TIMEOUT_MS,
-        }
-      : undefined,
-    shutdownGraceMs: vars.SHUTDOWN_GRACE_MS,
-    metaAppSecret: vars.META_APP_SECRET,
     publicUrl: (vars.PUBLIC_URL ?? `http://localhost:${vars.PORT}`).replace(/\/+$/, ''),
-    scheduler: { enabled: vars.SCHEDULER_ENABLED, tickMs: vars.SCHEDULER_TICK_MS },
     log: { level: vars.LOG_LEVEL, file: vars.LOG_FILE },
     rateLimitPerMinute: vars.RATE_LIMIT_PER_MINUTE,
     authFailureLimitPerMinute: vars.AUTH_FAILURE_LIMIT_PER_MINUTE,
-    oauth2: {
-      providers: oauth2Providers.providers,
-      successUrl: vars.OAUTH_SUCCESS_URL,
-      failureUrl: vars.OAUTH_FAILURE_URL,
-      stateSecret: oauth2StateSecret(vars.OAUTH_STATE_SECRET, currentKey),
-      httpTimeoutMs: vars.OAUTH_HTTP_TIMEOUT_MS,
-    },
-    mcp: { servers: mcpServers.servers, refreshMs: vars.MCP_REFRESH_MS },
-    toolExecution: {
-      timeoutMs: vars.TOOL_EXECUTION_TIMEOUT_MS,
-      workerThreads: vars.TOOL_WORKER_THREADS,
-    },
     http: {
       requestTimeoutMs: vars.HTTP_REQUEST_TIMEOUT_MS,
       headersTimeoutMs: vars.HTTP_HEADERS_TIMEOUT_MS,
       keepAliveTimeoutMs: vars.HTTP_KEEP_ALIVE_TIMEOUT_MS,
-    },
-    toolProviders: {
-      openWeatherUrl: vars.OPENWEATHER_API_URL.replace(/\/+$/, ''),
-      serpApiUrl: vars.SERPAPI_API_URL.replace(/\/+$/, ''),
-      googleUrl: vars.GOOGLE_API_URL.replace(/\/+$/, ''),
-      githubUrl: vars.GITHUB_API_URL.replace(/\/+$/, ''),
-      slackUrl: vars.SLACK_API_URL.replace(/\/+$/, ''),
     },
   };
 }

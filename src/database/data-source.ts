@@ -1,14 +1,16 @@
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { MIGRATIONS } from '../../migrations';
 import { AppConfig } from '../config/app-config';
-import { ENTITIES } from './entities';
 import { serializedPGliteDriver } from './serialized-pglite.pool';
 
-/** PostgreSQL with DATABASE_URL, else embedded PGlite in DATA_DIR; the same entities and migrations. */
+/**
+ * PostgreSQL with DATABASE_URL, else embedded PGlite in DATA_DIR; the same migrations. Entities
+ * come from the modules that own them (TypeOrmModule.forFeature, autoLoadEntities in
+ * DatabaseModule); the migrations runner needs none.
+ */
 export function dataSourceOptions(config: AppConfig): DataSourceOptions {
   const common = {
     type: 'postgres' as const,
-    entities: ENTITIES,
     migrations: MIGRATIONS,
     migrationsTableName: 'schema_migrations',
     // Migrations only: synchronize loses data (TypeORM #2344, #6641).

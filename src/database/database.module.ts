@@ -13,6 +13,8 @@ import { dataSourceOptions, openDataSource } from './data-source';
       inject: [APP_CONFIG],
       useFactory: (config: AppConfig) => ({
         ...dataSourceOptions(config),
+        // Each module registers the entities it owns, once: TypeOrmModule.forFeature(X_ENTITIES).
+        autoLoadEntities: true,
         // No retries here: main.ts has already waited for PostgreSQL (waitForDatabase, one line
         // per attempt), and TypeORM's own retries would log a stack trace each.
         toRetry: () => false,

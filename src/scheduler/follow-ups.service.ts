@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { IsNull, Repository } from 'typeorm';
-import { ChannelsService } from '../channels/channels.service';
+import { ChannelMessageSender, describeUnusable } from '../channels/channel-message-sender';
 import { Principal } from '../common/auth/principal';
 import { Clock } from '../common/clock';
 import { FieldError, notFound, ProblemException, validationFailed } from '../common/http/problem';
@@ -26,8 +26,7 @@ import { schedulerThreadBusy, SchedulerWorkers, SchedulePreviewTimeout } from '.
 const DEFAULT_TIME_ZONE = 'UTC';
 const DEFAULT_PREVIEW_COUNT = 10;
 
-const channelNotUsable = (detail: string) =>
-  new ProblemException(422, 'channel_not_usable', detail);
+const channelNotUsable = (detail: string) => new ProblemException('channel_not_usable', detail);
 
 /** Parses a frequency in a zone, turning grammar errors into field errors. */
 function scheduleOrErrors(
@@ -48,7 +47,7 @@ function scheduleOrErrors(
 export class FollowUpsService {
   constructor(
     @InjectRepository(FollowUpEntity) private readonly followUps: Repository<FollowUpEntity>,
-    private readonly channels: ChannelsService,
+    private readonly channels: ChannelMessageSender,
     private readonly clock: Clock,
     private readonly engine: SchedulerEngine,
     private readonly workers: SchedulerWorkers,
@@ -236,7 +235,6 @@ export class FollowUpsService {
       .execute();
     if (!result.affected) {
       throw new ProblemException(
-        409,
         'conflict',
         'The follow-up has completed; nothing is left to run.',
       );
@@ -274,21 +272,17 @@ export class FollowUpsService {
     channelId: string,
     agentId: string,
   ) {
-    const channel = await this.channels.findWhatsappChannel(organizationId, channelId);
-    if (!channel) {
-      const messanger = await this.channels.findMessangerChannel(organizationId, channelId);
+    const unusable = await this.channels.check(
+      { organizationId, channelId },
+      { kind: 'whatsapp', agentId },
+    );
+    if (unusable) {
       throw channelNotUsable(
-        messanger
-          ? `Channel ${channelId} is a Messanger channel; WhatsApp follow-ups need a WhatsApp channel.`
-          : `No WhatsApp channel ${channelId} exists in this organization.`,
-      );
-    }
-    if (channel.agentId !== agentId) {
-      throw channelNotUsable(`Channel ${channelId} belongs to another agent, not ${agentId}.`);
-    }
-    if (channel.status !== 'active') {
-      throw channelNotUsable(
-        `Channel ${channelId} is inactive; update its access_token to reactivate it.`,
+        describeUnusable(unusable, {
+          channelId,
+          agentId,
+          wrongKind: 'WhatsApp follow-ups need a WhatsApp channel.',
+        }),
       );
     }
   }

@@ -1,7 +1,5 @@
-import { HttpStatus, Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { FieldError, ProblemException } from '../common/http/problem';
-import { AppConfig } from '../config/app-config';
-import { APP_CONFIG } from '../config/config.module';
 import { ToolInput } from '../tools/execution/tool-executor';
 import {
   ToolWorkerBudgetExceeded,
@@ -36,12 +34,16 @@ export class SchedulePreviewTimeout extends Error {}
 /** For HTTP callers: the scheduler thread is busy and its queue is full, `503` with `Retry-After`. */
 export const schedulerThreadBusy = () =>
   new ProblemException(
-    HttpStatus.SERVICE_UNAVAILABLE,
     'busy',
     'The scheduler thread that checks schedules and phone numbers is busy; retry shortly.',
-    undefined,
-    { 'Retry-After': '1' },
+    { headers: { 'Retry-After': '1' } },
   );
+
+/**
+ * A task's whole time, waiting in the queue included: a safety net, since each task's time on the
+ * thread has its own, much smaller budget and the queue is bounded.
+ */
+const TASK_DEADLINE_MS = 30_000;
 
 /**
  * The scheduler's CPU-bound work, off the event loop: expanding schedules (a rare rule walks years
@@ -52,8 +54,6 @@ export const schedulerThreadBusy = () =>
 @Injectable()
 export class SchedulerWorkers implements OnApplicationShutdown {
   private readonly workers = new ToolWorkerPool(1, [SCHEDULE_PREVIEW_MODULE, PHONE_NUMBERS_MODULE]);
-
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
 
   onApplicationShutdown(): Promise<void> {
     return this.workers.close();
@@ -133,7 +133,7 @@ export class SchedulerWorkers implements OnApplicationShutdown {
     budgetMs: number,
     signal?: AbortSignal,
   ): Promise<unknown> {
-    const timeoutMs = this.config.toolExecution.timeoutMs;
+    const timeoutMs = TASK_DEADLINE_MS;
     const deadline = AbortSignal.timeout(timeoutMs);
     const context = {
       organizationId: '',

@@ -8,13 +8,12 @@ import {
 } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { Clock } from '../common/clock';
-import { AppConfig } from '../config/app-config';
-import { APP_CONFIG } from '../config/config.module';
 import { DatabaseAvailability } from '../database/database-availability';
 import { uuidv7 } from '../common/ids';
 import { claimKey, DeliveryOutbox } from './delivery/delivery-outbox';
 import { DeliveryWorker } from './delivery/delivery.worker';
 import { FollowUpDispatcher } from './dispatch/follow-up-dispatcher';
+import { SCHEDULER_CONFIG, SchedulerConfig } from './scheduler.config';
 
 const TICK = 'follow-up-tick';
 const DISPATCH_BATCH = 500;
@@ -33,7 +32,7 @@ export class SchedulerEngine implements OnApplicationBootstrap, BeforeApplicatio
    * Names this process on the rows it leases and the attempts it makes (opaque: clients see it;
    * its host and pid are in scheduler_processes and the start-up log line).
    */
-  readonly owner = uuidv7(Date.now());
+  private readonly owner = uuidv7(Date.now());
   private stopping = false;
   /** True once this process's heartbeat row exists: it claims nothing before. */
   private registered = false;
@@ -56,12 +55,12 @@ export class SchedulerEngine implements OnApplicationBootstrap, BeforeApplicatio
     private readonly outbox: DeliveryOutbox,
     private readonly registry: SchedulerRegistry,
     private readonly clock: Clock,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(SCHEDULER_CONFIG) private readonly config: SchedulerConfig,
     private readonly availability: DatabaseAvailability,
   ) {}
 
-  get enabled(): boolean {
-    return this.config.scheduler.enabled;
+  private get enabled(): boolean {
+    return this.config.enabled;
   }
 
   onApplicationBootstrap(): void {
@@ -73,7 +72,7 @@ export class SchedulerEngine implements OnApplicationBootstrap, BeforeApplicatio
     this.heartbeatTimer = setInterval(() => void this.beat(), this.config.delivery.heartbeatMs);
     this.registry.addInterval(
       TICK,
-      setInterval(() => this.wake(), this.config.scheduler.tickMs),
+      setInterval(() => this.wake(), this.config.tickMs),
     );
     this.wake();
   }
@@ -176,7 +175,7 @@ export class SchedulerEngine implements OnApplicationBootstrap, BeforeApplicatio
     const delay = earliest - this.clock.now();
     // Already due means another replica is dispatching it (or this tick just did): the interval
     // looks again, instead of re-arming a timer that would spin until that transaction ends.
-    if (delay <= 0 || delay >= this.config.scheduler.tickMs) return;
+    if (delay <= 0 || delay >= this.config.tickMs) return;
     clearTimeout(this.wakeTimer);
     this.wakeTimer = setTimeout(() => this.wake(), delay + 1);
   }

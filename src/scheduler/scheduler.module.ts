@@ -2,46 +2,43 @@ import { Module } from '@nestjs/common';
 import { ScheduleModule } from '@nestjs/schedule';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ChannelsModule } from '../channels/channels.module';
-import { AppConfig } from '../config/app-config';
-import { APP_CONFIG } from '../config/config.module';
-import { ToolsModule } from '../tools/tools.module';
-import { AgentlineToolkitRegistrar } from './agentline-toolkit/agentline-toolkit.registrar';
+import { CHANNELS_CONFIG, ChannelsConfig } from '../channels/channels.config';
 import { DeliveryOutbox } from './delivery/delivery-outbox';
 import { DeliveryWorker } from './delivery/delivery.worker';
 import { createMessageComposer, MessageComposer } from './delivery/message-composer';
 import { FollowUpDispatcher } from './dispatch/follow-up-dispatcher';
-import { DeliveryEntity } from './entities/delivery.entity';
-import { FollowUpEntity } from './entities/follow-up.entity';
 import { FollowUpsController } from './follow-ups.controller';
 import { FollowUpsService } from './follow-ups.service';
+import { readSchedulerConfig, SCHEDULER_CONFIG, SchedulerConfig } from './scheduler.config';
+import { SCHEDULER_ENTITIES } from './scheduler.entities';
 import { SchedulerEngine } from './scheduler.engine';
 import { SchedulerWorkers } from './scheduler-workers';
 
 @Module({
-  imports: [
-    ScheduleModule.forRoot(),
-    TypeOrmModule.forFeature([FollowUpEntity, DeliveryEntity]),
-    ChannelsModule,
-    // Registers the Agentline toolkit's executors into Tools' registry.
-    ToolsModule,
-  ],
+  imports: [ScheduleModule.forRoot(), TypeOrmModule.forFeature(SCHEDULER_ENTITIES), ChannelsModule],
   controllers: [FollowUpsController],
   providers: [
+    {
+      provide: SCHEDULER_CONFIG,
+      inject: [CHANNELS_CONFIG],
+      useFactory: (channels: ChannelsConfig) => readSchedulerConfig(process.env, channels),
+    },
     FollowUpsService,
     FollowUpDispatcher,
     DeliveryOutbox,
     DeliveryWorker,
     SchedulerEngine,
-    AgentlineToolkitRegistrar,
     SchedulerWorkers,
     {
       provide: MessageComposer,
-      inject: [APP_CONFIG],
-      useFactory: (config: AppConfig): MessageComposer =>
+      inject: [SCHEDULER_CONFIG],
+      useFactory: (config: SchedulerConfig): MessageComposer =>
         createMessageComposer(
           config.llm && { ...config.llm, connections: Math.max(16, config.delivery.concurrency) },
         ),
     },
   ],
+  // For the Agentline toolkit, whose follow-up tools act as the HTTP API does.
+  exports: [FollowUpsService, SchedulerWorkers],
 })
 export class SchedulerModule {}

@@ -76,7 +76,6 @@ export class ToolsService {
     const spec = this.catalog.find(dto.name.trim());
     if (!spec) {
       throw new ProblemException(
-        422,
         'unknown_tool',
         `No tool named "${dto.name}" is in the catalog; GET /v1/tools/specs lists them.`,
       );
@@ -147,14 +146,13 @@ export class ToolsService {
     const requirement = this.oauth2Requirement(tool);
     if (!requirement) {
       throw new ProblemException(
-        409,
         'oauth2_not_required',
         `The tool ${tool.qualifiedName} needs no OAuth2 authorization.`,
       );
     }
     const start = await this.authorization.start(tool, requirement);
     if (start.status === 'not_started') {
-      throw new ProblemException(422, 'provider_not_configured', `${start.reason}.`);
+      throw new ProblemException('provider_not_configured', `${start.reason}.`);
     }
     Object.assign(tool, authorizationColumns(start), { updatedAt: new Date(this.clock.now()) });
     await this.tools.manager.transaction(async (db) => {

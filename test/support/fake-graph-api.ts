@@ -2,12 +2,15 @@ import { randomBytes } from 'node:crypto';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
+/** A template send: its name, language and body parameters, in order. */
+export interface ReceivedTemplate {
+  name: string;
+  languageCode: string;
+  bodyParameters: string[];
+}
+
 /** A send that the fake accepted (answered 2xx). */
-export interface ReceivedMessage {
-  numberId: string;
-  to: string;
-  body: string;
-  accessToken: string;
+export interface ReceivedMessage extends FakeGraphRequest {
   receivedAt: number;
   wamid: string;
 }
@@ -15,7 +18,10 @@ export interface ReceivedMessage {
 export interface FakeGraphRequest {
   numberId: string;
   to: string;
+  /** The text; '' for a template. */
   body: string;
+  /** Only for `type: "template"`. */
+  template?: ReceivedTemplate;
   accessToken: string;
 }
 
@@ -203,8 +209,7 @@ export class FakeGraphApi {
 
     const request: FakeGraphRequest = {
       numberId: safeDecode(match[1]),
-      to: invalid.to,
-      body: invalid.body,
+      ...invalid,
       accessToken: token,
     };
     const reply = this.handler?.(request) ?? this.queue.shift() ?? 'success';
@@ -261,11 +266,11 @@ export class FakeGraphApi {
   }
 }
 
-/** Checks the send-text payload the way Meta does; returns the error message or the fields. */
+/** Checks the send-message payload the way Meta does; returns the error message or the fields. */
 function validate(
   contentType: string | undefined,
   raw: string,
-): string | { to: string; body: string } {
+): string | { to: string; body: string; template?: ReceivedTemplate } {
   if (!contentType?.toLowerCase().startsWith('application/json')) {
     return '(#100) Content-Type must be application/json';
   }
@@ -288,8 +293,12 @@ function validate(
   if (typeof p.to !== 'string' || !/^\+?\d{6,15}$/.test(p.to)) {
     return '(#100) Invalid parameter: to must be a phone number';
   }
+  if (p.type === 'template') {
+    const template = validateTemplate(p.template);
+    return typeof template === 'string' ? template : { to: p.to, body: '', template };
+  }
   if (p.type !== 'text') {
-    return '(#100) Invalid parameter: only type "text" is supported by this fake';
+    return '(#100) Invalid parameter: only types "text" and "template" are supported by this fake';
   }
   const text = p.text as Record<string, unknown> | undefined;
   if (typeof text?.body !== 'string' || text.body.length === 0) {
@@ -302,6 +311,36 @@ function validate(
     return "(#100) Param text['preview_url'] must be a boolean.";
   }
   return { to: p.to, body: text.body };
+}
+
+/** `{name, language: {code}, components?: [{type: "body", parameters: [{type: "text", text}]}]}` */
+function validateTemplate(value: unknown): string | ReceivedTemplate {
+  const template = value as Record<string, unknown> | undefined;
+  if (typeof template?.name !== 'string' || template.name === '') {
+    return '(#100) The parameter template["name"] is required.';
+  }
+  const language = template.language as Record<string, unknown> | undefined;
+  if (typeof language?.code !== 'string' || language.code === '') {
+    return '(#100) The parameter template["language"]["code"] is required.';
+  }
+  const components = template.components ?? [];
+  if (!Array.isArray(components)) return '(#100) Param template["components"] must be an array.';
+  const bodyParameters: string[] = [];
+  for (const component of components as Record<string, unknown>[]) {
+    if (component?.type !== 'body' || !Array.isArray(component.parameters)) {
+      return '(#100) Invalid parameter: only a body component is supported by this fake';
+    }
+    if (component.parameters.length === 0) {
+      return '(#131008) Required parameter is missing: a body component needs parameters';
+    }
+    for (const parameter of component.parameters as Record<string, unknown>[]) {
+      if (parameter?.type !== 'text' || typeof parameter.text !== 'string') {
+        return '(#100) Invalid parameter: body parameters must be {type: "text", text}';
+      }
+      bodyParameters.push(parameter.text);
+    }
+  }
+  return { name: template.name, languageCode: language.code, bodyParameters };
 }
 
 function safeDecode(value: string): string {

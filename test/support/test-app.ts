@@ -6,11 +6,16 @@ import { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import jwt from 'jsonwebtoken';
 import { __resetOutOfContextForTests } from 'nestjs-pino/PinoLogger';
-import { Client } from 'pg';
 import request from 'supertest';
 import { AppModule } from '../../src/app.module';
 import { configureApp } from '../../src/app.setup';
 import { Clock } from '../../src/common/clock';
+import {
+  adminQuery,
+  copyEmbeddedTemplate,
+  databaseUrl,
+  postgresTemplateClause,
+} from './template-database';
 
 export const TEST_JWT_SECRET = 'test-secret-that-is-long-enough-for-hs256-0123456789';
 export const TEST_ENCRYPTION_KEY = Buffer.alloc(32, 7).toString('base64');
@@ -41,7 +46,11 @@ export function baseEnv(): Env {
 const CONFIG_VARIABLE =
   /^(PORT|HOST$|TRUST_PROXY$|AUTH_|DATABASE_|DATA_DIR|JWT_|ENCRYPTION_|GRAPH_API_|META_|PUBLIC_URL|SCHEDULER_|DELIVERY_|CHANNEL_RATE_|SHUTDOWN_|AGENT_LLM_|LOG_|RATE_LIMIT_|MCP_|OAUTH_|TOOL_|OPENWEATHER_|SERPAPI_|GOOGLE_API_|GITHUB_API_|SLACK_API_|HTTP_)/;
 
-/** Boots the whole AppModule, configured exactly as main.ts does, on a fresh data directory. */
+/**
+ * Boots the whole AppModule, configured exactly as main.ts does, on a fresh data directory. Its
+ * database starts as a copy of the one the run migrated once (see template-database.ts), except
+ * when the test passes a DATA_DIR of its own: then the app boots on exactly what is there.
+ */
 export async function startApp(
   overrides: Env = {},
   { clock }: { clock?: Clock } = {},
@@ -56,6 +65,9 @@ export async function startApp(
     LOG_FILE: logFile,
     ...overrides,
   };
+  if (overrides.DATA_DIR === undefined && env.DATABASE_URL === undefined) {
+    copyEmbeddedTemplate(dataDir);
+  }
   for (const key of Object.keys(process.env))
     if (CONFIG_VARIABLE.test(key)) delete process.env[key];
   for (const [key, value] of Object.entries(env)) if (value !== undefined) process.env[key] = value;
@@ -84,8 +96,9 @@ export async function startApp(
 }
 
 /**
- * With TEST_DATABASE_URL (PostgreSQL), every app gets a database of its own, created and dropped
- * here, so that suites are as isolated as on the embedded database (fresh DATA_DIR per app).
+ * With TEST_DATABASE_URL (PostgreSQL), every app gets a database of its own, created (from the
+ * migrated template) and dropped here, so that suites are as isolated as on the embedded database
+ * (fresh DATA_DIR per app).
  */
 export async function createTestDatabase(): Promise<
   { url: string; drop: () => Promise<void> } | undefined
@@ -93,19 +106,11 @@ export async function createTestDatabase(): Promise<
   const adminUrl = process.env.TEST_DATABASE_URL;
   if (!adminUrl) return undefined;
   const name = `agentline_test_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
-  const admin = async (sql: string) => {
-    const client = new Client({ connectionString: adminUrl });
-    await client.connect();
-    try {
-      await client.query(sql);
-    } finally {
-      await client.end();
-    }
+  await adminQuery(adminUrl, `CREATE DATABASE ${name}${postgresTemplateClause()}`);
+  return {
+    url: databaseUrl(adminUrl, name),
+    drop: () => adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
   };
-  await admin(`CREATE DATABASE ${name}`);
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }
 
 export interface TokenOptions {

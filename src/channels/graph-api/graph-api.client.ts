@@ -2,17 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Agent } from 'undici';
 import { describeOutboundError, isRecord, keepAliveAgent } from '../../common/outbound-http';
 import { encodePath, UnsafePathSegmentError } from '../../common/url-path';
-
-/** What became of one send; `sendText` never throws, so every failure lands in one of these. */
-export type SendOutcome =
-  /** 2xx; `messageId` is Graph's wamid, or null when the accepted response could not be read. */
-  | { kind: 'sent'; messageId: string | null }
-  /** Worth retrying later: network trouble, timeouts, 429/5xx and Graph's rate-limit codes. */
-  | { kind: 'transient'; code: string; message: string; retryAfterMs?: number }
-  /** Retrying will not help: the delivery fails with Graph's code and message. */
-  | { kind: 'permanent'; code: string; message: string }
-  /** The access token is invalid or expired: the channel must be marked inactive. */
-  | { kind: 'unauthorized'; code: string; message: string };
+import { SendOutcome } from '../channel-transport';
 
 export interface GraphApiClientOptions {
   /** GRAPH_API_URL, version path included, e.g. https://graph.facebook.com/v23.0 */
@@ -23,12 +13,12 @@ export interface GraphApiClientOptions {
   connections?: number;
 }
 
-export interface SendTextInput {
-  numberId: string;
+export interface GraphMessageInput {
+  /** The node that sends: a WhatsApp phone number id, or (Messenger) a Page id. */
+  senderId: string;
   accessToken: string;
-  /** E.164 with the leading '+'. */
-  to: string;
-  body: string;
+  /** The JSON body of `POST /{senderId}/messages`, as the channel kind's transport builds it. */
+  payload: object;
 }
 
 /**
@@ -75,7 +65,11 @@ interface GraphError {
   isTransient: boolean;
 }
 
-/** Sends WhatsApp text messages through Meta's Cloud API over one keep-alive connection pool. */
+/**
+ * Posts messages to Meta's Graph API (`/{sender}/messages`, the same call for WhatsApp and
+ * Messenger) over one keep-alive connection pool, and classifies Graph's answer. Channels' own:
+ * the transports build the payloads; nothing outside src/channels/ imports this.
+ */
 export class GraphApiClient {
   private readonly agent: Agent;
   private readonly origin: string;
@@ -95,13 +89,13 @@ export class GraphApiClient {
     });
   }
 
-  async sendText(input: SendTextInput): Promise<SendOutcome> {
+  async sendMessage(input: GraphMessageInput): Promise<SendOutcome> {
     const redact = (text: string): string => redactSecret(text, input.accessToken);
     let path: string;
     try {
-      path = `${this.basePath}${encodePath(input.numberId, 'messages')}`;
+      path = `${this.basePath}${encodePath(input.senderId, 'messages')}`;
     } catch (error) {
-      // A number id of "..": channels refuse it on input; one stored before that never goes out.
+      // A sender id of "..": channels refuse it on input; one stored before that never goes out.
       if (!(error instanceof UnsafePathSegmentError)) throw error;
       return { kind: 'permanent', code: 'invalid_request', message: error.message };
     }
@@ -116,14 +110,7 @@ export class GraphApiClient {
           'content-type': 'application/json',
           accept: 'application/json',
         },
-        body: JSON.stringify({
-          messaging_product: 'whatsapp',
-          recipient_type: 'individual',
-          // Meta's examples use digits only; the '+' is accepted but adds nothing.
-          to: input.to.replace(/^\+/, ''),
-          type: 'text',
-          text: { body: input.body, preview_url: false },
-        }),
+        body: JSON.stringify(input.payload),
         signal: AbortSignal.timeout(this.timeoutMs),
       });
     } catch (error) {
@@ -199,7 +186,7 @@ function classify(
   const message = truncate(redact(withDetails));
 
   if (status === 401 || (graphCode !== undefined && UNAUTHORIZED_CODES.has(graphCode))) {
-    return { kind: 'unauthorized', code, message };
+    return { kind: 'token_rejected', code, message };
   }
   if (
     status === 429 ||

@@ -22,18 +22,16 @@ function describeFailure(info: unknown): string {
 }
 
 const unauthorized = (detail: string) =>
-  new ProblemException(401, 'unauthorized', detail, undefined, { 'WWW-Authenticate': 'Bearer' });
+  new ProblemException('unauthorized', detail, { headers: { 'WWW-Authenticate': 'Bearer' } });
 
 const clientOfRequest = (request: Request) => clientOf(request.ip ?? request.socket.remoteAddress);
 
 const tooManyFailures = (blockedMs: number) => {
   const retryAfter = Math.max(1, Math.ceil(blockedMs / 1000));
   return new ProblemException(
-    429,
     'rate_limited',
     `Too many failed authentications from this address. Retry in ${retryAfter} s.`,
-    undefined,
-    { 'Retry-After': String(retryAfter) },
+    { headers: { 'Retry-After': String(retryAfter) } },
   );
 };
 

@@ -19,7 +19,7 @@ interface VerifiedToken {
 
 const CONTROL_CHARACTER = /\p{Cc}/u;
 
-const refuse = (detail: string) => new ProblemException(401, 'unauthorized', detail);
+const refuse = (detail: string) => new ProblemException('unauthorized', detail);
 
 type KeyOptions = { secretOrKey: string } | { secretOrKeyProvider: SecretOrKeyProvider };
 

@@ -19,7 +19,6 @@ export const requireJsonBody: RequestHandler = (request, response, next) => {
     send(
       response,
       problem(
-        415,
         'unsupported_media_type',
         'Request bodies must be JSON (Content-Type: application/json).',
       ),
@@ -53,12 +52,11 @@ export function bodyParserErrors(
   const parserError = error as BodyParserError;
   switch (parserError?.type) {
     case 'entity.parse.failed':
-      return send(response, problem(400, 'malformed_json', 'The request body is not valid JSON.'));
+      return send(response, problem('malformed_json', 'The request body is not valid JSON.'));
     case 'entity.too.deep':
       return send(
         response,
         problem(
-          400,
           'json_too_deep',
           `The request body nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep.`,
         ),
@@ -66,17 +64,17 @@ export function bodyParserErrors(
     case 'entity.too.large':
       return send(
         response,
-        problem(413, 'payload_too_large', `The request body exceeds ${BODY_LIMIT_BYTES} bytes.`),
+        problem('payload_too_large', `The request body exceeds ${BODY_LIMIT_BYTES} bytes.`),
       );
     case 'encoding.unsupported':
     case 'charset.unsupported':
       return send(
         response,
-        problem(415, 'unsupported_media_type', 'The request body must be UTF-8 JSON.'),
+        problem('unsupported_media_type', 'The request body must be UTF-8 JSON.'),
       );
     default:
       // Aborted or unreadable bodies, and anything else: never Express's handler, which prints a
       // stack trace outside production.
-      return send(response, problem(400, 'bad_request', 'The request body could not be read.'));
+      return send(response, problem('bad_request', 'The request body could not be read.'));
   }
 }

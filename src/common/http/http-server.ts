@@ -27,15 +27,14 @@ export function applyServerTimeouts(server: Server, timeouts: HttpServerTimeouts
 function clientProblem(code: string | undefined) {
   switch (code) {
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return problem(408, 'request_timeout', 'The request was not received in time.');
+      return problem('request_timeout', 'The request was not received in time.');
     case 'HPE_HEADER_OVERFLOW':
       return problem(
-        431,
         'headers_too_large',
         'The request headers are too large (at most 16 KiB in all).',
       );
     default:
-      return problem(400, 'bad_request', 'The request is not valid HTTP/1.1.');
+      return problem('bad_request', 'The request is not valid HTTP/1.1.');
   }
 }
 

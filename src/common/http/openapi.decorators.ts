@@ -7,6 +7,7 @@ import {
   ApiExtraModels,
 } from '@nestjs/swagger';
 import { PROBLEM_CONTENT_TYPE } from './problem';
+import { PROBLEM_CODE_NAMES, ProblemCode } from './problem-codes';
 
 export class FieldErrorDto {
   @ApiProperty({ example: 'client_phone_numbers[1]' }) field!: string;
@@ -22,10 +23,10 @@ export class ProblemDetailsDto {
   @ApiProperty({ example: 'The request is not valid.' }) detail!: string;
   @ApiProperty({
     example: 'validation_failed',
-    description:
-      'Stable machine-readable code: validation_failed, malformed_json, json_too_deep, bad_request, unauthorized, not_found, conflict, request_timeout, payload_too_large, unsupported_media_type, unknown_tool, channel_not_usable, rate_limited, headers_too_large, internal_error',
+    enum: PROBLEM_CODE_NAMES,
+    description: 'Stable machine-readable code; each code always comes with the same status.',
   })
-  code!: string;
+  code!: ProblemCode;
   @ApiPropertyOptional({
     type: [FieldErrorDto],
     description: 'The failing fields: the first 50 at most.',

@@ -19,11 +19,9 @@ export class OrganizationThrottlerGuard extends ThrottlerGuard {
   ): Promise<void> {
     const retryAfter = Math.max(1, Math.ceil(detail.timeToBlockExpire));
     throw new ProblemException(
-      429,
       'rate_limited',
       `Too many requests: at most ${detail.limit} per ${Math.round(detail.ttl / 1000)} s. Retry in ${retryAfter} s.`,
-      undefined,
-      { 'Retry-After': String(retryAfter) },
+      { headers: { 'Retry-After': String(retryAfter) } },
     );
   }
 }

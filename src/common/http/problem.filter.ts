@@ -2,18 +2,20 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@n
 import type { Response } from 'express';
 import { databaseUnavailable, isDatabaseUnavailable } from '../database-errors';
 import { DatabaseAvailability } from '../../database/database-availability';
+import { ProblemCode } from './problem-codes';
 import { problem, PROBLEM_CONTENT_TYPE, ProblemDetails, ProblemException } from './problem';
 
-const CODES_BY_STATUS: Record<number, string> = {
+/**
+ * Nest's own HttpExceptions (a route that does not exist, a framework pipe) by status. Any other
+ * status would be a bug of ours: it answers 500 and is logged, like any unexpected error.
+ */
+const CODES_BY_STATUS: Partial<Record<number, ProblemCode>> = {
   400: 'bad_request',
   401: 'unauthorized',
-  403: 'forbidden',
   404: 'not_found',
-  405: 'method_not_allowed',
   409: 'conflict',
   413: 'payload_too_large',
   415: 'unsupported_media_type',
-  422: 'unprocessable',
   429: 'rate_limited',
 };
 
@@ -25,18 +27,18 @@ export function toProblem(error: unknown): {
   if (error instanceof ProblemException) {
     return { body: error.toProblem(), headers: error.headers };
   }
-  if (error instanceof HttpException) {
-    const status = error.getStatus();
+  const code = error instanceof HttpException ? CODES_BY_STATUS[error.getStatus()] : undefined;
+  if (code) {
     const detail =
-      status === 404 ? 'No such route or resource.' : (error.message ?? 'The request failed.');
-    return { body: problem(status, CODES_BY_STATUS[status] ?? 'error', detail), headers: {} };
+      code === 'not_found' ? 'No such route or resource.' : (error as HttpException).message;
+    return { body: problem(code, detail), headers: {} };
   }
   if (isDatabaseUnavailable(error)) {
     const unavailable = databaseUnavailable();
     return { body: unavailable.toProblem(), headers: unavailable.headers };
   }
   return {
-    body: problem(500, 'internal_error', 'An unexpected error occurred; it has been logged.'),
+    body: problem('internal_error', 'An unexpected error occurred; it has been logged.'),
     headers: {},
   };
 }

@@ -1,4 +1,4 @@
-import { HttpStatus } from '@nestjs/common';
+import { ProblemCode, statusOf } from './problem-codes';
 
 export interface FieldError {
   field: string;
@@ -11,7 +11,7 @@ export interface ProblemDetails {
   title: string;
   status: number;
   detail: string;
-  code: string;
+  code: ProblemCode;
   errors?: FieldError[];
   /** How many field errors there were; `errors` lists at most MAX_FIELD_ERRORS of them. */
   errors_total?: number;
@@ -40,29 +40,39 @@ const TITLES: Record<number, string> = {
   503: 'Service Unavailable',
 };
 
-/** The one exception every module throws for a client-visible failure; the filter renders it. */
+export interface ProblemOptions {
+  errors?: FieldError[];
+  /** Headers of the answer, such as `Retry-After` or `WWW-Authenticate`. */
+  headers?: Record<string, string>;
+}
+
+/**
+ * The one exception every module throws for a client-visible failure; the filter renders it. The
+ * status is the code's (problem-codes.ts), so a code always answers with the same status.
+ */
 export class ProblemException extends Error {
+  readonly status: number;
+  readonly errors?: FieldError[];
+  readonly headers: Record<string, string>;
+
   constructor(
-    readonly status: number,
-    readonly code: string,
+    readonly code: ProblemCode,
     readonly detail: string,
-    readonly errors?: FieldError[],
-    readonly headers: Record<string, string> = {},
+    { errors, headers = {} }: ProblemOptions = {},
   ) {
     super(detail);
+    this.status = statusOf(code);
+    this.errors = errors;
+    this.headers = headers;
   }
 
   toProblem(): ProblemDetails {
-    return problem(this.status, this.code, this.detail, this.errors);
+    return problem(this.code, this.detail, this.errors);
   }
 }
 
-export function problem(
-  status: number,
-  code: string,
-  detail: string,
-  errors?: FieldError[],
-): ProblemDetails {
+export function problem(code: ProblemCode, detail: string, errors?: FieldError[]): ProblemDetails {
+  const status = statusOf(code);
   return {
     type: `${TYPE_BASE}${code.replace(/_/g, '-')}`,
     title: TITLES[status] ?? 'Error',
@@ -76,7 +86,7 @@ export function problem(
 }
 
 export const validationFailed = (errors: FieldError[], detail = 'The request is not valid.') =>
-  new ProblemException(HttpStatus.BAD_REQUEST, 'validation_failed', detail, errors);
+  new ProblemException('validation_failed', detail, { errors });
 
 export const notFound = (what: string) =>
-  new ProblemException(HttpStatus.NOT_FOUND, 'not_found', `${what} was not found.`);
+  new ProblemException('not_found', `${what} was not found.`);

@@ -1,6 +1,7 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import { ChannelDeactivation, ChannelMessageSender } from '../../channels/channel-message-sender';
 import { toIso as iso } from '../../common/time';
 import { returnedRows } from '../../database/sql';
 
@@ -99,8 +100,17 @@ interface ClaimRow {
  * whose lease ran out cannot overwrite the outcome of the process that took the row over.
  */
 @Injectable()
-export class DeliveryOutbox {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+export class DeliveryOutbox implements OnModuleInit {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly channels: ChannelMessageSender,
+  ) {}
+
+  onModuleInit(): void {
+    this.channels.onDeactivated((db, deactivation) =>
+      this.failPendingOfDeactivatedChannel(db, deactivation),
+    );
+  }
 
   /**
    * Claims due pending deliveries (SKIP LOCKED: replicas take disjoint rows), skipping paused
@@ -317,33 +327,20 @@ export class DeliveryOutbox {
   }
 
   /**
-   * Meta refused the channel's token: the channel goes inactive and its open deliveries fail,
-   * except those another process is sending right now (they record their own outcome).
+   * Meta refused a channel's token and Channels deactivated it, in this transaction: its open
+   * deliveries fail with it, except those another process is sending right now (they record their
+   * own outcome).
    */
-  async deactivateChannel(
-    channelId: string,
-    rejectedToken: string,
-    now: number,
-    reason: string,
+  private async failPendingOfDeactivatedChannel(
+    db: EntityManager,
+    deactivation: ChannelDeactivation,
   ): Promise<void> {
-    await this.dataSource.transaction(async (db) => {
-      // Only if the rejected token is still the channel's: a PUT may have replaced it meanwhile.
-      const deactivated = returnedRows<{ id: string }>(
-        await db.query(
-          `UPDATE whatsapp_channels SET status = 'inactive', updated_at = $3
-            WHERE id = $1 AND status = 'active' AND access_token_encrypted = $2
-        RETURNING id`,
-          [channelId, rejectedToken, iso(now)],
-        ),
-      );
-      if (deactivated.length === 0) return;
-      await db.query(
-        `UPDATE deliveries SET status = 'failed', last_error_code = 'channel_inactive', last_error_message = $2,
-                lease_owner = NULL, lease_expires_at = NULL, updated_at = $3
-          WHERE channel_id = $1 AND status = 'pending'`,
-        [channelId, reason, iso(now)],
-      );
-    });
+    await db.query(
+      `UPDATE deliveries SET status = 'failed', last_error_code = 'channel_inactive', last_error_message = $2,
+              lease_owner = NULL, lease_expires_at = NULL, updated_at = $3
+        WHERE channel_id = $1 AND status = 'pending'`,
+      [deactivation.channelId, deactivation.reason, iso(deactivation.at)],
+    );
   }
 
   /**

@@ -1,9 +1,12 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { ChannelsService, WhatsappCredentials } from '../../channels/channels.service';
-import { GraphApiClient, SendOutcome } from '../../channels/graph-api/graph-api.client';
+import {
+  ChannelMessageSender,
+  ChannelUnusable,
+  isUnusable,
+  OpenChannel,
+} from '../../channels/channel-message-sender';
+import { SendOutcome } from '../../channels/channel-transport';
 import { Clock } from '../../common/clock';
-import { AppConfig } from '../../config/app-config';
-import { APP_CONFIG } from '../../config/config.module';
 import { DatabaseAvailability } from '../../database/database-availability';
 import { retryDelayMs } from './backoff';
 import {
@@ -15,8 +18,10 @@ import {
 } from './delivery-outbox';
 import { ComposeError, MessageComposer } from './message-composer';
 import { OutcomeRecorder } from './outcome-recorder';
+import { SCHEDULER_CONFIG, SchedulerConfig } from '../scheduler.config';
 
-type Credentials = Map<string, WhatsappCredentials>;
+/** The claimed batch's channels, opened once per batch (one query), by channel id. */
+type BatchChannels = Map<string, OpenChannel | ChannelUnusable>;
 
 /**
  * Where a delivery this process holds stands: claimed (no call to Meta yet, so it may be given
@@ -44,11 +49,10 @@ export class DeliveryWorker {
 
   constructor(
     private readonly outbox: DeliveryOutbox,
-    private readonly channels: ChannelsService,
-    private readonly graph: GraphApiClient,
+    private readonly channels: ChannelMessageSender,
     private readonly composer: MessageComposer,
     private readonly clock: Clock,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(SCHEDULER_CONFIG) private readonly config: SchedulerConfig,
     private readonly availability: DatabaseAvailability,
   ) {}
 
@@ -88,8 +92,15 @@ export class DeliveryWorker {
       claimed.forEach((delivery) =>
         this.held.set(claimKey(refOf(delivery)), { claim: refOf(delivery), state: 'claimed' }),
       );
-      const credentials = await this.channels
-        .whatsappCredentials([...new Set(claimed.map((delivery) => delivery.channelId))])
+      // Follow-ups only go out through WhatsApp channels (the claim keeps their organization).
+      const channels = await this.channels
+        .openMany(
+          'whatsapp',
+          claimed.map((delivery) => ({
+            organizationId: delivery.organizationId,
+            channelId: delivery.channelId,
+          })),
+        )
         .catch((error: unknown) => {
           this.logger.warn({ err: error }, 'could not read channel credentials');
           return undefined;
@@ -98,7 +109,7 @@ export class DeliveryWorker {
         const sending: Promise<void> = this.send(
           owner,
           delivery,
-          credentials,
+          channels,
           recorder,
           shouldStop,
         ).finally(() => this.inFlight.delete(sending));
@@ -162,12 +173,12 @@ export class DeliveryWorker {
   private async send(
     owner: string,
     delivery: ClaimedDelivery,
-    credentials: Credentials | undefined,
+    channels: BatchChannels | undefined,
     recorder: OutcomeRecorder,
     shouldStop: () => boolean,
   ): Promise<void> {
     try {
-      const outcome = await this.deliver(owner, delivery, credentials, shouldStop);
+      const outcome = await this.deliver(owner, delivery, channels, shouldStop);
       if (!outcome) return; // stopping or taken over: not sent
       this.setState(delivery, 'recording');
       await recorder.record(outcome);
@@ -185,29 +196,30 @@ export class DeliveryWorker {
   private async deliver(
     owner: string,
     delivery: ClaimedDelivery,
-    credentials: Credentials | undefined,
+    channels: BatchChannels | undefined,
     shouldStop: () => boolean,
   ): Promise<DeliveryOutcome | undefined> {
-    if (!credentials) {
+    if (!channels) {
       return this.retryOrFail(
         delivery,
         'credentials_unavailable',
         "The channel's credentials could not be read from the database.",
       );
     }
-    const channel = credentials.get(delivery.channelId);
-    if (!channel || channel.status !== 'active') {
-      return this.failed(
-        delivery,
-        'channel_inactive',
-        'The WhatsApp channel is inactive; update its access_token.',
-      );
-    }
-    if (channel.accessToken === undefined) {
+    const channel = channels.get(delivery.channelId);
+    if (channel && isUnusable(channel) && channel.reason === 'token_unreadable') {
       return this.failed(
         delivery,
         'channel_credentials_unreadable',
         "The channel's access token cannot be decrypted with the configured ENCRYPTION_KEY(s).",
+      );
+    }
+    // Asked again per delivery: an earlier send of this batch may have had its token rejected.
+    if (!channel || isUnusable(channel) || channel.unusable()) {
+      return this.failed(
+        delivery,
+        'channel_inactive',
+        'The WhatsApp channel is inactive; update its access_token.',
       );
     }
     let body: string;
@@ -245,12 +257,7 @@ export class DeliveryWorker {
       return undefined;
     }
     this.setState(delivery, 'calling');
-    const sent: SendOutcome = await this.graph.sendText({
-      numberId: channel.numberId,
-      accessToken: channel.accessToken,
-      to: delivery.phone,
-      body,
-    });
+    const sent: SendOutcome = await channel.send(delivery.phone, { type: 'text', body });
     switch (sent.kind) {
       case 'sent':
         return {
@@ -264,8 +271,8 @@ export class DeliveryWorker {
         return this.retryOrFail(delivery, sent.code, sent.message, sent.retryAfterMs);
       case 'permanent':
         return this.failed(delivery, sent.code, sent.message);
-      case 'unauthorized':
-        await this.deactivate(delivery.channelId, channel, sent.message);
+      case 'token_rejected':
+        // The send has deactivated the channel (Channels) and failed its pending deliveries.
         return this.failed(delivery, sent.code, sent.message);
     }
   }
@@ -315,18 +322,6 @@ export class DeliveryWorker {
   private setState(delivery: ClaimedDelivery, state: HeldState): void {
     const entry = this.held.get(claimKey(refOf(delivery)));
     if (entry) entry.state = state;
-  }
-
-  /** Meta refused the token: the channel goes inactive, and this process stops using it at once. */
-  private async deactivate(
-    channelId: string,
-    channel: WhatsappCredentials,
-    reason: string,
-  ): Promise<void> {
-    if (channel.status !== 'active') return;
-    channel.status = 'inactive';
-    await this.outbox.deactivateChannel(channelId, channel.sealedToken, this.clock.now(), reason);
-    this.logger.warn({ channelId }, 'Meta refused the channel token; channel is now inactive');
   }
 
   private retryOrFail(

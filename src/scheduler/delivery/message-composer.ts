@@ -1,4 +1,5 @@
 import type { Agent } from 'undici';
+import { WHATSAPP_LIMITS } from '../../channels/whatsapp/whatsapp.transport';
 import { describeOutboundError, isRecord, keepAliveAgent } from '../../common/outbound-http';
 
 /** What a follow-up occurrence knows when its message is written. */
@@ -47,8 +48,8 @@ export abstract class MessageComposer {
   }
 }
 
-/** WhatsApp rejects text bodies longer than this. */
-export const WHATSAPP_TEXT_LIMIT = 4096;
+/** Follow-ups go out as WhatsApp texts: the channel kind's limit. */
+const TEXT_LIMIT = WHATSAPP_LIMITS.textLength;
 
 const PLACEHOLDER = /\{\{\s*(title|phone|description)\s*\}\}/g;
 
@@ -71,10 +72,8 @@ export function fillTemplate(
 /** Trims and caps at WhatsApp's limit without splitting a surrogate pair. */
 export function finishMessage(text: string): string {
   let result = text.trim();
-  if (result.length > WHATSAPP_TEXT_LIMIT) {
-    const cut = /[\uD800-\uDBFF]/.test(result[WHATSAPP_TEXT_LIMIT - 1])
-      ? WHATSAPP_TEXT_LIMIT - 1
-      : WHATSAPP_TEXT_LIMIT;
+  if (result.length > TEXT_LIMIT) {
+    const cut = /[\uD800-\uDBFF]/.test(result[TEXT_LIMIT - 1]) ? TEXT_LIMIT - 1 : TEXT_LIMIT;
     result = result.slice(0, cut).trimEnd();
   }
   return result;

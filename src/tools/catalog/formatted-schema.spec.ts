@@ -80,17 +80,20 @@ const kitchenSink = new ToolCatalog([
 ]);
 const sink = kitchenSink.find('Kitchen.Sink') as ToolSpecificationDefinition;
 
+/** Every integer is published (and enforced) within the safe range. */
+const SAFE_INTEGER = { minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER };
+
 describe('toToolInputJsonSchema', () => {
   it('maps every val_type to JSON Schema', () => {
     expect(toToolInputJsonSchema(sink)).toEqual({
       type: 'object',
       properties: {
         s: { type: 'string', description: 'A string.' },
-        i: { type: 'integer', description: 'An integer.' },
+        i: { type: 'integer', description: 'An integer.', ...SAFE_INTEGER },
         n: { type: 'number', description: 'A number.' },
         b: { type: 'boolean', description: 'A boolean.' },
         j: { type: 'object', description: 'A JSON object.' },
-        a: { type: 'array', description: 'Integers.', items: { type: 'integer' } },
+        a: { type: 'array', description: 'Integers.', items: { type: 'integer', ...SAFE_INTEGER } },
         e: { type: 'string', description: 'A choice.', enum: ['x', 'y'] },
         ae: {
           type: 'array',
@@ -157,9 +160,6 @@ describe('formatted tool schemas', () => {
     const names = items.map((s) => toOpenAiFunction(s).function.name);
     for (const name of names) expect(name).toMatch(FORMATTED_NAME_PATTERN);
     expect(new Set(names.map((n) => n.toLowerCase())).size).toBe(names.length);
-    for (const spec of items) {
-      expect(catalog.findByFormattedName(toOpenAiFunction(spec).function.name)).toBe(spec);
-    }
   });
 
   it('maps a real tool', () => {

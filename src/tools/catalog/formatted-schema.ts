@@ -48,12 +48,12 @@ export function toToolInputJsonSchema(spec: {
       property.items = {
         type: JSON_SCHEMA_TYPES[inner],
         ...(values && { enum: [...values] }),
-        ...jsonSchemaBounds(schema),
+        ...jsonSchemaBounds(schema, inner),
       };
       if (schema.max_items !== undefined) property.maxItems = schema.max_items;
     } else {
       if (values) property.enum = [...values];
-      Object.assign(property, jsonSchemaBounds(schema));
+      Object.assign(property, jsonSchemaBounds(schema, valType));
     }
     properties[param.name] = property;
   }
@@ -65,13 +65,24 @@ export function toToolInputJsonSchema(spec: {
   };
 }
 
-/** The value schema's element bounds under their JSON Schema names. */
-function jsonSchemaBounds(schema: ValueSchemaDefinition): JsonSchemaBounds {
+/**
+ * The value schema's element bounds under their JSON Schema names. An integer is always bounded
+ * to the safe range (an MCP server's integers come unbounded): beyond it, JSON numbers lose
+ * digits in every JavaScript runtime, so the value the tool received would not be the one sent.
+ */
+function jsonSchemaBounds(schema: ValueSchemaDefinition, type: ValType): JsonSchemaBounds {
+  const integer = type === 'integer';
+  const minimum = integer
+    ? Math.max(schema.minimum ?? -Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER)
+    : schema.minimum;
+  const maximum = integer
+    ? Math.min(schema.maximum ?? Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER)
+    : schema.maximum;
   return {
     ...(schema.max_length !== undefined && { maxLength: schema.max_length }),
     ...(schema.pattern !== undefined && { pattern: schema.pattern }),
-    ...(schema.minimum !== undefined && { minimum: schema.minimum }),
-    ...(schema.maximum !== undefined && { maximum: schema.maximum }),
+    ...(minimum !== undefined && { minimum }),
+    ...(maximum !== undefined && { maximum }),
   };
 }
 

@@ -45,7 +45,6 @@ interface ResolvedToolkit {
 interface CatalogView {
   specs: readonly ToolSpecificationDefinition[];
   byQualifiedName: ReadonlyMap<string, ToolSpecificationDefinition>;
-  byFormattedName: ReadonlyMap<string, ToolSpecificationDefinition>;
   toolkitNames: readonly string[];
 }
 
@@ -93,11 +92,6 @@ export class ToolCatalog {
     const spec = this.view.byQualifiedName.get(qualified.toLowerCase());
     if (spec === undefined || at === -1) return spec;
     return name.slice(at + 1) === spec.toolkit.version ? spec : undefined;
-  }
-
-  /** Maps an LLM function name (`Toolkit_Tool`, see formatted-schema) back to its tool. */
-  findByFormattedName(name: string): ToolSpecificationDefinition | undefined {
-    return this.view.byFormattedName.get(name.toLowerCase());
   }
 
   toolkits(): string[] {
@@ -238,12 +232,10 @@ function buildView(toolkits: readonly ResolvedToolkit[]): CatalogView {
   const sorted = [...toolkits].sort((a, b) => compareNames(a.name, b.name));
   const specs = sorted.flatMap((toolkit) => toolkit.specs);
   const byQualifiedName = new Map<string, ToolSpecificationDefinition>();
-  const byFormattedName = new Map<string, ToolSpecificationDefinition>();
   for (const spec of specs) {
     byQualifiedName.set(spec.qualifiedName.toLowerCase(), spec);
-    byFormattedName.set(formattedToolName(spec.qualifiedName).toLowerCase(), spec);
   }
-  return { specs, byQualifiedName, byFormattedName, toolkitNames: sorted.map((t) => t.name) };
+  return { specs, byQualifiedName, toolkitNames: sorted.map((t) => t.name) };
 }
 
 function resolveSpecification(

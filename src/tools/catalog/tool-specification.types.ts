@@ -1,6 +1,6 @@
 /**
- * Types of the built-in tool catalog: the toolkit definition files in `catalog/toolkits/*.json`,
- * the resolved in-memory specification, and the wire shapes served by GET /v1/tools/specs.
+ * Types of the built-in tool catalog: the toolkit data files (each toolkit folder's
+ * `toolkit.json`, and those of `catalog/toolkits/`), the resolved in-memory specification, and the wire shapes served by GET /v1/tools/specs.
  * Field names inside definitions stay snake_case because they are copied to the wire verbatim.
  */
 

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Inject, Injectable, OnModuleInit, Optional } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { performance } from 'node:perf_hooks';
 import { Repository } from 'typeorm';
@@ -14,8 +14,6 @@ import {
 } from '../../common/http/problem';
 import { byteBoundedPage } from '../../common/http/byte-bounded-page';
 import { isUuid, uuidv7 } from '../../common/ids';
-import { AppConfig } from '../../config/app-config';
-import { APP_CONFIG } from '../../config/config.module';
 import { ToolCatalog } from '../catalog/tool-catalog';
 import { ToolOrigin, ToolSpecificationDefinition } from '../catalog/tool-specification.types';
 import { AuthorizationStatus, ToolEntity } from '../entities/tool.entity';
@@ -26,7 +24,8 @@ import { McpToolCalls, OAuth2AccessTokens } from './tool-execution.ports';
 import { ToolExecutionContext, ToolExecutionError, ToolInput } from './tool-executor';
 import { ToolExecutorRegistry } from './tool-executor.registry';
 import { boundedJson } from './stored-json';
-import { validateToolInput } from './tool-input.validator';
+import { toolInputValidator, validateToolInput } from './tool-input.validator';
+import { TOOLS_CONFIG, ToolsConfig } from '../tools.config';
 
 const DEFAULT_PAGE_SIZE = 50;
 const MAX_ERROR_CHARS = 4096;
@@ -49,7 +48,7 @@ class AuthorizationRequiredProblem extends ProblemException {
     detail: string,
     private readonly authorizationStatus: AuthorizationStatus,
   ) {
-    super(409, 'authorization_required', detail);
+    super('authorization_required', detail);
   }
 
   override toProblem(): ProblemDetails & { authorization_status: AuthorizationStatus } {
@@ -57,7 +56,7 @@ class AuthorizationRequiredProblem extends ProblemException {
   }
 }
 
-const notExecutable = (detail: string) => new ProblemException(422, 'not_executable', detail);
+const notExecutable = (detail: string) => new ProblemException('not_executable', detail);
 
 /** A run that may start: everything checked, credentials in hand. */
 type Run = (context: ToolExecutionContext) => Promise<Outcome>;
@@ -68,7 +67,7 @@ type Run = (context: ToolExecutionContext) => Promise<Outcome>;
  * TOOL_EXECUTION_TIMEOUT_MS, and records every run in `tool_executions` (never the credential).
  */
 @Injectable()
-export class ToolExecutionService {
+export class ToolExecutionService implements OnModuleInit {
   private readonly timeoutMs: number;
 
   constructor(
@@ -79,11 +78,18 @@ export class ToolExecutionService {
     private readonly registry: ToolExecutorRegistry,
     private readonly secrets: SecretBox,
     private readonly clock: Clock,
-    @Inject(APP_CONFIG) config: AppConfig,
+    @Inject(TOOLS_CONFIG) config: ToolsConfig,
     @Optional() private readonly oauth2?: OAuth2AccessTokens,
     @Optional() private readonly mcp?: McpToolCalls,
   ) {
     this.timeoutMs = config.toolExecution.timeoutMs;
+  }
+
+  /** Compiles the built-in tools' input validators at boot, not on a request's event loop. */
+  onModuleInit(): void {
+    for (const spec of this.catalog.list({ offset: 0, limit: this.catalog.size }).items) {
+      toolInputValidator(spec);
+    }
   }
 
   async execute(
@@ -95,12 +101,11 @@ export class ToolExecutionService {
     const spec = this.catalog.find(tool.qualifiedName);
     if (!spec) {
       throw new ProblemException(
-        422,
         'unknown_tool',
         `${tool.qualifiedName} is no longer in the catalog; GET /v1/tools/specs lists the tools.`,
       );
     }
-    const { input, errors } = validateToolInput(spec.parameters, dto.input);
+    const { input, errors } = validateToolInput(spec, dto.input);
     if (errors.length > 0) {
       throw validationFailed(
         errors,

@@ -22,9 +22,4 @@ export class ToolExecutorRegistry {
   find(qualifiedName: string): ToolExecutor | undefined {
     return this.executors.get(qualifiedName.toLowerCase());
   }
-
-  /** Lower-cased qualified names, sorted. */
-  names(): string[] {
-    return [...this.executors.keys()].sort();
-  }
 }

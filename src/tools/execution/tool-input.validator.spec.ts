@@ -19,7 +19,7 @@ const parameters = [
   param('aj', { val_type: 'array', inner_val_type: 'json' }),
 ];
 
-describe('validateToolInput', () => {
+describe('validateToolInput, with the published JSON Schema', () => {
   it('accepts a valid input of every type and returns it', () => {
     const input = {
       s: 'text',
@@ -32,28 +32,33 @@ describe('validateToolInput', () => {
       ae: ['q', 'p'],
       aj: [{}, { k: 1 }],
     };
-    expect(validateToolInput(parameters, input)).toEqual({ input, errors: [] });
+    expect(validateToolInput({ parameters: parameters }, input)).toEqual({ input, errors: [] });
   });
 
   it('accepts integers as numbers and leaves out optional nulls', () => {
-    expect(validateToolInput(parameters, { s: '', n: 4, i: null, j: null })).toEqual({
+    expect(
+      validateToolInput({ parameters: parameters }, { s: '', n: 4, i: null, j: null }),
+    ).toEqual({
       input: { s: '', n: 4 },
       errors: [],
     });
   });
 
   it('names every missing, unknown and mistyped field', () => {
-    const { errors } = validateToolInput(parameters, {
-      i: 1.5,
-      n: '2',
-      b: 'true',
-      j: [1],
-      a: [1, 'two', null, 3.5],
-      e: 'z',
-      ae: ['p', 'r'],
-      aj: [[]],
-      extra: 1,
-    });
+    const { errors } = validateToolInput(
+      { parameters: parameters },
+      {
+        i: 1.5,
+        n: '2',
+        b: 'true',
+        j: [1],
+        a: [1, 'two', null, 3.5],
+        e: 'z',
+        ae: ['p', 'r'],
+        aj: [[]],
+        extra: 1,
+      },
+    );
     expect(errors).toEqual([
       { field: 'input.extra', message: 'unknown field extra' },
       { field: 'input.s', message: 's is required' },
@@ -71,7 +76,7 @@ describe('validateToolInput', () => {
   });
 
   it('refuses a required null, a non-array for an array and enum values of the wrong type', () => {
-    const { errors } = validateToolInput(parameters, { s: null, a: 1, e: 1 });
+    const { errors } = validateToolInput({ parameters: parameters }, { s: null, a: 1, e: 1 });
     expect(errors).toEqual([
       { field: 'input.s', message: 's is required' },
       { field: 'input.a', message: 'must be an array' },
@@ -79,8 +84,22 @@ describe('validateToolInput', () => {
     ]);
   });
 
+  it('refuses integers beyond the safe range, which an unbounded (MCP) integer would let through', () => {
+    const { errors } = validateToolInput(
+      { parameters },
+      { s: 'x', i: Number.MAX_SAFE_INTEGER + 1, a: [1, -1e300] },
+    );
+    expect(errors).toEqual([
+      { field: 'input.i', message: 'must be at most 9007199254740991' },
+      { field: 'input.a[1]', message: 'must be at least -9007199254740991' },
+    ]);
+  });
+
   it('does not treat inherited properties as parameters', () => {
-    const { errors } = validateToolInput([param('toString', { val_type: 'string' }, true)], {});
+    const { errors } = validateToolInput(
+      { parameters: [param('toString', { val_type: 'string' }, true)] },
+      {},
+    );
     expect(errors).toEqual([{ field: 'input.toString', message: 'toString is required' }]);
   });
 
@@ -103,25 +122,28 @@ describe('validateToolInput', () => {
         tags: ['abc', 'de'],
         values: [100, -1e9],
       };
-      expect(validateToolInput(bounded, input)).toEqual({ input, errors: [] });
+      expect(validateToolInput({ parameters: bounded }, input)).toEqual({ input, errors: [] });
     });
 
     it('counts characters as code points: five emoji are five characters', () => {
-      expect(validateToolInput(bounded, { text: '👍🏽👍🏽👍' }).errors).toEqual([]);
-      expect(validateToolInput(bounded, { text: '👍🏽👍🏽👍🏽' }).errors).toEqual([
+      expect(validateToolInput({ parameters: bounded }, { text: '👍🏽👍🏽👍' }).errors).toEqual([]);
+      expect(validateToolInput({ parameters: bounded }, { text: '👍🏽👍🏽👍🏽' }).errors).toEqual([
         { field: 'input.text', message: 'must be at most 5 characters long' },
       ]);
     });
 
     it('names each value beyond a bound', () => {
-      const { errors } = validateToolInput(bounded, {
-        text: 'abcdef',
-        owner: '..',
-        count: 11,
-        ratio: -1,
-        tags: ['abcd'],
-        values: [1, 101],
-      });
+      const { errors } = validateToolInput(
+        { parameters: bounded },
+        {
+          text: 'abcdef',
+          owner: '..',
+          count: 11,
+          ratio: -1,
+          tags: ['abcd'],
+          values: [1, 101],
+        },
+      );
       expect(errors).toEqual([
         { field: 'input.text', message: 'must be at most 5 characters long' },
         { field: 'input.owner', message: 'must match the pattern ^[a-z]+$' },
@@ -130,19 +152,22 @@ describe('validateToolInput', () => {
         { field: 'input.tags[0]', message: 'must be at most 3 characters long' },
         { field: 'input.values[1]', message: 'must be at most 100' },
       ]);
-      expect(validateToolInput(bounded, { count: 0 }).errors).toEqual([
+      expect(validateToolInput({ parameters: bounded }, { count: 0 }).errors).toEqual([
         { field: 'input.count', message: 'must be at least 1' },
       ]);
     });
 
     it('refuses an array over max_items without looking at its elements', () => {
-      expect(validateToolInput(bounded, { tags: ['a', 'b', 7] }).errors).toEqual([
+      expect(validateToolInput({ parameters: bounded }, { tags: ['a', 'b', 7] }).errors).toEqual([
         { field: 'input.tags', message: 'must have at most 2 items' },
       ]);
     });
 
     it('reports at most 20 wrong elements of one array', () => {
-      const { errors } = validateToolInput(bounded, { values: Array(1000).fill('x') });
+      const { errors } = validateToolInput(
+        { parameters: bounded },
+        { values: Array(1000).fill('x') },
+      );
       expect(errors).toHaveLength(20);
       expect(errors[19]).toEqual({ field: 'input.values[19]', message: 'must be a number' });
     });

@@ -1,8 +1,6 @@
-import { availableParallelism } from 'node:os';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, loadConfig } from '../../config/app-config';
 import { readMcpServers } from './mcp-server.config';
 
 const read = (servers: unknown) => readMcpServers({ MCP_SERVERS: JSON.stringify(servers) });
@@ -132,45 +130,5 @@ describe('MCP server configuration', () => {
     const reading = read(servers);
     expect(reading.servers).toEqual([]);
     expect(reading.errors.join('\n')).toContain(message);
-  });
-});
-
-describe('MCP configuration in AppConfig', () => {
-  const base = {
-    DATA_DIR: tmpdir(),
-    JWT_SECRET: 'a-test-secret-that-is-long-enough-0123456789',
-    ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'),
-  };
-
-  it('has defaults', () => {
-    const config = loadConfig(base);
-    expect(config.mcp).toEqual({ servers: [], refreshMs: 300_000 });
-    expect(config.toolExecution).toEqual({
-      timeoutMs: 30_000,
-      // The cores less one, between 1 and 4.
-      workerThreads: Math.max(1, Math.min(4, availableParallelism() - 1)),
-    });
-  });
-
-  it('reads the servers and the intervals', () => {
-    const config = loadConfig({
-      ...base,
-      MCP_SERVERS: JSON.stringify([{ id: 'a', command: 'x' }]),
-      MCP_REFRESH_MS: '60000',
-      TOOL_EXECUTION_TIMEOUT_MS: '5000',
-      TOOL_WORKER_THREADS: '3',
-    });
-    expect(config.mcp.servers.map((s) => s.id)).toEqual(['a']);
-    expect(config.mcp.refreshMs).toBe(60_000);
-    expect(config.toolExecution).toEqual({ timeoutMs: 5000, workerThreads: 3 });
-    expect(() => loadConfig({ ...base, TOOL_WORKER_THREADS: '0' })).toThrow(ConfigError);
-  });
-
-  it('stops the boot on a bad server list, naming the problem', () => {
-    expect(() => loadConfig({ ...base, MCP_SERVERS: '[{"id":"a"}]' })).toThrow(ConfigError);
-    expect(() => loadConfig({ ...base, MCP_SERVERS: '[{"id":"a"}]' })).toThrow(
-      /Invalid configuration: MCP_SERVERS\[0\]: set exactly one of "command"/,
-    );
-    expect(() => loadConfig({ ...base, MCP_REFRESH_MS: '10' })).toThrow(/MCP_REFRESH_MS/);
   });
 });

@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { NAME_PATTERN } from '../catalog/tool-catalog.loader';
+import { z } from 'zod';
+import { NAME_PATTERN } from '../catalog/toolkit-file.schema';
+import { strictObject, zodProblems } from '../zod-issues';
 
 /**
  * The MCP servers an operator configures in `MCP_SERVERS` (a JSON array) or `MCP_SERVERS_FILE`
@@ -49,7 +51,110 @@ const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 const MAX_TOOLKIT_NAME_LENGTH = 40;
 const MIN_TIMEOUT_MS = 100;
 const MAX_TIMEOUT_MS = 3_600_000;
-const KEYS = ['id', 'command', 'args', 'env', 'cwd', 'url', 'headers', 'toolkit', 'timeout_ms'];
+
+/** Messages that never quote a value: `env`, `headers` and URLs may hold secrets. */
+const messages: z.core.$ZodErrorMap = (issue) => {
+  if (issue.input === undefined && issue.code !== 'custom') return 'is required';
+  if (issue.code === 'invalid_type')
+    return `expected ${issue.expected === 'object' ? 'an object' : `a ${issue.expected}`}`;
+  return undefined;
+};
+
+const nonEmptyString = z
+  .string({
+    error: (issue) => (issue.input === undefined ? undefined : 'must be a non-empty string'),
+  })
+  .refine((value) => value.trim() !== '', { error: 'must be a non-empty string' });
+
+/** A map of names to string values whose values are never echoed. */
+const secretMap = z
+  .record(z.string(), z.unknown(), { error: 'must be an object of string values' })
+  .superRefine((map, ctx) => {
+    const bad = Object.keys(map).filter((name) => typeof map[name] !== 'string');
+    if (bad.length > 0) {
+      ctx.addIssue({ code: 'custom', message: `values must be strings (see ${bad.join(', ')})` });
+    }
+  })
+  .transform((map) => map as Record<string, string>);
+
+const httpUrl = nonEmptyString.superRefine((value, ctx) => {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    ctx.addIssue({ code: 'custom', message: 'is not a valid URL' });
+    return;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    ctx.addIssue({ code: 'custom', message: 'must be an http:// or https:// URL' });
+  }
+});
+
+const serverEntry = strictObject({
+  id: nonEmptyString.regex(ID_PATTERN, {
+    error: (issue) => `"${String(issue.input)}" must match ${ID_PATTERN}`,
+  }),
+  command: nonEmptyString.optional(),
+  args: z.array(z.string(), { error: 'must be an array of strings' }).optional(),
+  env: secretMap.optional(),
+  cwd: nonEmptyString.optional(),
+  url: httpUrl.optional(),
+  headers: secretMap.optional(),
+  toolkit: nonEmptyString
+    .regex(NAME_PATTERN, {
+      error: (issue) => `"${String(issue.input)}" must match ${NAME_PATTERN}`,
+      abort: true,
+    })
+    .max(MAX_TOOLKIT_NAME_LENGTH, {
+      error: `must be at most ${MAX_TOOLKIT_NAME_LENGTH} characters`,
+    })
+    .optional(),
+  timeout_ms: z
+    .int({ error: `must be an integer from ${MIN_TIMEOUT_MS} to ${MAX_TIMEOUT_MS}` })
+    .min(MIN_TIMEOUT_MS, {
+      error: `must be an integer from ${MIN_TIMEOUT_MS} to ${MAX_TIMEOUT_MS}`,
+    })
+    .max(MAX_TIMEOUT_MS, {
+      error: `must be an integer from ${MIN_TIMEOUT_MS} to ${MAX_TIMEOUT_MS}`,
+    })
+    .optional(),
+})
+  .superRefine((entry, ctx) => {
+    const stdio = entry.command !== undefined;
+    if (stdio === (entry.url !== undefined)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'set exactly one of "command" (stdio) and "url" (Streamable HTTP)',
+      });
+      return;
+    }
+    for (const key of stdio ? (['headers'] as const) : (['args', 'env', 'cwd'] as const)) {
+      if (entry[key] !== undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [key],
+          message: `does not apply to ${stdio ? 'a stdio' : 'an HTTP'} server`,
+        });
+      }
+    }
+  })
+  .transform(({ id, toolkit, timeout_ms: timeoutMs, ...entry }): McpServerConfig => {
+    const base = {
+      id,
+      ...(toolkit !== undefined && { toolkit }),
+      ...(timeoutMs !== undefined && { timeoutMs }),
+    };
+    if (entry.url !== undefined)
+      return { ...base, transport: 'http', url: entry.url, headers: entry.headers ?? {} };
+    return {
+      ...base,
+      transport: 'stdio',
+      command: entry.command ?? '',
+      args: entry.args ?? [],
+      env: entry.env ?? {},
+      ...(entry.cwd !== undefined && { cwd: entry.cwd }),
+    };
+  });
 
 /** Reads and validates the configured MCP servers; none configured is an empty list. */
 export function readMcpServers(source: McpServersSource): McpServersReading {
@@ -93,8 +198,16 @@ function validateMcpServers(text: string, what: string, label: string): McpServe
   const toolkits = new Map<string, number>();
   data.forEach((entry: unknown, index) => {
     const at = `${label}[${index}]`;
-    const server = parseServer(entry, at, errors);
-    if (server === undefined) return;
+    const parsed = serverEntry.safeParse(entry, { error: messages });
+    if (!parsed.success) {
+      for (const problem of zodProblems(parsed.error)) {
+        errors.push(
+          `${problem.path === '(root)' ? at : `${at}.${problem.path}`}: ${problem.message}`,
+        );
+      }
+      return;
+    }
+    const server = parsed.data;
     const previous = ids.get(server.id.toLowerCase());
     if (previous !== undefined) {
       errors.push(`${at}.id: "${server.id}" is already used by ${label}[${previous}]`);
@@ -112,124 +225,4 @@ function validateMcpServers(text: string, what: string, label: string): McpServe
     servers.push(server);
   });
   return errors.length > 0 ? { servers: [], errors } : { servers, errors };
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function parseServer(entry: unknown, at: string, problems: string[]): McpServerConfig | undefined {
-  if (!isObject(entry)) {
-    problems.push(`${at}: expected an object`);
-    return undefined;
-  }
-  const before = problems.length;
-  const fail = (key: string, message: string): undefined => {
-    problems.push(`${at}.${key}: ${message}`);
-    return undefined;
-  };
-  for (const key of Object.keys(entry)) {
-    if (!KEYS.includes(key)) fail(key, `unknown property (allowed: ${KEYS.join(', ')})`);
-  }
-
-  const id = readString(entry, 'id', fail);
-  if (id !== undefined && !ID_PATTERN.test(id)) fail('id', `"${id}" must match ${ID_PATTERN}`);
-  const toolkit = entry.toolkit === undefined ? undefined : readString(entry, 'toolkit', fail);
-  if (toolkit !== undefined && !NAME_PATTERN.test(toolkit)) {
-    fail('toolkit', `"${toolkit}" must match ${NAME_PATTERN}`);
-  } else if (toolkit !== undefined && toolkit.length > MAX_TOOLKIT_NAME_LENGTH) {
-    fail('toolkit', `must be at most ${MAX_TOOLKIT_NAME_LENGTH} characters`);
-  }
-  const timeoutMs = entry.timeout_ms;
-  if (
-    timeoutMs !== undefined &&
-    (typeof timeoutMs !== 'number' ||
-      !Number.isInteger(timeoutMs) ||
-      timeoutMs < MIN_TIMEOUT_MS ||
-      timeoutMs > MAX_TIMEOUT_MS)
-  ) {
-    fail('timeout_ms', `must be an integer from ${MIN_TIMEOUT_MS} to ${MAX_TIMEOUT_MS}`);
-  }
-
-  const hasCommand = entry.command !== undefined;
-  const hasUrl = entry.url !== undefined;
-  if (hasCommand === hasUrl) {
-    problems.push(`${at}: set exactly one of "command" (stdio) and "url" (Streamable HTTP)`);
-    return undefined;
-  }
-  const misplaced = hasCommand ? ['headers'] : ['args', 'env', 'cwd'];
-  for (const key of misplaced) {
-    if (entry[key] !== undefined)
-      fail(key, `does not apply to ${hasCommand ? 'a stdio' : 'an HTTP'} server`);
-  }
-
-  const base = {
-    id: id ?? '',
-    ...(toolkit !== undefined && { toolkit }),
-    ...(typeof timeoutMs === 'number' && { timeoutMs }),
-  };
-  if (hasCommand) {
-    const command = readString(entry, 'command', fail);
-    const args = readStringList(entry, 'args', fail);
-    const env = readSecretMap(entry, 'env', fail);
-    const cwd = entry.cwd === undefined ? undefined : readString(entry, 'cwd', fail);
-    if (problems.length > before || command === undefined || !args || !env) return undefined;
-    return { ...base, transport: 'stdio', command, args, env, ...(cwd !== undefined && { cwd }) };
-  }
-  const url = readUrl(entry, fail);
-  const headers = readSecretMap(entry, 'headers', fail);
-  if (problems.length > before || url === undefined || !headers) return undefined;
-  return { ...base, transport: 'http', url, headers };
-}
-
-type Fail = (key: string, message: string) => undefined;
-
-function readString(entry: Record<string, unknown>, key: string, fail: Fail): string | undefined {
-  const value = entry[key];
-  if (value === undefined) return fail(key, 'is required');
-  if (typeof value !== 'string' || value.trim() === '')
-    return fail(key, 'must be a non-empty string');
-  return value;
-}
-
-function readStringList(
-  entry: Record<string, unknown>,
-  key: string,
-  fail: Fail,
-): string[] | undefined {
-  const value = entry[key];
-  if (value === undefined) return [];
-  if (!Array.isArray(value) || !value.every((item) => typeof item === 'string')) {
-    return fail(key, 'must be an array of strings');
-  }
-  return [...value];
-}
-
-/** A map of names to string values whose values are never echoed. */
-function readSecretMap(
-  entry: Record<string, unknown>,
-  key: string,
-  fail: Fail,
-): Record<string, string> | undefined {
-  const value = entry[key];
-  if (value === undefined) return {};
-  if (!isObject(value)) return fail(key, 'must be an object of string values');
-  const bad = Object.keys(value).filter((name) => typeof value[name] !== 'string');
-  if (bad.length > 0) return fail(key, `values must be strings (see ${bad.join(', ')})`);
-  return { ...(value as Record<string, string>) };
-}
-
-function readUrl(entry: Record<string, unknown>, fail: Fail): string | undefined {
-  const value = readString(entry, 'url', fail);
-  if (value === undefined) return undefined;
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return fail('url', 'is not a valid URL');
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    return fail('url', 'must be an http:// or https:// URL');
-  }
-  return value;
 }

@@ -1,7 +1,7 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ToolCatalog } from '../catalog/tool-catalog';
 import { formattedToolName, toToolInputJsonSchema } from '../catalog/formatted-schema';
-import { NAME_PATTERN } from '../catalog/tool-catalog.loader';
+import { NAME_PATTERN } from '../catalog/toolkit-file.schema';
 import {
   parameterNameFor,
   pascalCaseName,

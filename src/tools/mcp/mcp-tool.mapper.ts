@@ -1,5 +1,5 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { NAME_PATTERN } from '../catalog/tool-catalog.loader';
+import { NAME_PATTERN } from '../catalog/toolkit-file.schema';
 import {
   DynamicToolDefinition,
   DynamicToolkitDefinition,

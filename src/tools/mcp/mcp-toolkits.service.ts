@@ -5,13 +5,12 @@ import {
   OnApplicationBootstrap,
   OnApplicationShutdown,
 } from '@nestjs/common';
-import { AppConfig } from '../../config/app-config';
-import { APP_CONFIG } from '../../config/config.module';
 import { ToolCatalog } from '../catalog/tool-catalog';
 import { McpCallError, toMcpCallError } from './mcp-call.error';
 import { McpServerConfig } from './mcp-server.config';
 import { McpServerConnection } from './mcp-server.connection';
 import { McpCallOutcome, toCallOutcome, toMcpArguments, toMcpToolkit } from './mcp-tool.mapper';
+import { TOOLS_CONFIG, ToolsConfig } from '../tools.config';
 
 /** `connecting`: first attempt under way; `unavailable`: it failed or broke, retries are scheduled. */
 export type McpServerState = 'connecting' | 'connected' | 'unavailable' | 'closed';
@@ -64,7 +63,7 @@ export class McpToolkits implements OnApplicationBootstrap, OnApplicationShutdow
   private stopped = false;
 
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(TOOLS_CONFIG) private readonly config: ToolsConfig,
     private readonly catalog: ToolCatalog,
   ) {
     for (const server of config.mcp.servers) {

@@ -6,6 +6,7 @@ import { SecretBox } from '../../common/crypto/secret-box';
 import { returnedRows } from '../../database/sql';
 import { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
+import { TOOLS_CONFIG, ToolsConfig } from '../tools.config';
 import { ToolCatalog } from '../catalog/tool-catalog';
 import { ResolvedAuthorizationRequirement } from '../catalog/tool-specification.types';
 import { OAuth2StateEntity } from '../entities/oauth2-state.entity';
@@ -82,6 +83,7 @@ export class OAuth2AuthorizationService {
     private readonly secrets: SecretBox,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(TOOLS_CONFIG) private readonly toolsConfig: ToolsConfig,
   ) {}
 
   private get redirectUri(): string {
@@ -120,7 +122,10 @@ export class OAuth2AuthorizationService {
     url.searchParams.set('client_id', provider.clientId);
     url.searchParams.set('redirect_uri', this.redirectUri);
     url.searchParams.set('scope', scopes.join(provider.scopeSeparator));
-    url.searchParams.set('state', signState({ nonce, expiresAt }, this.config.oauth2.stateSecret));
+    url.searchParams.set(
+      'state',
+      signState({ nonce, expiresAt }, this.toolsConfig.oauth2.stateSecret),
+    );
     url.searchParams.set('code_challenge', codeChallenge(verifier));
     url.searchParams.set('code_challenge_method', 'S256');
 
@@ -149,7 +154,7 @@ export class OAuth2AuthorizationService {
    */
   async complete(params: CallbackParams): Promise<CallbackOutcome> {
     const now = this.clock.now();
-    const verification = verifyState(params.state ?? '', this.config.oauth2.stateSecret, now);
+    const verification = verifyState(params.state ?? '', this.toolsConfig.oauth2.stateSecret, now);
     if (!verification.valid && verification.reason !== 'expired') {
       this.logger.warn({ reason: verification.reason }, 'OAuth2 callback with an invalid state');
       return {

@@ -2,8 +2,7 @@ import { Controller, Get, Inject, Query, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Public } from '../../common/auth/principal';
-import { AppConfig } from '../../config/app-config';
-import { APP_CONFIG } from '../../config/config.module';
+import { TOOLS_CONFIG, ToolsConfig } from '../tools.config';
 import { OAuth2AuthorizationService } from './oauth2-authorization.service';
 import { callbackResponse } from './oauth2-callback.page';
 
@@ -20,7 +19,7 @@ const single = (value: unknown): string | undefined =>
 export class OAuth2CallbackController {
   constructor(
     private readonly authorization: OAuth2AuthorizationService,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(TOOLS_CONFIG) private readonly config: ToolsConfig,
   ) {}
 
   // Public: the browser arrives from the provider without our JWT. The signed, expiring,

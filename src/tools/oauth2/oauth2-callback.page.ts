@@ -1,4 +1,4 @@
-import { OAuth2Config } from '../../config/oauth2.config';
+import { OAuth2Config } from './oauth2.config';
 import { CallbackOutcome } from './oauth2-authorization.service';
 
 /** What the callback answers the user's browser: a redirect, or a small page. */

@@ -1,11 +1,12 @@
-import { AppConfig, ConfigError } from '../../config/app-config';
-import { OAuth2ProviderSettings } from '../../config/oauth2.config';
+import { ConfigError } from '../../config/environment';
+import { ToolsConfig } from '../tools.config';
+import { OAuth2ProviderSettings } from './oauth2.config';
 import { OAuth2ProviderRegistry } from './oauth2-provider.registry';
 
 const registry = (providers: Record<string, OAuth2ProviderSettings>) =>
   new OAuth2ProviderRegistry({
     oauth2: { providers, stateSecret: Buffer.alloc(32), httpTimeoutMs: 1000 },
-  } as unknown as AppConfig);
+  } as unknown as ToolsConfig);
 
 const credentials = { clientId: 'id', clientSecret: 'secret' };
 

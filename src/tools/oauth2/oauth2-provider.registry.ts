@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { AppConfig, ConfigError } from '../../config/app-config';
-import { APP_CONFIG } from '../../config/config.module';
-import { oauth2EnvironmentId, OAuth2ProviderSettings } from '../../config/oauth2.config';
+import { ConfigError } from '../../config/environment';
+import { TOOLS_CONFIG, ToolsConfig } from '../tools.config';
+import { oauth2EnvironmentId, OAuth2ProviderSettings } from './oauth2.config';
 
 /** The endpoints and defaults of a well-known provider; credentials always come from the environment. */
 export interface OAuth2ProviderPreset {
@@ -63,7 +63,7 @@ export class OAuth2ProviderRegistry {
   private readonly providers = new Map<string, OAuth2Provider>();
   private readonly partial = new Map<string, OAuth2ProviderSettings>();
 
-  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+  constructor(@Inject(TOOLS_CONFIG) config: ToolsConfig) {
     for (const [id, settings] of Object.entries(config.oauth2.providers)) {
       const preset = OAUTH2_PROVIDER_PRESETS[id];
       const authorizeUrl = settings.authorizeUrl ?? preset?.authorizeUrl;

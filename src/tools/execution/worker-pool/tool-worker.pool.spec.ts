@@ -1,6 +1,9 @@
 import { ToolExecutionContext, ToolExecutionError } from '../tool-executor';
-import { CPU_TOOLS_MODULE } from './cpu-tool-executors';
+import { MATH_WORKER_MODULE } from '../../toolkits/math/math.executors';
+import { TEXT_WORKER_MODULE } from '../../toolkits/text/text.executors';
 import { ToolWorkerPool } from './tool-worker.pool';
+
+const CPU_TOOLS_MODULES = [MATH_WORKER_MODULE, TEXT_WORKER_MODULE];
 
 /** Far more text than the catalog allows: seconds of work, to have something to stop. */
 const HUGE_TEXT = 'hello world. '.repeat(400_000);
@@ -35,7 +38,7 @@ describe('ToolWorkerPool', () => {
   let pool: ToolWorkerPool;
 
   beforeAll(async () => {
-    pool = new ToolWorkerPool(1, [CPU_TOOLS_MODULE]);
+    pool = new ToolWorkerPool(1, CPU_TOOLS_MODULES);
     await pool.start();
   }, 30_000);
   afterAll(() => pool.close());
@@ -86,7 +89,7 @@ describe('ToolWorkerPool', () => {
   });
 
   it('refuses work once closed', async () => {
-    const closing = new ToolWorkerPool(1, [CPU_TOOLS_MODULE]);
+    const closing = new ToolWorkerPool(1, CPU_TOOLS_MODULES);
     await closing.start();
     const running = closing.run('Text.CountWords', { text: HUGE_TEXT }, contextWith());
     const runningAnswer = expect(running).rejects.toThrow('closed');
@@ -98,7 +101,7 @@ describe('ToolWorkerPool', () => {
   }, 30_000);
 
   it('starts its threads on the first task when nobody started it', async () => {
-    const lazy = new ToolWorkerPool(1, [CPU_TOOLS_MODULE]);
+    const lazy = new ToolWorkerPool(1, CPU_TOOLS_MODULES);
     try {
       await expect(
         lazy.run('Math.Calculate', { expression: '6 * 7' }, contextWith()),

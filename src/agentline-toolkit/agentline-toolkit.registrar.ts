@@ -1,0 +1,30 @@
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { ChannelMessageSender } from '../channels/channel-message-sender';
+import { Clock } from '../common/clock';
+import { FollowUpsService } from '../scheduler/follow-ups.service';
+import { SchedulerWorkers } from '../scheduler/scheduler-workers';
+import { ToolExecutorRegistry } from '../tools/execution/tool-executor.registry';
+import { followUpExecutors } from './follow-up.executors';
+import { sendWhatsappMessage } from './send-whatsapp-message.executor';
+
+/**
+ * The executors of catalog/toolkits/agentline.json, registered into Tools' registry at init:
+ * this module depends on Tools, Channels and the scheduler; none of them depends on it.
+ */
+@Injectable()
+export class AgentlineToolkitRegistrar implements OnModuleInit {
+  constructor(
+    private readonly registry: ToolExecutorRegistry,
+    private readonly followUps: FollowUpsService,
+    private readonly channels: ChannelMessageSender,
+    private readonly clock: Clock,
+    private readonly workers: SchedulerWorkers,
+  ) {}
+
+  onModuleInit(): void {
+    this.registry.register('Agentline.SendWhatsappMessage', sendWhatsappMessage(this.channels));
+    const executors = followUpExecutors(this.followUps, this.clock, this.workers);
+    for (const [name, executor] of Object.entries(executors))
+      this.registry.register(name, executor);
+  }
+}

@@ -1,0 +1,72 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsNotEmpty, IsString, Matches, MaxLength } from 'class-validator';
+import { IsOptionalNotNull } from '../common/http/validation.decorators';
+
+const identifier = (max: number) => [
+  IsString(),
+  IsNotEmpty(),
+  MaxLength(max),
+  Matches(/^\S+$/, { message: '$property must not contain whitespace' }),
+];
+
+/**
+ * A Meta id (WhatsApp phone number id, Page id). Meta's are numeric strings; the contract only
+ * says "string", so letters, digits, `_` and `-` are accepted: never `.`, `/` or `%`, so the id
+ * can never be a path of its own in the Graph URL it goes into (`/v23.0/{id}/messages`).
+ */
+const META_ID = /^[A-Za-z0-9_-]+$/;
+const metaId = () => [
+  IsString(),
+  IsNotEmpty(),
+  MaxLength(64),
+  Matches(META_ID, { message: '$property must be a Meta id: letters, digits, _ and - only' }),
+];
+
+/** Field rules shared by the channel DTOs, so that create and update validate alike. */
+export const AgentIdField = () =>
+  applyDecorators(ApiProperty({ example: 'agent_support_es', maxLength: 200 }), ...identifier(200));
+
+export const AccessTokenField = (required: boolean) =>
+  applyDecorators(
+    (required ? ApiProperty : ApiPropertyOptional)({
+      description: 'Meta access token. Stored encrypted; never returned.',
+      example: 'EAAG...',
+      maxLength: 4096,
+      writeOnly: true,
+    }),
+    ...(required ? [] : [IsOptionalNotNull()]),
+    ...identifier(4096),
+  );
+
+export const NumberIdField = (required: boolean) =>
+  applyDecorators(
+    (required ? ApiProperty : ApiPropertyOptional)({
+      description: 'WhatsApp Cloud API phone number id (Meta ids are digits).',
+      example: '106540352242922',
+      maxLength: 64,
+      pattern: META_ID.source,
+    }),
+    ...(required ? [] : [IsOptionalNotNull()]),
+    ...metaId(),
+  );
+
+export const UserIdField = () =>
+  applyDecorators(
+    ApiProperty({
+      description: 'Facebook Page id (Meta ids are digits) the channel speaks as.',
+      example: '1029384756',
+      maxLength: 64,
+      pattern: META_ID.source,
+    }),
+    ...metaId(),
+  );
+
+/** `created_at` / `updated_at` of a channel response (CONTRACT.md: integer milliseconds). */
+export const TimestampField = () =>
+  ApiProperty({
+    type: 'integer',
+    format: 'date-time',
+    description: 'Milliseconds since the Unix epoch.',
+    example: 1763800000000,
+  });

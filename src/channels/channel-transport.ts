@@ -1,0 +1,35 @@
+/** The kinds of channel, as the tables and URLs spell them (`Messanger` kept as the contract has it). */
+export type ChannelKind = 'whatsapp' | 'messanger';
+
+/** What a channel sends: free text, or a pre-approved template with its body parameters. */
+export type OutboundMessage =
+  | { type: 'text'; body: string }
+  | { type: 'template'; name: string; languageCode: string; bodyParameters: string[] };
+
+/** What became of one send; a transport never throws, so every failure lands in one of these. */
+export type SendOutcome =
+  /** Accepted; `messageId` is Meta's id (wamid), or null when the answer could not be read. */
+  | { kind: 'sent'; messageId: string | null }
+  /** Worth retrying later: network trouble, time-outs, rate limits, server errors. */
+  | { kind: 'transient'; code: string; message: string; retryAfterMs?: number }
+  /** Retrying will not help: the send fails with the provider's code and message. */
+  | { kind: 'permanent'; code: string; message: string }
+  /** The access token is invalid or expired: the channel is deactivated (ChannelMessageSender). */
+  | { kind: 'token_rejected'; code: string; message: string };
+
+/** Who sends: the provider's id of the sending number or page, and its access token. */
+export interface SenderCredentials {
+  senderId: string;
+  accessToken: string;
+}
+
+export interface ChannelLimits {
+  /** The longest text body the provider accepts, in UTF-16 code units. */
+  textLength: number;
+}
+
+/** One per channel kind (src/channels/<kind>/<kind>.transport.ts): the provider's send call. */
+export interface ChannelTransport {
+  readonly limits: ChannelLimits;
+  send(from: SenderCredentials, to: string, message: OutboundMessage): Promise<SendOutcome>;
+}

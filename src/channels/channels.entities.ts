@@ -1,0 +1,5 @@
+import { MessangerChannelEntity } from './messanger/messanger-channel.entity';
+import { WhatsappChannelEntity } from './whatsapp/whatsapp-channel.entity';
+
+/** The tables Channels own; registered once, by ChannelsModule (TypeORM's autoLoadEntities). */
+export const CHANNELS_ENTITIES = [WhatsappChannelEntity, MessangerChannelEntity];

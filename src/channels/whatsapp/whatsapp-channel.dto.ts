@@ -1,0 +1,29 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { AccessTokenField, AgentIdField, NumberIdField, TimestampField } from '../channel-fields';
+import { CHANNEL_STATUSES, ChannelStatus } from '../whatsapp/whatsapp-channel.entity';
+
+export class CreateWhatsappChannelDto {
+  @AccessTokenField(true) access_token!: string;
+  @AgentIdField() agent_id!: string;
+  @NumberIdField(true) number_id!: string;
+}
+
+/** `agent_id` is not accepted here: a channel cannot move to another agent. */
+export class UpdateWhatsappChannelDto {
+  @AccessTokenField(false) access_token?: string;
+  @NumberIdField(false) number_id?: string;
+}
+
+export class WhatsappChannelDto {
+  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty() agent_id!: string;
+  @ApiProperty() number_id!: string;
+  @ApiProperty({ enum: CHANNEL_STATUSES }) status!: ChannelStatus;
+  @ApiProperty({ enum: ['Whatsapp'] }) type!: 'Whatsapp';
+  @ApiProperty() organization_id!: string;
+  @ApiProperty() created_by!: string;
+  @ApiProperty({ description: "The verify token for Meta's webhook handshake (hub.verify_token)." })
+  verification_token!: string;
+  @TimestampField() created_at!: number;
+  @TimestampField() updated_at!: number;
+}

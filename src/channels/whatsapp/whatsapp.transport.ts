@@ -1,0 +1,58 @@
+import {
+  ChannelLimits,
+  ChannelTransport,
+  OutboundMessage,
+  SendOutcome,
+  SenderCredentials,
+} from '../channel-transport';
+import { GraphApiClient } from '../graph-api/graph-api.client';
+
+/** WhatsApp rejects text bodies longer than 4096 characters. */
+export const WHATSAPP_LIMITS: ChannelLimits = { textLength: 4096 };
+
+/**
+ * The Cloud API's send-message body (`POST /{phone-number-id}/messages`) for a text or a template
+ * with body parameters. `to` is E.164; Meta's examples use digits only, the '+' adds nothing.
+ */
+export function whatsappMessagePayload(to: string, message: OutboundMessage): object {
+  const common = {
+    messaging_product: 'whatsapp',
+    recipient_type: 'individual',
+    to: to.replace(/^\+/, ''),
+  };
+  if (message.type === 'text') {
+    return { ...common, type: 'text', text: { body: message.body, preview_url: false } };
+  }
+  return {
+    ...common,
+    type: 'template',
+    template: {
+      name: message.name,
+      language: { code: message.languageCode },
+      // Meta refuses an empty body component: a template without parameters has none.
+      ...(message.bodyParameters.length > 0 && {
+        components: [
+          {
+            type: 'body',
+            parameters: message.bodyParameters.map((text) => ({ type: 'text', text })),
+          },
+        ],
+      }),
+    },
+  };
+}
+
+/** WhatsApp Cloud API messages through the Graph API client; the sender id is the `number_id`. */
+export class WhatsappTransport implements ChannelTransport {
+  readonly limits = WHATSAPP_LIMITS;
+
+  constructor(private readonly graph: GraphApiClient) {}
+
+  send(from: SenderCredentials, to: string, message: OutboundMessage): Promise<SendOutcome> {
+    return this.graph.sendMessage({
+      senderId: from.senderId,
+      accessToken: from.accessToken,
+      payload: whatsappMessagePayload(to, message),
+    });
+  }
+}

@@ -1,0 +1,90 @@
+/**
+ * Every `code` a problem body can carry: its HTTP status and when a client sees it. This is the
+ * one list: `ProblemException` takes a code from it (the status follows), the OpenAPI document
+ * enumerates it, and README's table is generated from it (`npm run docs:problem-codes`; a test
+ * fails when README differs). A module that needs a new failure adds its code here.
+ */
+export const PROBLEM_CODES = {
+  validation_failed: {
+    status: 400,
+    when: 'The body, query or path failed validation: a wrong type, a missing or unknown field, `null` in any field but `params`, a NUL character, a number out of range. `errors: [{field, message}]` lists the first 50, `errors_total` counts them.',
+  },
+  malformed_json: { status: 400, when: 'The body is not valid JSON.' },
+  json_too_deep: { status: 400, when: 'The JSON body nests more than 64 levels.' },
+  bad_request: { status: 400, when: 'The request is not valid HTTP, or its body cannot be read.' },
+  unauthorized: {
+    status: 401,
+    when: 'The bearer token is missing, malformed, expired, wrongly signed or lacks a required claim.',
+  },
+  not_found: {
+    status: 404,
+    when: "No such route, or no such resource in the caller's organization (another organization's id answers the same).",
+  },
+  request_timeout: { status: 408, when: 'The request took longer than `HTTP_REQUEST_TIMEOUT_MS`.' },
+  conflict: {
+    status: 409,
+    when: 'A WhatsApp `number_id` already used in the organization; pausing a completed follow-up.',
+  },
+  authorization_required: {
+    status: 409,
+    when: 'Executing a tool whose authorization is not completed (`authorization_status` says where it stands).',
+  },
+  oauth2_not_required: {
+    status: 409,
+    when: 'Authorizing a tool that needs no OAuth2 authorization.',
+  },
+  payload_too_large: { status: 413, when: 'The body exceeds 1 MiB.' },
+  unsupported_media_type: { status: 415, when: 'The body is not UTF-8 JSON.' },
+  unknown_tool: { status: 422, when: 'The tool name is not (or no longer) in the catalog.' },
+  channel_not_usable: {
+    status: 422,
+    when: "The follow-up's channel is not an active WhatsApp channel of this agent in this organization.",
+  },
+  provider_not_configured: {
+    status: 422,
+    when: "The tool's OAuth2 provider has no client configured on this service.",
+  },
+  not_executable: {
+    status: 422,
+    when: 'The tool cannot run here (no executor, or its credential cannot be used).',
+  },
+  rate_limited: {
+    status: 429,
+    when: 'Too many requests for the organization, or too many failed authentications from one address; `Retry-After` says when to retry.',
+  },
+  headers_too_large: { status: 431, when: 'The request headers exceed 16 KiB.' },
+  internal_error: { status: 500, when: 'An unexpected error; it is logged, never a stack trace.' },
+  database_unavailable: {
+    status: 503,
+    when: 'The database cannot be reached; `Retry-After` says when to retry.',
+  },
+  busy: {
+    status: 503,
+    when: "The scheduler's worker thread (schedules and phone numbers) has a full queue; `Retry-After` says when to retry.",
+  },
+} as const satisfies Record<string, { status: number; when: string }>;
+
+export type ProblemCode = keyof typeof PROBLEM_CODES;
+
+export const PROBLEM_CODE_NAMES = Object.keys(PROBLEM_CODES) as ProblemCode[];
+
+export const statusOf = (code: ProblemCode): number => PROBLEM_CODES[code].status;
+
+/** README's table of codes, generated from the registry (the test compares README with it). */
+export function problemCodesMarkdown(): string {
+  const rows = PROBLEM_CODE_NAMES.map(
+    (code) => `| \`${code}\` | ${PROBLEM_CODES[code].status} | ${PROBLEM_CODES[code].when} |`,
+  );
+  return ['| `code` | Status | When |', '|---|---|---|', ...rows].join('\n');
+}
+
+const SECTION = /(<!-- problem-codes:start -->)[\s\S]*?(<!-- problem-codes:end -->)/;
+
+/** README with its generated section replaced by the registry's table; throws without markers. */
+export function replaceProblemCodesSection(readme: string): string {
+  if (!SECTION.test(readme)) throw new Error('README has no problem-codes markers');
+  return readme.replace(
+    SECTION,
+    (_, start: string, end: string) => `${start}\n${problemCodesMarkdown()}\n${end}`,
+  );
+}
