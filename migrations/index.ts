@@ -5,6 +5,8 @@ import { ToolExecutions1764000000002 } from './1764000000002-tool-executions';
 import { DeliverySentBy1764000000003 } from './1764000000003-delivery-sent-by';
 import { ToolExecutionTruncated1764100000000 } from './1764100000000-tool-execution-truncated';
 import { DeliveryAttemptsAndHeartbeats1764100000300 } from './1764100000300-delivery-attempts-and-heartbeats';
+import { Conversations1764200000000 } from './1764200000000-conversations';
+import { AgentEvents1764200000400 } from './1764200000400-agent-events';
 
 /** Every migration in order. Migrations are never edited after they land; add a new one. */
 export const MIGRATIONS = [
@@ -15,4 +17,6 @@ export const MIGRATIONS = [
   DeliverySentBy1764000000003,
   ToolExecutionTruncated1764100000000,
   DeliveryAttemptsAndHeartbeats1764100000300,
+  Conversations1764200000000,
+  AgentEvents1764200000400,
 ];

@@ -2,6 +2,8 @@ import { Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { ThrottlerModule } from '@nestjs/throttler';
 import { LoggerModule } from 'nestjs-pino';
+import { readAgentEventsConfig } from './agent-events/agent-events.config';
+import { AgentEventsModule } from './agent-events/agent-events.module';
 import { AgentlineToolkitModule } from './agentline-toolkit/agentline-toolkit.module';
 import { readChannelsConfig } from './channels/channels.config';
 import { ChannelsModule } from './channels/channels.module';
@@ -33,7 +35,8 @@ export function readConfiguration(env: NodeJS.ProcessEnv = process.env) {
   const channels = readChannelsConfig(env);
   const scheduler = readSchedulerConfig(env, channels);
   const tools = readToolsConfig(env, app);
-  return { app, channels, scheduler, tools };
+  const agentEvents = readAgentEventsConfig(env);
+  return { app, channels, scheduler, tools, agentEvents };
 }
 
 @Module({
@@ -54,6 +57,7 @@ export function readConfiguration(env: NodeJS.ProcessEnv = process.env) {
     CryptoModule,
     DatabaseModule,
     AuthModule,
+    AgentEventsModule,
     ToolsModule,
     ChannelsModule,
     SchedulerModule,

@@ -1,5 +1,11 @@
+import { ChannelMessageEntity, ChannelOptOutEntity } from './conversations/conversation.entities';
 import { MessangerChannelEntity } from './messanger/messanger-channel.entity';
 import { WhatsappChannelEntity } from './whatsapp/whatsapp-channel.entity';
 
 /** The tables Channels own; registered once, by ChannelsModule (TypeORM's autoLoadEntities). */
-export const CHANNELS_ENTITIES = [WhatsappChannelEntity, MessangerChannelEntity];
+export const CHANNELS_ENTITIES = [
+  WhatsappChannelEntity,
+  MessangerChannelEntity,
+  ChannelMessageEntity,
+  ChannelOptOutEntity,
+];

@@ -9,6 +9,7 @@ import { CHANNELS_CONFIG, ChannelsConfig, readChannelsConfig } from './channels.
 import { ChannelsController } from './channels.controller';
 import { CHANNELS_ENTITIES } from './channels.entities';
 import { ChannelsService } from './channels.service';
+import { ChannelConversations } from './conversations/channel-conversations';
 import { GraphApiClient } from './graph-api/graph-api.client';
 import { WhatsappTransport } from './whatsapp/whatsapp.transport';
 
@@ -44,7 +45,8 @@ const GRAPH_API_CONNECTIONS = 1024;
       }),
     },
     ChannelMessageSender,
+    ChannelConversations,
   ],
-  exports: [CHANNELS_CONFIG, ChannelMessageSender],
+  exports: [CHANNELS_CONFIG, ChannelMessageSender, ChannelConversations],
 })
 export class ChannelsModule {}

@@ -1,0 +1,127 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { Clock } from '../../common/clock';
+import type { ChannelKind } from '../channel-transport';
+
+/** Meta's customer service window: free-form messages only this long after the client wrote. */
+export const CUSTOMER_SERVICE_WINDOW_MS = 24 * 60 * 60 * 1000;
+
+/** What a sender must know about one recipient of one channel before it writes to them. */
+export interface ConversationState {
+  optedOut: boolean;
+  /** When the recipient last wrote to this channel (ms), or null if never. */
+  lastInboundAt: number | null;
+  /** Whether free-form text is allowed now (the last inbound message is under 24 hours old). */
+  windowOpen: boolean;
+}
+
+/** Which recipient of which channel (`recipient`: E.164 phone for WhatsApp, PSID for Messenger). */
+export interface ConversationKey {
+  channelId: string;
+  recipient: string;
+}
+
+export const MESSAGE_STATUSES = ['sent', 'delivered', 'read', 'failed'] as const;
+export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
+
+/** A status Meta reported for messages a channel sent (WhatsApp `statuses[]`, Messenger delivery/read). */
+export interface ChannelStatusUpdate {
+  organizationId: string;
+  agentId: string;
+  channelId: string;
+  kind: ChannelKind;
+  status: MessageStatus;
+  /** Meta's timestamp of the status (ms). */
+  at: number;
+  /**
+   * Which messages: Meta's ids (wamid, mid), or, for a Messenger read, every message to
+   * `recipient` sent up to the `watermark` (ms).
+   */
+  messages: { ids: string[] } | { recipient: string; watermark: number };
+  /** `failed` only: Meta's errors[0]. */
+  error?: { code: string; title: string };
+}
+
+/** Runs in the transaction that takes the status off the webhook inbox: applied once, or not at all. */
+export type ChannelStatusListener = (
+  db: EntityManager,
+  update: ChannelStatusUpdate,
+) => Promise<void>;
+
+/** The conversation key as one string, for maps. */
+export const conversationKey = (key: ConversationKey): string =>
+  `${key.channelId}\n${key.recipient}`;
+
+/**
+ * What channels know of their conversations, for the modules that write through them: whether a
+ * recipient opted out, whether the 24-hour window is open, and the statuses of sent messages.
+ */
+@Injectable()
+export class ChannelConversations {
+  private readonly statusListeners: ChannelStatusListener[] = [];
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly clock: Clock,
+  ) {}
+
+  /** The scheduler applies statuses to its deliveries; channels own only the notifications. */
+  onStatus(listener: ChannelStatusListener): void {
+    this.statusListeners.push(listener);
+  }
+
+  /** Called by the webhook processor, inside the transaction that consumes the notification. */
+  async publishStatus(db: EntityManager, update: ChannelStatusUpdate): Promise<void> {
+    for (const listener of this.statusListeners) await listener(db, update);
+  }
+
+  async state(key: ConversationKey, db?: EntityManager): Promise<ConversationState> {
+    const states = await this.states([key], db);
+    return states.get(conversationKey(key)) as ConversationState;
+  }
+
+  /** Many recipients in two queries (the delivery worker asks for a claimed batch at once). */
+  async states(
+    keys: readonly ConversationKey[],
+    db: EntityManager = this.dataSource.manager,
+  ): Promise<Map<string, ConversationState>> {
+    const now = this.clock.now();
+    const result = new Map<string, ConversationState>();
+    for (const key of keys) {
+      result.set(conversationKey(key), { optedOut: false, lastInboundAt: null, windowOpen: false });
+    }
+    if (keys.length === 0) return result;
+    const channelIds = keys.map((key) => key.channelId);
+    const recipients = keys.map((key) => key.recipient);
+    const pairs = `SELECT * FROM unnest($1::uuid[], $2::text[]) AS k(channel_id, recipient)`;
+    const optedOut = (await db.query(
+      `SELECT o.channel_id, o.recipient FROM channel_opt_outs o
+         JOIN (${pairs}) k USING (channel_id, recipient)`,
+      [channelIds, recipients],
+    )) as { channel_id: string; recipient: string }[];
+    for (const row of optedOut) {
+      const state = result.get(
+        conversationKey({ channelId: row.channel_id, recipient: row.recipient }),
+      );
+      if (state) state.optedOut = true;
+    }
+    const lastInbound = (await db.query(
+      `SELECT k.channel_id, k.recipient,
+              (SELECT max(m.received_at) FROM channel_messages m
+                WHERE m.channel_id = k.channel_id AND m.sender = k.recipient) AS last_at
+         FROM (${pairs}) k`,
+      [channelIds, recipients],
+    )) as { channel_id: string; recipient: string; last_at: Date | string | null }[];
+    for (const row of lastInbound) {
+      if (row.last_at === null) continue;
+      const state = result.get(
+        conversationKey({ channelId: row.channel_id, recipient: row.recipient }),
+      );
+      if (!state) continue;
+      state.lastInboundAt = new Date(row.last_at).getTime();
+      state.windowOpen = now - state.lastInboundAt < CUSTOMER_SERVICE_WINDOW_MS;
+    }
+    return result;
+  }
+}

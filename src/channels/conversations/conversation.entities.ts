@@ -1,0 +1,33 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+import type { ChannelKind } from '../channel-transport';
+
+/** One message a client wrote to a channel, kept once (unique on channel and Meta's id). */
+@Entity({ name: 'channel_messages' })
+export class ChannelMessageEntity {
+  @PrimaryColumn({ type: 'uuid' }) id!: string;
+  @Column({ name: 'organization_id', type: 'text' }) organizationId!: string;
+  @Column({ name: 'channel_kind', type: 'text' }) channelKind!: ChannelKind;
+  @Column({ name: 'channel_id', type: 'uuid' }) channelId!: string;
+  /** E.164 phone (WhatsApp) or page-scoped id (Messenger). */
+  @Column({ type: 'text' }) sender!: string;
+  @Column({ name: 'message_id', type: 'text' }) messageId!: string;
+  /** Meta's type: text, image, audio, video, document, sticker, location, reaction, interactive... */
+  @Column({ type: 'text' }) type!: string;
+  /** The text, caption or title; null for media without one. */
+  @Column({ type: 'text', nullable: true }) text!: string | null;
+  @Column({ name: 'received_at', type: 'timestamptz' }) receivedAt!: Date;
+  @Column({ name: 'created_at', type: 'timestamptz' }) createdAt!: Date;
+}
+
+export const OPT_OUT_SOURCES = ['keyword', 'api'] as const;
+export type OptOutSource = (typeof OPT_OUT_SOURCES)[number];
+
+/** A recipient who asked this channel not to write to them (STOP, or the API). */
+@Entity({ name: 'channel_opt_outs' })
+export class ChannelOptOutEntity {
+  @PrimaryColumn({ name: 'channel_id', type: 'uuid' }) channelId!: string;
+  @PrimaryColumn({ type: 'text' }) recipient!: string;
+  @Column({ name: 'organization_id', type: 'text' }) organizationId!: string;
+  @Column({ type: 'text' }) source!: OptOutSource;
+  @Column({ name: 'opted_out_at', type: 'timestamptz' }) optedOutAt!: Date;
+}
