@@ -6,6 +6,9 @@ import { DeliverySentBy1764000000003 } from './1764000000003-delivery-sent-by';
 import { ToolExecutionTruncated1764100000000 } from './1764100000000-tool-execution-truncated';
 import { DeliveryAttemptsAndHeartbeats1764100000300 } from './1764100000300-delivery-attempts-and-heartbeats';
 import { Conversations1764200000000 } from './1764200000000-conversations';
+import { WebhookInbox1764200000100 } from './1764200000100-webhook-inbox';
+import { DeliveryConversations1764200000200 } from './1764200000200-delivery-conversations';
+import { ChannelLifecycle1764200000300 } from './1764200000300-channel-lifecycle';
 import { AgentEvents1764200000400 } from './1764200000400-agent-events';
 
 /** Every migration in order. Migrations are never edited after they land; add a new one. */
@@ -18,5 +21,8 @@ export const MIGRATIONS = [
   ToolExecutionTruncated1764100000000,
   DeliveryAttemptsAndHeartbeats1764100000300,
   Conversations1764200000000,
+  WebhookInbox1764200000100,
+  DeliveryConversations1764200000200,
+  ChannelLifecycle1764200000300,
   AgentEvents1764200000400,
 ];

@@ -2,7 +2,13 @@ import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
 import type { Server } from 'node:http';
-import { bodyParserErrors, parseJsonBody, requireJsonBody } from './common/http/body-parsing';
+import {
+  bodyParserErrors,
+  parseJsonBody,
+  parseRawWebhookBody,
+  requireJsonBody,
+  WEBHOOK_PATH,
+} from './common/http/body-parsing';
 import { applyServerTimeouts } from './common/http/http-server';
 import { AppConfig } from './config/app-config';
 import { APP_CONFIG } from './config/config.module';
@@ -36,6 +42,7 @@ export function configureApp(app: INestApplication): OpenAPIObject {
   http.set('query parser', 'simple');
   // Whose X-Forwarded-For to believe for req.ip (rate limits per client address); none by default.
   http.set('trust proxy', app.get<AppConfig>(APP_CONFIG).trustProxy);
+  app.use(WEBHOOK_PATH, parseRawWebhookBody, bodyParserErrors);
   app.use(requireJsonBody, parseJsonBody, bodyParserErrors);
   const document = buildOpenApiDocument(app);
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'v1/openapi.json' });

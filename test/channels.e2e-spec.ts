@@ -30,10 +30,12 @@ describe('Channels (e2e)', () => {
         agent_id: 'agent-1',
         number_id: '106540352242922',
         status: 'active',
+        status_reason: null,
         type: 'Whatsapp',
         organization_id: org,
         created_by: 'alice',
         verification_token: expect.stringMatching(/^[A-Za-z0-9_-]{32,}$/),
+        webhook_url: `http://localhost:3000/v1/webhooks/whatsapp/${channel.id}`,
         created_at: expect.any(Number),
         updated_at: expect.any(Number),
       });
@@ -276,7 +278,7 @@ describe('Channels (e2e)', () => {
       },
     );
 
-    it('creates a channel with type Messanger and no status', async () => {
+    it('creates a channel with type Messanger, no status, and a null status_reason', async () => {
       const body = aMessangerChannel({ user_id: '1029384756' });
       const res = await t.http().post('/v1/channels/messanger').set(auth).send(body).expect(201);
       expect(res.body.data).toEqual({
@@ -284,9 +286,11 @@ describe('Channels (e2e)', () => {
         agent_id: 'agent-1',
         user_id: '1029384756',
         type: 'Messanger',
+        status_reason: null,
         organization_id: org,
         created_by: 'alice',
         verification_token: expect.stringMatching(/^[A-Za-z0-9_-]{32,}$/),
+        webhook_url: `http://localhost:3000/v1/webhooks/messanger/${res.body.data.id}`,
         created_at: expect.any(Number),
         updated_at: expect.any(Number),
       });

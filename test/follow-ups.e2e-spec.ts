@@ -47,6 +47,7 @@ describe('Follow-ups (e2e)', () => {
         title: 'Delivery check-in',
         description: 'Premium clients',
         time_zone: 'Europe/Madrid',
+        template: null,
         status: 'active',
         next_run_at: expect.any(Number),
         last_run_at: null,

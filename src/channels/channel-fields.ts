@@ -1,6 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsNotEmpty, IsString, Matches, MaxLength } from 'class-validator';
+import { PaginationQueryDto } from '../common/http/pagination.dto';
 import { IsOptionalNotNull } from '../common/http/validation.decorators';
 
 const identifier = (max: number) => [
@@ -70,3 +71,27 @@ export const TimestampField = () =>
     description: 'Milliseconds since the Unix epoch.',
     example: 1763800000000,
   });
+
+/** The callback URL to give Meta, with the channel's verification_token. */
+export const WebhookUrlField = () =>
+  ApiProperty({
+    format: 'uri',
+    description:
+      "Callback URL for Meta's webhooks: {PUBLIC_URL}/v1/webhooks/{whatsapp|messanger}/{id}.",
+    example:
+      'https://agentline.example.com/v1/webhooks/whatsapp/0190c8a0-0000-7000-8000-000000000001',
+  });
+
+/** Why Meta made a channel inactive; null while it is active. */
+export class StatusReasonDto {
+  @ApiProperty({ description: "Meta's error code, e.g. 190." }) code!: string;
+  @ApiProperty({ description: "Meta's message." }) message!: string;
+}
+
+export class ListChannelsQueryDto extends PaginationQueryDto {
+  @ApiPropertyOptional({ description: 'Only the channels of this agent.' })
+  @IsOptionalNotNull()
+  @IsString()
+  @MaxLength(200)
+  agent_id?: string;
+}

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
-import { DataSource, EntityManager, In, Repository } from 'typeorm';
+import { DataSource, EntityManager, In, IsNull, Repository } from 'typeorm';
 import { Clock } from '../common/clock';
 import { SecretBox } from '../common/crypto/secret-box';
 import { isUuid } from '../common/ids';
@@ -83,8 +83,10 @@ export interface OpenChannel {
 
 /** A channel was deactivated (Meta rejected its token), inside the transaction that did it. */
 export interface ChannelDeactivation {
+  kind: ChannelKind;
   channelId: string;
   organizationId: string;
+  agentId: string;
   /** Meta's message. */
   reason: string;
   at: number;
@@ -116,13 +118,12 @@ const fromWhatsapp = (channel: WhatsappChannelEntity): StoredChannel => ({
   sealedToken: channel.accessTokenEncrypted,
 });
 
-/** Messanger channels have no status yet: nothing deactivates them (they cannot send). */
 const fromMessanger = (channel: MessangerChannelEntity): StoredChannel => ({
   kind: 'messanger',
   id: channel.id,
   organizationId: channel.organizationId,
   agentId: channel.agentId,
-  active: true,
+  active: channel.status === 'active',
   senderId: channel.userId,
   sealedToken: channel.accessTokenEncrypted,
 });
@@ -185,7 +186,9 @@ export class ChannelMessageSender {
     const ids = [...new Set(refs.map((ref) => ref.channelId))].filter(isUuid);
     const stored =
       kind === 'whatsapp' && ids.length > 0
-        ? (await this.whatsappChannels.findBy({ id: In(ids) })).map(fromWhatsapp)
+        ? (await this.whatsappChannels.findBy({ id: In(ids), deletedAt: IsNull() })).map(
+            fromWhatsapp,
+          )
         : [];
     const byId = new Map(stored.map((channel) => [channel.id, channel]));
     for (const ref of refs) {
@@ -244,7 +247,7 @@ export class ChannelMessageSender {
         if (outcome.kind === 'token_rejected' && active) {
           // This process stops using it at once, whatever the database says.
           active = false;
-          await this.deactivate(stored, outcome.message);
+          await this.deactivate(stored, outcome);
         }
         return outcome;
       },
@@ -254,7 +257,7 @@ export class ChannelMessageSender {
   /** The organization's channel with this id, whatever its kind: the rules tell a wrong kind. */
   private async findOne(ref: ChannelRef): Promise<StoredChannel | undefined> {
     if (!isUuid(ref.channelId)) return undefined;
-    const where = { id: ref.channelId, organizationId: ref.organizationId };
+    const where = { id: ref.channelId, organizationId: ref.organizationId, deletedAt: IsNull() };
     const whatsapp = await this.whatsappChannels.findOneBy(where);
     if (whatsapp) return fromWhatsapp(whatsapp);
     const messanger = await this.messangerChannels.findOneBy(where);
@@ -267,25 +270,31 @@ export class ChannelMessageSender {
    * A failure is logged, not thrown: the send's outcome still stands, and the next rejected send
    * tries again.
    */
-  private async deactivate(channel: StoredChannel, reason: string): Promise<void> {
-    // WhatsApp is the only kind with a status so far; a kind that can send needs one.
-    if (channel.kind !== 'whatsapp') return;
+  private async deactivate(
+    channel: StoredChannel,
+    rejection: { code: string; message: string },
+  ): Promise<void> {
     const at = this.clock.now();
     try {
       await this.dataSource.transaction(async (db) => {
         const deactivated = returnedRows<{ id: string }>(
           await db.query(
-            `UPDATE whatsapp_channels SET status = 'inactive', updated_at = $3
+            `UPDATE ${channel.kind}_channels
+                SET status = 'inactive', status_reason_code = $4, status_reason_message = $5,
+                    updated_at = $3
               WHERE id = $1 AND status = 'active' AND access_token_encrypted = $2
+                AND deleted_at IS NULL
           RETURNING id`,
-            [channel.id, channel.sealedToken, toIso(at)],
+            [channel.id, channel.sealedToken, toIso(at), rejection.code, rejection.message],
           ),
         );
         if (deactivated.length === 0) return;
         const deactivation = {
+          kind: channel.kind,
           channelId: channel.id,
           organizationId: channel.organizationId,
-          reason,
+          agentId: channel.agentId,
+          reason: rejection.message,
           at,
         };
         for (const listener of this.deactivationListeners) await listener(db, deactivation);

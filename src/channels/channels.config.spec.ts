@@ -1,11 +1,22 @@
 import { readChannelsConfig } from './channels.config';
 
 describe('readChannelsConfig', () => {
-  it('defaults to Meta’s Graph API, v23.0, with a 10 s send time-out', () => {
-    expect(readChannelsConfig({})).toEqual({
+  it('defaults to Meta’s Graph API, v23.0, a 10 s send time-out, no app secret and the contract’s keywords', () => {
+    const config = readChannelsConfig({});
+    expect(config).toMatchObject({
       graphApiUrl: 'https://graph.facebook.com/v23.0',
       sendTimeoutMs: 10_000,
+      metaAppSecrets: [],
     });
+    expect([...config.optOutKeywords]).toEqual([
+      'STOP',
+      'STOPALL',
+      'UNSUBSCRIBE',
+      'CANCEL',
+      'END',
+      'QUIT',
+    ]);
+    expect([...config.optInKeywords]).toEqual(['START', 'UNSTOP', 'SUBSCRIBE']);
   });
 
   it('reads GRAPH_API_URL without its trailing slash, and GRAPH_API_TIMEOUT_MS', () => {
@@ -14,7 +25,18 @@ describe('readChannelsConfig', () => {
         GRAPH_API_URL: 'http://127.0.0.1:9/v23.0/',
         GRAPH_API_TIMEOUT_MS: '300',
       }),
-    ).toEqual({ graphApiUrl: 'http://127.0.0.1:9/v23.0', sendTimeoutMs: 300 });
+    ).toMatchObject({ graphApiUrl: 'http://127.0.0.1:9/v23.0', sendTimeoutMs: 300 });
+  });
+
+  it('reads META_APP_SECRET and the keywords as comma-separated lists', () => {
+    const config = readChannelsConfig({
+      META_APP_SECRET: 'first-secret-1, second-secret-2',
+      OPT_OUT_KEYWORDS: 'stop, baja',
+      OPT_IN_KEYWORDS: 'alta',
+    });
+    expect(config.metaAppSecrets).toEqual(['first-secret-1', 'second-secret-2']);
+    expect([...config.optOutKeywords]).toEqual(['STOP', 'BAJA']);
+    expect([...config.optInKeywords]).toEqual(['ALTA']);
   });
 
   it('names a bad value', () => {
@@ -24,5 +46,6 @@ describe('readChannelsConfig', () => {
     expect(() => readChannelsConfig({ GRAPH_API_TIMEOUT_MS: '10' })).toThrow(
       /GRAPH_API_TIMEOUT_MS: GRAPH_API_TIMEOUT_MS must not be less than 100/,
     );
+    expect(() => readChannelsConfig({ META_APP_SECRET: 'short' })).toThrow(/META_APP_SECRET: /);
   });
 });

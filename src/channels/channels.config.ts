@@ -1,8 +1,22 @@
 import { Transform } from 'class-transformer';
-import { IsInt, IsOptional, IsUrl, Max, Min } from 'class-validator';
-import { readEnvironment, toInteger } from '../config/environment';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsInt,
+  IsOptional,
+  IsString,
+  IsUrl,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+} from 'class-validator';
+import { readEnvironment, toInteger, toList } from '../config/environment';
 
-/** The variables the channels read: where Meta's Graph API is, and how long one send may take. */
+export const DEFAULT_OPT_OUT_KEYWORDS = ['STOP', 'STOPALL', 'UNSUBSCRIBE', 'CANCEL', 'END', 'QUIT'];
+export const DEFAULT_OPT_IN_KEYWORDS = ['START', 'UNSTOP', 'SUBSCRIBE'];
+
+/** The variables the channels read: Meta's Graph API, its app secrets, and the opt-out words. */
 export class ChannelsEnvironment {
   @IsOptional()
   @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
@@ -13,6 +27,28 @@ export class ChannelsEnvironment {
   @Min(100)
   @Max(120_000)
   GRAPH_API_TIMEOUT_MS: number = 10_000;
+  /** The Meta app secrets that sign webhooks (comma-separated: any of them, for rotation). */
+  @IsOptional()
+  @Transform(toList)
+  @IsArray()
+  @ArrayMaxSize(10)
+  @IsString({ each: true })
+  @MinLength(8, { each: true })
+  META_APP_SECRET: string[] = [];
+  @IsOptional()
+  @Transform(toList)
+  @IsArray()
+  @ArrayMaxSize(50)
+  @IsString({ each: true })
+  @MaxLength(64, { each: true })
+  OPT_OUT_KEYWORDS: string[] = DEFAULT_OPT_OUT_KEYWORDS;
+  @IsOptional()
+  @Transform(toList)
+  @IsArray()
+  @ArrayMaxSize(50)
+  @IsString({ each: true })
+  @MaxLength(64, { each: true })
+  OPT_IN_KEYWORDS: string[] = DEFAULT_OPT_IN_KEYWORDS;
 }
 
 export interface ChannelsConfig {
@@ -20,9 +56,16 @@ export interface ChannelsConfig {
   graphApiUrl: string;
   /** The longest one send can take (GRAPH_API_TIMEOUT_MS): callers size leases and grace on it. */
   sendTimeoutMs: number;
+  /** META_APP_SECRET: empty means every webhook notification is refused (401). */
+  metaAppSecrets: string[];
+  /** Upper-cased: an inbound text equal to one of them (trimmed, any case) opts out / back in. */
+  optOutKeywords: ReadonlySet<string>;
+  optInKeywords: ReadonlySet<string>;
 }
 
 export const CHANNELS_CONFIG = Symbol('CHANNELS_CONFIG');
+
+const keywords = (words: string[]) => new Set(words.map((word) => word.trim().toUpperCase()));
 
 /** Throws ConfigError naming the bad variable. */
 export function readChannelsConfig(env: NodeJS.ProcessEnv): ChannelsConfig {
@@ -30,5 +73,8 @@ export function readChannelsConfig(env: NodeJS.ProcessEnv): ChannelsConfig {
   return {
     graphApiUrl: vars.GRAPH_API_URL.replace(/\/+$/, ''),
     sendTimeoutMs: vars.GRAPH_API_TIMEOUT_MS,
+    metaAppSecrets: vars.META_APP_SECRET,
+    optOutKeywords: keywords(vars.OPT_OUT_KEYWORDS),
+    optInKeywords: keywords(vars.OPT_IN_KEYWORDS),
   };
 }

@@ -1,13 +1,28 @@
-import { Body, Controller, HttpCode, Param, Post, Put } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Inject,
+  Param,
+  Post,
+  Put,
+  Query,
+} from '@nestjs/common';
 import {
   ApiBearerAuth,
   ApiCreatedResponse,
+  ApiNoContentResponse,
   ApiOkResponse,
   ApiOperation,
   ApiTags,
 } from '@nestjs/swagger';
 import { CurrentPrincipal, Principal } from '../common/auth/principal';
-import { ApiProblemResponses, DataEnvelope } from '../common/http/openapi.decorators';
+import { ApiProblemResponses, DataEnvelope, PageEnvelope } from '../common/http/openapi.decorators';
+import { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
+import { ListChannelsQueryDto } from './channel-fields';
 import { toMessangerChannelResponse, toWhatsappChannelResponse } from './channel.mappers';
 import { ChannelsService } from './channels.service';
 import {
@@ -20,13 +35,27 @@ import {
   UpdateWhatsappChannelDto,
   WhatsappChannelDto,
 } from './whatsapp/whatsapp-channel.dto';
+import { MessangerChannelEntity } from './messanger/messanger-channel.entity';
+import { WhatsappChannelEntity } from './whatsapp/whatsapp-channel.entity';
 
 @ApiTags('channels')
 @ApiBearerAuth()
 @ApiProblemResponses(400, 401, 413, 415)
 @Controller('v1/channels')
 export class ChannelsController {
-  constructor(private readonly channels: ChannelsService) {}
+  private readonly publicUrl: string;
+
+  constructor(
+    private readonly channels: ChannelsService,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.publicUrl = config.publicUrl;
+  }
+
+  private whatsapp = (channel: WhatsappChannelEntity) =>
+    toWhatsappChannelResponse(channel, this.publicUrl);
+  private messanger = (channel: MessangerChannelEntity) =>
+    toMessangerChannelResponse(channel, this.publicUrl);
 
   @Post('whatsapp')
   @ApiOperation({ summary: 'Create a WhatsApp channel', operationId: 'createWhatsappChannel' })
@@ -36,7 +65,29 @@ export class ChannelsController {
     @CurrentPrincipal() principal: Principal,
     @Body() dto: CreateWhatsappChannelDto,
   ) {
-    return toWhatsappChannelResponse(await this.channels.createWhatsappChannel(principal, dto));
+    return this.whatsapp(await this.channels.createWhatsappChannel(principal, dto));
+  }
+
+  @Get('whatsapp')
+  @ApiOperation({
+    summary: 'List WhatsApp channels, newest first',
+    operationId: 'listWhatsappChannels',
+  })
+  @ApiOkResponse({ type: PageEnvelope(WhatsappChannelDto) })
+  async listWhatsapp(
+    @CurrentPrincipal() principal: Principal,
+    @Query() query: ListChannelsQueryDto,
+  ) {
+    const page = await this.channels.listWhatsappChannels(principal, query);
+    return { ...page, items: page.items.map(this.whatsapp) };
+  }
+
+  @Get('whatsapp/:id')
+  @ApiOperation({ summary: 'Get a WhatsApp channel', operationId: 'getWhatsappChannel' })
+  @ApiOkResponse({ type: DataEnvelope(WhatsappChannelDto) })
+  @ApiProblemResponses(404)
+  async getWhatsapp(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
+    return this.whatsapp(await this.channels.getWhatsappChannel(principal, id));
   }
 
   @Put('whatsapp/:id')
@@ -49,7 +100,20 @@ export class ChannelsController {
     @Param('id') id: string,
     @Body() dto: UpdateWhatsappChannelDto,
   ) {
-    return toWhatsappChannelResponse(await this.channels.updateWhatsappChannel(principal, id, dto));
+    return this.whatsapp(await this.channels.updateWhatsappChannel(principal, id, dto));
+  }
+
+  @Delete('whatsapp/:id')
+  @HttpCode(204)
+  @ApiOperation({
+    summary:
+      'Remove a WhatsApp channel: its pending deliveries are cancelled, its follow-ups stop, its webhooks answer 403',
+    operationId: 'deleteWhatsappChannel',
+  })
+  @ApiNoContentResponse()
+  @ApiProblemResponses(404)
+  async deleteWhatsapp(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
+    await this.channels.removeChannel(principal, 'whatsapp', id);
   }
 
   @Post('messanger')
@@ -59,7 +123,29 @@ export class ChannelsController {
     @CurrentPrincipal() principal: Principal,
     @Body() dto: CreateMessangerChannelDto,
   ) {
-    return toMessangerChannelResponse(await this.channels.createMessangerChannel(principal, dto));
+    return this.messanger(await this.channels.createMessangerChannel(principal, dto));
+  }
+
+  @Get('messanger')
+  @ApiOperation({
+    summary: 'List Messanger channels, newest first',
+    operationId: 'listMessangerChannels',
+  })
+  @ApiOkResponse({ type: PageEnvelope(MessangerChannelDto) })
+  async listMessanger(
+    @CurrentPrincipal() principal: Principal,
+    @Query() query: ListChannelsQueryDto,
+  ) {
+    const page = await this.channels.listMessangerChannels(principal, query);
+    return { ...page, items: page.items.map(this.messanger) };
+  }
+
+  @Get('messanger/:id')
+  @ApiOperation({ summary: 'Get a Messanger channel', operationId: 'getMessangerChannel' })
+  @ApiOkResponse({ type: DataEnvelope(MessangerChannelDto) })
+  @ApiProblemResponses(404)
+  async getMessanger(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
+    return this.messanger(await this.channels.getMessangerChannel(principal, id));
   }
 
   @Put('messanger/:id')
@@ -72,8 +158,18 @@ export class ChannelsController {
     @Param('id') id: string,
     @Body() dto: UpdateMessangerChannelDto,
   ) {
-    return toMessangerChannelResponse(
-      await this.channels.updateMessangerChannel(principal, id, dto),
-    );
+    return this.messanger(await this.channels.updateMessangerChannel(principal, id, dto));
+  }
+
+  @Delete('messanger/:id')
+  @HttpCode(204)
+  @ApiOperation({
+    summary: 'Remove a Messanger channel; its webhooks answer 403',
+    operationId: 'deleteMessangerChannel',
+  })
+  @ApiNoContentResponse()
+  @ApiProblemResponses(404)
+  async deleteMessanger(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
+    await this.channels.removeChannel(principal, 'messanger', id);
   }
 }

@@ -6,10 +6,16 @@ import {
   ChannelTransports,
 } from './channel-message-sender';
 import { CHANNELS_CONFIG, ChannelsConfig, readChannelsConfig } from './channels.config';
+import { ChannelEvents } from './channel-events';
 import { ChannelsController } from './channels.controller';
 import { CHANNELS_ENTITIES } from './channels.entities';
 import { ChannelsService } from './channels.service';
 import { ChannelConversations } from './conversations/channel-conversations';
+import { ConversationsController } from './conversations/conversations.controller';
+import { ConversationsService } from './conversations/conversations.service';
+import { MetaWebhooksController } from './webhooks/meta-webhooks.controller';
+import { WebhookInbox } from './webhooks/webhook-inbox';
+import { AgentEventsModule } from '../agent-events/agent-events.module';
 import { GraphApiClient } from './graph-api/graph-api.client';
 import { WhatsappTransport } from './whatsapp/whatsapp.transport';
 
@@ -21,8 +27,8 @@ const GRAPH_API_CONNECTIONS = 1024;
 
 /** Owns the channel tables, their tokens and the transports that send through them. */
 @Module({
-  imports: [TypeOrmModule.forFeature(CHANNELS_ENTITIES)],
-  controllers: [ChannelsController],
+  imports: [TypeOrmModule.forFeature(CHANNELS_ENTITIES), AgentEventsModule],
+  controllers: [ChannelsController, ConversationsController, MetaWebhooksController],
   providers: [
     { provide: CHANNELS_CONFIG, useFactory: () => readChannelsConfig(process.env) },
     ChannelsService,
@@ -46,7 +52,10 @@ const GRAPH_API_CONNECTIONS = 1024;
     },
     ChannelMessageSender,
     ChannelConversations,
+    ConversationsService,
+    WebhookInbox,
+    ChannelEvents,
   ],
-  exports: [CHANNELS_CONFIG, ChannelMessageSender, ChannelConversations],
+  exports: [CHANNELS_CONFIG, ChannelMessageSender, ChannelConversations, ChannelsService],
 })
 export class ChannelsModule {}

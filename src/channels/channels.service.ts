@@ -1,12 +1,17 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
+import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
+import { DataSource, EntityManager, IsNull, Repository } from 'typeorm';
+import { DEFAULT_PAGE_SIZE } from '../common/http/pagination.dto';
+import { toIso } from '../common/time';
+import type { ChannelKind } from './channel-transport';
+import { ListChannelsQueryDto } from './channel-fields';
 import { Principal } from '../common/auth/principal';
 import { Clock } from '../common/clock';
 import { SecretBox } from '../common/crypto/secret-box';
 import { isUniqueViolation } from '../common/database-errors';
 import { ProblemException, notFound, validationFailed } from '../common/http/problem';
 import { isUuid, newVerificationToken, uuidv7 } from '../common/ids';
+import { returnedRows } from '../database/sql';
 import {
   CreateMessangerChannelDto,
   UpdateMessangerChannelDto,
@@ -24,12 +29,24 @@ const numberInUse = (numberId: string) =>
     `A WhatsApp channel for number_id ${numberId} already exists in this organization.`,
   );
 
+/** A channel was removed (DELETE), inside the transaction that did it. */
+export interface ChannelRemoval {
+  kind: ChannelKind;
+  channelId: string;
+  organizationId: string;
+  at: number;
+}
+export type ChannelRemovalListener = (db: EntityManager, removal: ChannelRemoval) => Promise<void>;
+
 /** The associated data that binds an encrypted token to its row and column. */
 export const accessTokenAad = (table: string, id: string) => `${table}:${id}:access_token`;
 
 @Injectable()
 export class ChannelsService {
+  private readonly removalListeners: ChannelRemovalListener[] = [];
+
   constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
     @InjectRepository(WhatsappChannelEntity)
     private readonly whatsappChannels: Repository<WhatsappChannelEntity>,
     @InjectRepository(MessangerChannelEntity)
@@ -54,6 +71,9 @@ export class ChannelsService {
         accessTokenAad('whatsapp_channels', id),
       ),
       status: 'active',
+      statusReasonCode: null,
+      statusReasonMessage: null,
+      deletedAt: null,
       verificationToken: newVerificationToken(),
       createdBy: principal.subject,
       createdAt: now,
@@ -87,6 +107,8 @@ export class ChannelsService {
       );
       // A new token is how an operator repairs a channel that Meta stopped accepting.
       channel.status = 'active';
+      channel.statusReasonCode = null;
+      channel.statusReasonMessage = null;
     }
     channel.updatedAt = new Date(this.clock.now());
     try {
@@ -96,6 +118,8 @@ export class ChannelsService {
           numberId: channel.numberId,
           accessTokenEncrypted: channel.accessTokenEncrypted,
           status: channel.status,
+          statusReasonCode: channel.statusReasonCode,
+          statusReasonMessage: channel.statusReasonMessage,
           updatedAt: channel.updatedAt,
         },
       );
@@ -113,7 +137,7 @@ export class ChannelsService {
     id: string,
   ): Promise<WhatsappChannelEntity | null> {
     if (!isUuid(id)) return null;
-    return this.whatsappChannels.findOneBy({ id, organizationId });
+    return this.whatsappChannels.findOneBy({ id, organizationId, deletedAt: IsNull() });
   }
 
   private async findMessangerChannel(
@@ -121,7 +145,7 @@ export class ChannelsService {
     id: string,
   ): Promise<MessangerChannelEntity | null> {
     if (!isUuid(id)) return null;
-    return this.messangerChannels.findOneBy({ id, organizationId });
+    return this.messangerChannels.findOneBy({ id, organizationId, deletedAt: IsNull() });
   }
 
   async createMessangerChannel(
@@ -139,6 +163,10 @@ export class ChannelsService {
         dto.access_token,
         accessTokenAad('messanger_channels', id),
       ),
+      status: 'active',
+      statusReasonCode: null,
+      statusReasonMessage: null,
+      deletedAt: null,
       verificationToken: newVerificationToken(),
       createdBy: principal.subject,
       createdAt: now,
@@ -160,15 +188,92 @@ export class ChannelsService {
       dto.access_token,
       accessTokenAad('messanger_channels', channel.id),
     );
+    // A new token is how an operator repairs a channel that Meta stopped accepting.
+    channel.status = 'active';
+    channel.statusReasonCode = null;
+    channel.statusReasonMessage = null;
     channel.updatedAt = new Date(this.clock.now());
     await this.messangerChannels.update(
       { id: channel.id, organizationId: principal.organizationId },
       {
         userId: channel.userId,
         accessTokenEncrypted: channel.accessTokenEncrypted,
+        status: channel.status,
+        statusReasonCode: null,
+        statusReasonMessage: null,
         updatedAt: channel.updatedAt,
       },
     );
     return channel;
+  }
+
+  async getWhatsappChannel(principal: Principal, id: string): Promise<WhatsappChannelEntity> {
+    const channel = await this.findWhatsappChannel(principal.organizationId, id);
+    if (!channel) throw notFound('WhatsApp channel');
+    return channel;
+  }
+
+  async getMessangerChannel(principal: Principal, id: string): Promise<MessangerChannelEntity> {
+    const channel = await this.findMessangerChannel(principal.organizationId, id);
+    if (!channel) throw notFound('Messanger channel');
+    return channel;
+  }
+
+  /** Newest first; removed channels are not listed. */
+  async listWhatsappChannels(principal: Principal, query: ListChannelsQueryDto) {
+    const [items, total] = await this.whatsappChannels.findAndCount({
+      where: { ...this.listFilter(principal, query) },
+      order: { createdAt: 'DESC', id: 'DESC' },
+      skip: query.offset ?? 0,
+      take: query.limit ?? DEFAULT_PAGE_SIZE,
+    });
+    return { items, offset: query.offset ?? 0, total_count: total };
+  }
+
+  async listMessangerChannels(principal: Principal, query: ListChannelsQueryDto) {
+    const [items, total] = await this.messangerChannels.findAndCount({
+      where: { ...this.listFilter(principal, query) },
+      order: { createdAt: 'DESC', id: 'DESC' },
+      skip: query.offset ?? 0,
+      take: query.limit ?? DEFAULT_PAGE_SIZE,
+    });
+    return { items, offset: query.offset ?? 0, total_count: total };
+  }
+
+  private listFilter(principal: Principal, query: ListChannelsQueryDto) {
+    return {
+      organizationId: principal.organizationId,
+      deletedAt: IsNull(),
+      ...(query.agent_id !== undefined && { agentId: query.agent_id }),
+    };
+  }
+
+  /**
+   * Runs in the transaction that removes a channel: the scheduler cancels its pending deliveries
+   * and stops its follow-ups atomically with the removal.
+   */
+  onRemoved(listener: ChannelRemovalListener): void {
+    this.removalListeners.push(listener);
+  }
+
+  /** Kept with `deleted_at` (what points at it still makes sense); gone for the API and sending. */
+  async removeChannel(principal: Principal, kind: ChannelKind, id: string): Promise<void> {
+    const at = this.clock.now();
+    const removed = await this.dataSource.transaction(async (db) => {
+      const rows = isUuid(id)
+        ? returnedRows<{ id: string }>(
+            await db.query(
+              `UPDATE ${kind}_channels SET deleted_at = $3, updated_at = $3
+                WHERE id = $1 AND organization_id = $2 AND deleted_at IS NULL RETURNING id`,
+              [id, principal.organizationId, toIso(at)],
+            ),
+          )
+        : [];
+      if (rows.length === 0) return false;
+      const removal = { kind, channelId: id, organizationId: principal.organizationId, at };
+      for (const listener of this.removalListeners) await listener(db, removal);
+      return true;
+    });
+    if (!removed) throw notFound(kind === 'whatsapp' ? 'WhatsApp channel' : 'Messanger channel');
   }
 }

@@ -15,6 +15,7 @@ export function toFollowUpResponse(followUp: FollowUpEntity): FollowUpDto {
     title: followUp.title,
     description: followUp.description,
     time_zone: followUp.timeZone,
+    template: followUp.template,
     status: followUp.status,
     next_run_at: toMillisOrNull(followUp.nextRunAt),
     last_run_at: toMillisOrNull(followUp.lastRunAt),
@@ -57,6 +58,7 @@ export function toDeliveryResponse(
   return {
     id: delivery.id,
     follow_up_id: delivery.followUpId,
+    channel_id: delivery.channelId,
     phone: delivery.phone,
     occurrence_at: toMillis(delivery.occurrenceAt),
     status: delivery.status,
@@ -67,6 +69,9 @@ export function toDeliveryResponse(
       : null,
     wa_message_id: delivery.waMessageId,
     sent_at: toMillisOrNull(delivery.sentAt),
+    delivered_at: toMillisOrNull(delivery.deliveredAt),
+    read_at: toMillisOrNull(delivery.readAt),
+    message_type: delivery.messageType,
     created_at: toMillis(delivery.createdAt),
     updated_at: toMillis(delivery.updatedAt),
   };

@@ -90,6 +90,13 @@ export class FollowUpsService {
       prompt: dto.prompt,
       title: dto.title,
       description: dto.description ?? null,
+      template: dto.template
+        ? {
+            name: dto.template.name,
+            language: dto.template.language,
+            parameters: dto.template.parameters,
+          }
+        : null,
       status: firstRun === null ? 'completed' : 'active',
       anchorAt: new Date(now),
       nextRunAt: firstRun === null ? null : new Date(firstRun),

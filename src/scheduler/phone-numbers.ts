@@ -1,5 +1,5 @@
-import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { FieldError } from '../common/http/problem';
+import { describePhoneProblem, toE164 } from '../common/phone-number';
 
 export const MAX_PHONE_NUMBERS = 10_000;
 
@@ -9,8 +9,8 @@ export interface NormalizedPhoneNumbers {
 }
 
 /**
- * E.164 with libphonenumber-js's full metadata: `+` optional on input, always `+` on output,
- * duplicates (after normalisation) removed in first-seen order, each bad entry named by index.
+ * Every entry in E.164 (common/phone-number), duplicates (after normalisation) removed in
+ * first-seen order, each bad entry named by index.
  */
 export function normalizePhoneNumbers(
   input: readonly unknown[],
@@ -24,20 +24,12 @@ export function normalizePhoneNumbers(
       errors.push({ field: at, message: 'must be a string' });
       return;
     }
-    const compact = raw.trim().replace(/[\s().-]/g, '');
-    if (!/^\+?[1-9]\d{6,14}$/.test(compact)) {
-      errors.push({
-        field: at,
-        message: `"${raw}" is not an E.164 phone number (e.g. +14155550123)`,
-      });
+    const result = toE164(raw);
+    if ('problem' in result) {
+      errors.push({ field: at, message: describePhoneProblem(raw, result.problem) });
       return;
     }
-    const parsed = parsePhoneNumberFromString(compact.startsWith('+') ? compact : `+${compact}`);
-    if (!parsed || !parsed.isValid()) {
-      errors.push({ field: at, message: `"${raw}" is not a valid phone number` });
-      return;
-    }
-    seen.add(parsed.number);
+    seen.add(result.number);
   });
   return { numbers: [...seen], errors };
 }

@@ -4,7 +4,9 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { ChannelsModule } from '../channels/channels.module';
 import { CHANNELS_CONFIG, ChannelsConfig } from '../channels/channels.config';
 import { DeliveryOutbox } from './delivery/delivery-outbox';
+import { DeliveryStatuses } from './delivery/delivery-statuses';
 import { DeliveryWorker } from './delivery/delivery.worker';
+import { AgentEventsModule } from '../agent-events/agent-events.module';
 import { createMessageComposer, MessageComposer } from './delivery/message-composer';
 import { FollowUpDispatcher } from './dispatch/follow-up-dispatcher';
 import { FollowUpsController } from './follow-ups.controller';
@@ -15,7 +17,12 @@ import { SchedulerEngine } from './scheduler.engine';
 import { SchedulerWorkers } from './scheduler-workers';
 
 @Module({
-  imports: [ScheduleModule.forRoot(), TypeOrmModule.forFeature(SCHEDULER_ENTITIES), ChannelsModule],
+  imports: [
+    ScheduleModule.forRoot(),
+    TypeOrmModule.forFeature(SCHEDULER_ENTITIES),
+    ChannelsModule,
+    AgentEventsModule,
+  ],
   controllers: [FollowUpsController],
   providers: [
     {
@@ -27,6 +34,7 @@ import { SchedulerWorkers } from './scheduler-workers';
     FollowUpDispatcher,
     DeliveryOutbox,
     DeliveryWorker,
+    DeliveryStatuses,
     SchedulerEngine,
     SchedulerWorkers,
     {

@@ -1,5 +1,12 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { AccessTokenField, AgentIdField, UserIdField, TimestampField } from '../channel-fields';
+import {
+  AccessTokenField,
+  AgentIdField,
+  UserIdField,
+  TimestampField,
+  StatusReasonDto,
+  WebhookUrlField,
+} from '../channel-fields';
 
 export class CreateMessangerChannelDto {
   @AccessTokenField(true) access_token!: string;
@@ -22,6 +29,14 @@ export class MessangerChannelDto {
   @ApiProperty() created_by!: string;
   @ApiProperty({ description: "The verify token for Meta's webhook handshake (hub.verify_token)." })
   verification_token!: string;
+  @WebhookUrlField() webhook_url!: string;
+  @ApiProperty({
+    type: StatusReasonDto,
+    nullable: true,
+    description:
+      'Why Meta made the channel inactive (its error code and message); null while it is active.',
+  })
+  status_reason!: StatusReasonDto | null;
   @TimestampField() created_at!: number;
   @TimestampField() updated_at!: number;
 }

@@ -1,4 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import type { ChannelStatus } from '../whatsapp/whatsapp-channel.entity';
 
 /** A Facebook Messenger page (`user_id`) bound to an agent; "Messanger" is the spec's spelling. */
 @Entity({ name: 'messanger_channels' })
@@ -13,4 +14,12 @@ export class MessangerChannelEntity {
   @Column({ name: 'created_by', type: 'text' }) createdBy!: string;
   @Column({ name: 'created_at', type: 'timestamptz' }) createdAt!: Date;
   @Column({ name: 'updated_at', type: 'timestamptz' }) updatedAt!: Date;
+  @Column({ type: 'text' }) status!: ChannelStatus;
+  /** Why Meta made it inactive (its error code and message); null while active. */
+  @Column({ name: 'status_reason_code', type: 'text', nullable: true })
+  statusReasonCode!: string | null;
+  @Column({ name: 'status_reason_message', type: 'text', nullable: true })
+  statusReasonMessage!: string | null;
+  /** Removed (DELETE): kept for what points at it, invisible to the API and to sending. */
+  @Column({ name: 'deleted_at', type: 'timestamptz', nullable: true }) deletedAt!: Date | null;
 }

@@ -1,5 +1,12 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { AccessTokenField, AgentIdField, NumberIdField, TimestampField } from '../channel-fields';
+import {
+  AccessTokenField,
+  AgentIdField,
+  NumberIdField,
+  TimestampField,
+  StatusReasonDto,
+  WebhookUrlField,
+} from '../channel-fields';
 import { CHANNEL_STATUSES, ChannelStatus } from '../whatsapp/whatsapp-channel.entity';
 
 export class CreateWhatsappChannelDto {
@@ -24,6 +31,14 @@ export class WhatsappChannelDto {
   @ApiProperty() created_by!: string;
   @ApiProperty({ description: "The verify token for Meta's webhook handshake (hub.verify_token)." })
   verification_token!: string;
+  @WebhookUrlField() webhook_url!: string;
+  @ApiProperty({
+    type: StatusReasonDto,
+    nullable: true,
+    description:
+      'Why Meta made the channel inactive (its error code and message); null while it is active.',
+  })
+  status_reason!: StatusReasonDto | null;
   @TimestampField() created_at!: number;
   @TimestampField() updated_at!: number;
 }

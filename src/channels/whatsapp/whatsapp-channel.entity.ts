@@ -5,7 +5,10 @@ export type ChannelStatus = (typeof CHANNEL_STATUSES)[number];
 
 /** A WhatsApp Cloud API phone number (`number_id`) bound to an agent. */
 @Entity({ name: 'whatsapp_channels' })
-@Index('whatsapp_channels_org_number_key', ['organizationId', 'numberId'], { unique: true })
+@Index('whatsapp_channels_org_number_key', ['organizationId', 'numberId'], {
+  unique: true,
+  where: 'deleted_at IS NULL',
+})
 @Index('whatsapp_channels_org_agent_idx', ['organizationId', 'agentId'])
 export class WhatsappChannelEntity {
   @PrimaryColumn({ type: 'uuid' }) id!: string;
@@ -18,4 +21,11 @@ export class WhatsappChannelEntity {
   @Column({ name: 'created_by', type: 'text' }) createdBy!: string;
   @Column({ name: 'created_at', type: 'timestamptz' }) createdAt!: Date;
   @Column({ name: 'updated_at', type: 'timestamptz' }) updatedAt!: Date;
+  /** Why Meta made it inactive (its error code and message); null while active. */
+  @Column({ name: 'status_reason_code', type: 'text', nullable: true })
+  statusReasonCode!: string | null;
+  @Column({ name: 'status_reason_message', type: 'text', nullable: true })
+  statusReasonMessage!: string | null;
+  /** Removed (DELETE): kept for what points at it, invisible to the API and to sending. */
+  @Column({ name: 'deleted_at', type: 'timestamptz', nullable: true }) deletedAt!: Date | null;
 }

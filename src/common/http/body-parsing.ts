@@ -15,6 +15,8 @@ const hasBody = (request: Request): boolean =>
 
 /** A body that is sent must be JSON: `415` otherwise, before anything reads it. */
 export const requireJsonBody: RequestHandler = (request, response, next) => {
+  // A webhook's body was read raw already (it is judged by its signature, not its type).
+  if (Buffer.isBuffer(request.body)) return next();
   if (hasBody(request) && !request.is(['application/json', 'application/*+json'])) {
     send(
       response,
@@ -78,3 +80,10 @@ export function bodyParserErrors(
       return send(response, problem('bad_request', 'The request body could not be read.'));
   }
 }
+
+/**
+ * Webhook notifications are signed over their exact bytes: kept raw (a Buffer in `request.body`),
+ * whatever they hold, under the same size limit; the JSON parser then skips them.
+ */
+export const WEBHOOK_PATH = '/v1/webhooks';
+export const parseRawWebhookBody = express.raw({ limit: BODY_LIMIT_BYTES, type: () => true });

@@ -77,3 +77,21 @@ export function DataEnvelope<T>(type: Type<T>): Type<{ data: T }> {
   envelopes.set(type, Envelope);
   return Envelope;
 }
+
+const pages = new Map<Type<unknown>, Type<unknown>>();
+
+/** `{ data: { items: T[], offset, total_count } }`, the envelope of every list. */
+export function PageEnvelope<T>(type: Type<T>): Type<{ data: { items: T[] } }> {
+  let page = pages.get(type) as Type<{ items: T[] }> | undefined;
+  if (!page) {
+    class Page {
+      @ApiProperty({ type: [type] }) items!: T[];
+      @ApiProperty({ type: 'integer' }) offset!: number;
+      @ApiProperty({ type: 'integer' }) total_count!: number;
+    }
+    Object.defineProperty(Page, 'name', { value: `${type.name.replace(/Dto$/, '')}PageDto` });
+    pages.set(type, Page);
+    page = Page;
+  }
+  return DataEnvelope(page);
+}

@@ -16,6 +16,14 @@ export const PROBLEM_CODES = {
     status: 401,
     when: 'The bearer token is missing, malformed, expired, wrongly signed or lacks a required claim.',
   },
+  invalid_signature: {
+    status: 401,
+    when: 'A webhook notification whose `X-Hub-Signature-256` is missing, malformed or matches no `META_APP_SECRET` (or none is configured); nothing is stored.',
+  },
+  forbidden: {
+    status: 403,
+    when: "Meta's webhook handshake with a wrong `hub.verify_token` or `hub.mode`, or a webhook for a channel that does not exist (or was removed).",
+  },
   not_found: {
     status: 404,
     when: "No such route, or no such resource in the caller's organization (another organization's id answers the same).",

@@ -3,6 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { ChannelDeactivation, ChannelMessageSender } from '../../channels/channel-message-sender';
 import { toIso as iso } from '../../common/time';
+import type { FollowUpTemplate } from '../entities/follow-up.entity';
+import type { MessageType } from '../entities/delivery.entity';
 import { returnedRows } from '../../database/sql';
 
 /** A delivery claimed by this process, with what it takes to send it. */
@@ -18,6 +20,10 @@ export interface ClaimedDelivery {
   prompt: string;
   title: string;
   description: string | null;
+  /** The follow-up's template, for a recipient outside the 24-hour window. */
+  template: FollowUpTemplate | null;
+  /** Meta refused text for it (131047): only the template may go now. */
+  templateRequired: boolean;
 }
 
 /** One claim of a delivery: a process can hold the same row again, under a later attempt. */
@@ -37,9 +43,18 @@ export const claimKey = (claim: ClaimRef): string => `${claim.id}/${claim.attemp
  * (sent_at for a send).
  */
 export type DeliveryOutcome = { id: string; attempt: number; at: number } & (
-  | { status: 'sent'; waMessageId: string | null }
-  | { status: 'pending'; retryAt: number; errorCode: string; errorMessage: string }
+  | { status: 'sent'; waMessageId: string | null; messageType: MessageType }
+  | {
+      status: 'pending';
+      retryAt: number;
+      errorCode: string;
+      errorMessage: string;
+      /** Meta refused text outside the window (131047): the next attempt sends the template. */
+      templateRequired?: boolean;
+    }
   | { status: 'failed'; errorCode: string; errorMessage: string }
+  /** Not sent, and never will be: the recipient opted out. */
+  | { status: 'skipped'; errorCode: string; errorMessage: string }
 );
 
 /** Seconds, as PostgreSQL's make_interval takes them, from a parameter in milliseconds. */
@@ -93,6 +108,8 @@ interface ClaimRow {
   prompt: string;
   title: string;
   description: string | null;
+  template: FollowUpTemplate | null;
+  template_required: boolean;
 }
 
 /**
@@ -161,7 +178,7 @@ export class DeliveryOutbox implements OnModuleInit {
               -- Checked again here, where the claim is made: the process may have stalled since.
               AND ${beatsFreshly('$2', '$5')}
         RETURNING d.id, d.organization_id, d.follow_up_id, d.channel_id, d.occurrence_at, d.phone,
-                  d.attempts, f.prompt, f.title, f.description),
+                  d.attempts, f.prompt, f.title, f.description, f.template, d.template_required),
          logged AS (
            INSERT INTO delivery_attempts (delivery_id, attempt, organization_id, process_id, started_at)
            SELECT id, attempts, organization_id, $2, $4 FROM claimed)
@@ -185,6 +202,8 @@ export class DeliveryOutbox implements OnModuleInit {
         prompt: row.prompt,
         title: row.title,
         description: row.description,
+        template: row.template,
+        templateRequired: row.template_required,
       }));
     });
   }
@@ -257,12 +276,15 @@ export class DeliveryOutbox implements OnModuleInit {
       next_attempt_at: outcome.status === 'pending' ? iso(outcome.retryAt) : null,
       error_code: outcome.status === 'sent' ? null : outcome.errorCode,
       error_message: outcome.status === 'sent' ? null : outcome.errorMessage,
+      message_type: outcome.status === 'sent' ? outcome.messageType : null,
+      template_required: outcome.status === 'pending' && outcome.templateRequired === true,
     }));
     const written: { id: string; held: boolean }[] = await this.dataSource.query(
       `WITH v AS (
          SELECT * FROM jsonb_to_recordset($1::jsonb) AS v(id uuid, attempt integer, status text,
                 finished_at timestamptz, wa_message_id text, sent_at timestamptz,
-                next_attempt_at timestamptz, error_code text, error_message text)),
+                next_attempt_at timestamptz, error_code text, error_message text,
+                message_type text, template_required boolean)),
        delivery AS (
          UPDATE deliveries d
             SET status = CASE WHEN v.status = 'pending' AND f.deleted_at IS NOT NULL THEN 'cancelled'
@@ -271,6 +293,9 @@ export class DeliveryOutbox implements OnModuleInit {
                 sent_at = COALESCE(v.sent_at, d.sent_at),
                 sent_by = CASE WHEN v.status = 'sent' THEN $2 ELSE d.sent_by END,
                 next_attempt_at = COALESCE(v.next_attempt_at, d.next_attempt_at),
+                message_type = CASE WHEN v.template_required THEN 'template'
+                                    ELSE COALESCE(v.message_type, d.message_type) END,
+                template_required = d.template_required OR v.template_required,
                 last_error_code = v.error_code,
                 last_error_message = v.error_message,
                 lease_owner = NULL, lease_expires_at = NULL, updated_at = $3

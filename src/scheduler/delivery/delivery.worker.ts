@@ -5,7 +5,13 @@ import {
   isUnusable,
   OpenChannel,
 } from '../../channels/channel-message-sender';
-import { SendOutcome } from '../../channels/channel-transport';
+import { OutboundMessage, SendOutcome } from '../../channels/channel-transport';
+import {
+  ChannelConversations,
+  conversationKey,
+  ConversationState,
+} from '../../channels/conversations/channel-conversations';
+import { OUTSIDE_WINDOW_ERROR } from './delivery-statuses';
 import { Clock } from '../../common/clock';
 import { DatabaseAvailability } from '../../database/database-availability';
 import { retryDelayMs } from './backoff';
@@ -16,12 +22,34 @@ import {
   DeliveryOutbox,
   DeliveryOutcome,
 } from './delivery-outbox';
-import { ComposeError, MessageComposer } from './message-composer';
+import { ComposeError, fillTemplate, MessageComposer } from './message-composer';
 import { OutcomeRecorder } from './outcome-recorder';
 import { SCHEDULER_CONFIG, SchedulerConfig } from '../scheduler.config';
 
 /** The claimed batch's channels, opened once per batch (one query), by channel id. */
 type BatchChannels = Map<string, OpenChannel | ChannelUnusable>;
+/** The batch's recipients (opt-out, 24-hour window), read once per batch, by conversationKey. */
+type BatchConversations = Map<string, ConversationState>;
+
+const conversationOf = (delivery: ClaimedDelivery) => ({
+  channelId: delivery.channelId,
+  recipient: delivery.phone,
+});
+
+/**
+ * A template's body parameter: the prompt's placeholders filled, `{{message}}` the composed text.
+ * Meta refuses parameters with new lines, tabs or more than four spaces in a row.
+ */
+export function templateParameter(
+  parameter: string,
+  values: { title: string; description: string | null; phone: string; message: string },
+): string {
+  return fillTemplate(parameter, values)
+    .replace(/\{\{message\}\}/g, values.message)
+    .replace(/[\r\n\t]+/g, ' ')
+    .replace(/ {4,}/g, '   ')
+    .trim();
+}
 
 /**
  * Where a delivery this process holds stands: claimed (no call to Meta yet, so it may be given
@@ -50,6 +78,7 @@ export class DeliveryWorker {
   constructor(
     private readonly outbox: DeliveryOutbox,
     private readonly channels: ChannelMessageSender,
+    private readonly conversations: ChannelConversations,
     private readonly composer: MessageComposer,
     private readonly clock: Clock,
     @Inject(SCHEDULER_CONFIG) private readonly config: SchedulerConfig,
@@ -105,11 +134,18 @@ export class DeliveryWorker {
           this.logger.warn({ err: error }, 'could not read channel credentials');
           return undefined;
         });
+      const conversations = await this.conversations
+        .states(claimed.map(conversationOf))
+        .catch((error: unknown) => {
+          this.logger.warn({ err: error }, 'could not read opt-outs and 24-hour windows');
+          return undefined;
+        });
       for (const delivery of claimed) {
         const sending: Promise<void> = this.send(
           owner,
           delivery,
           channels,
+          conversations,
           recorder,
           shouldStop,
         ).finally(() => this.inFlight.delete(sending));
@@ -174,11 +210,12 @@ export class DeliveryWorker {
     owner: string,
     delivery: ClaimedDelivery,
     channels: BatchChannels | undefined,
+    conversations: BatchConversations | undefined,
     recorder: OutcomeRecorder,
     shouldStop: () => boolean,
   ): Promise<void> {
     try {
-      const outcome = await this.deliver(owner, delivery, channels, shouldStop);
+      const outcome = await this.deliver(owner, delivery, channels, conversations, shouldStop);
       if (!outcome) return; // stopping or taken over: not sent
       this.setState(delivery, 'recording');
       await recorder.record(outcome);
@@ -197,13 +234,15 @@ export class DeliveryWorker {
     owner: string,
     delivery: ClaimedDelivery,
     channels: BatchChannels | undefined,
+    conversations: BatchConversations | undefined,
     shouldStop: () => boolean,
   ): Promise<DeliveryOutcome | undefined> {
-    if (!channels) {
+    const conversation = conversations?.get(conversationKey(conversationOf(delivery)));
+    if (!channels || !conversation) {
       return this.retryOrFail(
         delivery,
         'credentials_unavailable',
-        "The channel's credentials could not be read from the database.",
+        "The channel's credentials, or its recipients' opt-outs and 24-hour windows, could not be read from the database.",
       );
     }
     const channel = channels.get(delivery.channelId);
@@ -242,6 +281,34 @@ export class DeliveryWorker {
     if (body.length === 0) {
       return this.failed(delivery, 'empty_message', 'The prompt produced an empty message.');
     }
+    if (conversation.optedOut) {
+      return {
+        id: delivery.id,
+        attempt: delivery.attempts,
+        at: this.clock.now(),
+        status: 'skipped',
+        errorCode: 'opted_out',
+        errorMessage: `${delivery.phone} opted out of this channel.`,
+      };
+    }
+    // Free-form text only inside the 24-hour window; outside it, the template when there is one.
+    const template = delivery.template;
+    const message: OutboundMessage =
+      template && (delivery.templateRequired || !conversation.windowOpen)
+        ? {
+            type: 'template',
+            name: template.name,
+            languageCode: template.language,
+            bodyParameters: template.parameters.map((parameter) =>
+              templateParameter(parameter, {
+                title: delivery.title,
+                description: delivery.description,
+                phone: delivery.phone,
+                message: body,
+              }),
+            ),
+          }
+        : { type: 'text', body };
     // From here on Meta may send the message: this row is never given back, only recorded.
     if (shouldStop() || !this.held.has(claimKey(refOf(delivery)))) return undefined;
     const start = await this.startCall(owner, delivery);
@@ -257,7 +324,7 @@ export class DeliveryWorker {
       return undefined;
     }
     this.setState(delivery, 'calling');
-    const sent: SendOutcome = await channel.send(delivery.phone, { type: 'text', body });
+    const sent: SendOutcome = await channel.send(delivery.phone, message);
     switch (sent.kind) {
       case 'sent':
         return {
@@ -266,10 +333,25 @@ export class DeliveryWorker {
           at: this.clock.now(),
           status: 'sent',
           waMessageId: sent.messageId,
+          messageType: message.type,
         };
       case 'transient':
         return this.retryOrFail(delivery, sent.code, sent.message, sent.retryAfterMs);
       case 'permanent':
+        // Text outside the window: one more attempt at once, as the template; without one, final.
+        if (sent.code === OUTSIDE_WINDOW_ERROR && message.type === 'text' && template) {
+          const now = this.clock.now();
+          return {
+            id: delivery.id,
+            attempt: delivery.attempts,
+            at: now,
+            status: 'pending',
+            retryAt: now,
+            errorCode: sent.code,
+            errorMessage: sent.message,
+            templateRequired: true,
+          };
+        }
         return this.failed(delivery, sent.code, sent.message);
       case 'token_rejected':
         // The send has deactivated the channel (Channels) and failed its pending deliveries.

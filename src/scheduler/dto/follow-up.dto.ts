@@ -11,11 +11,18 @@ import {
   IsNotEmpty,
   IsString,
   IsUUID,
+  Matches,
   MaxLength,
+  ValidateNested,
 } from 'class-validator';
 import { IsOptionalNotNull } from '../../common/http/validation.decorators';
 import { PaginationQueryDto } from '../../common/http/pagination.dto';
-import { DELIVERY_STATUSES, DeliveryStatus } from '../entities/delivery.entity';
+import {
+  DELIVERY_STATUSES,
+  DeliveryStatus,
+  MESSAGE_TYPES,
+  MessageType,
+} from '../entities/delivery.entity';
 import { FOLLOW_UP_STATUSES, FollowUpStatus } from '../entities/follow-up.entity';
 import { MAX_PHONE_NUMBERS } from '../phone-numbers';
 import { MAX_TIME_MS } from '../../common/zoned-time';
@@ -24,6 +31,39 @@ const FREQUENCY_DESCRIPTION =
   'once | hourly | daily | weekly | monthly (at the creation wall-clock time), a 5-field cron ' +
   'expression, an RFC 5545 RRULE (optionally prefixed RRULE:) or an ISO 8601 duration (P1D, PT6H), ' +
   'evaluated in time_zone.';
+
+export const MAX_TEMPLATE_PARAMETERS = 20;
+
+/**
+ * A pre-approved WhatsApp template, sent instead of text to a number outside the 24-hour window.
+ * Meta's rules: lowercase letters, digits and `_`; a language code such as `en` or `en_US`.
+ */
+export class FollowUpTemplateDto {
+  @ApiProperty({ example: 'weekly_check_in', maxLength: 512, pattern: '^[a-z0-9_]+$' })
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(512)
+  @Matches(/^[a-z0-9_]+$/, { message: '$property must be lowercase letters, digits and _ only' })
+  name!: string;
+
+  @ApiProperty({ example: 'en_US', pattern: '^[a-z]{2,3}(_[A-Z]{2})?$' })
+  @IsString()
+  @Matches(/^[a-z]{2,3}(_[A-Za-z]{2,4})?$/, {
+    message: '$property must be a language code such as en or en_US',
+  })
+  language!: string;
+
+  @ApiProperty({
+    type: [String],
+    example: ['{{title}}', '{{message}}'],
+    description: `The body's parameters in order (at most ${MAX_TEMPLATE_PARAMETERS}), filled like the prompt: {{title}}, {{description}}, {{phone}} and {{message}} (the composed text).`,
+  })
+  @IsArray()
+  @ArrayMaxSize(MAX_TEMPLATE_PARAMETERS)
+  @IsString({ each: true })
+  @MaxLength(1024, { each: true })
+  parameters!: string[];
+}
 
 export class CreateFollowUpDto {
   @ApiProperty({ example: 'agent_support_es', maxLength: 200 })
@@ -85,6 +125,16 @@ export class CreateFollowUpDto {
   @IsNotEmpty()
   @MaxLength(64)
   time_zone?: string;
+
+  @ApiPropertyOptional({
+    type: FollowUpTemplateDto,
+    description:
+      'Sent instead of text to a number that has not written to the channel in the last 24 hours (Meta only accepts templates then).',
+  })
+  @IsOptionalNotNull()
+  @ValidateNested()
+  @Type(() => FollowUpTemplateDto)
+  template?: FollowUpTemplateDto;
 }
 
 export class FollowUpDto {
@@ -98,6 +148,7 @@ export class FollowUpDto {
   @ApiProperty() title!: string;
   @ApiProperty({ type: String, nullable: true }) description!: string | null;
   @ApiProperty({ example: 'UTC' }) time_zone!: string;
+  @ApiProperty({ type: FollowUpTemplateDto, nullable: true }) template!: FollowUpTemplateDto | null;
   @ApiProperty({ enum: FOLLOW_UP_STATUSES }) status!: FollowUpStatus;
   @ApiProperty({
     type: 'integer',
@@ -238,6 +289,7 @@ export class DeliveryAttemptDto {
 export class DeliveryDto {
   @ApiProperty({ format: 'uuid' }) id!: string;
   @ApiProperty({ format: 'uuid' }) follow_up_id!: string;
+  @ApiProperty({ format: 'uuid' }) channel_id!: string;
   @ApiProperty({ example: '+34612345678' }) phone!: string;
   @ApiProperty({ type: 'integer', description: 'The occurrence (ms) this message belongs to.' })
   occurrence_at!: number;
@@ -252,6 +304,19 @@ export class DeliveryDto {
   @ApiProperty({ type: String, nullable: true, example: 'wamid.HBgLMzQ2MTIzNDU2NzgVAgARGBI' })
   wa_message_id!: string | null;
   @ApiProperty({ type: 'integer', nullable: true }) sent_at!: number | null;
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    description: 'When Meta reported it delivered (ms).',
+  })
+  delivered_at!: number | null;
+  @ApiProperty({ type: 'integer', nullable: true, description: 'When Meta reported it read (ms).' })
+  read_at!: number | null;
+  @ApiProperty({
+    enum: MESSAGE_TYPES,
+    description: 'text inside the 24-hour window; template outside it when the follow-up has one.',
+  })
+  message_type!: MessageType;
   @ApiProperty({ type: 'integer' }) created_at!: number;
   @ApiProperty({ type: 'integer' }) updated_at!: number;
 }

@@ -1,7 +1,18 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
-export const DELIVERY_STATUSES = ['pending', 'sending', 'sent', 'failed', 'cancelled'] as const;
+export const DELIVERY_STATUSES = [
+  'pending',
+  'sending',
+  'sent',
+  'delivered',
+  'read',
+  'failed',
+  'cancelled',
+  'skipped',
+] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+export const MESSAGE_TYPES = ['text', 'template'] as const;
+export type MessageType = (typeof MESSAGE_TYPES)[number];
 
 /**
  * One message of one occurrence of a follow-up to one phone: the outbox row that makes every send
@@ -26,6 +37,13 @@ export class DeliveryEntity {
     string | null;
   @Column({ name: 'wa_message_id', type: 'text', nullable: true }) waMessageId!: string | null;
   @Column({ name: 'sent_at', type: 'timestamptz', nullable: true }) sentAt!: Date | null;
+  /** From Meta's statuses (webhooks): forward only, sent < delivered < read. */
+  @Column({ name: 'delivered_at', type: 'timestamptz', nullable: true }) deliveredAt!: Date | null;
+  @Column({ name: 'read_at', type: 'timestamptz', nullable: true }) readAt!: Date | null;
+  /** What was (or will be) sent: text inside the 24-hour window, else the template if any. */
+  @Column({ name: 'message_type', type: 'text' }) messageType!: MessageType;
+  /** Meta refused text (131047): the next attempt sends the follow-up's template. */
+  @Column({ name: 'template_required', type: 'boolean' }) templateRequired!: boolean;
   /** The process (host:pid:nonce) that sent it; internal, for tracing across replicas. */
   @Column({ name: 'sent_by', type: 'text', nullable: true }) sentBy!: string | null;
   @Column({ name: 'created_at', type: 'timestamptz' }) createdAt!: Date;

@@ -3,6 +3,13 @@ import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 export const FOLLOW_UP_STATUSES = ['active', 'paused', 'completed'] as const;
 export type FollowUpStatus = (typeof FOLLOW_UP_STATUSES)[number];
 
+/** A WhatsApp template: its name, language code and body parameters (filled like the prompt). */
+export interface FollowUpTemplate {
+  name: string;
+  language: string;
+  parameters: string[];
+}
+
 /** A recurring WhatsApp message from an agent to a list of clients. */
 @Entity({ name: 'follow_ups' })
 @Index('follow_ups_org_agent_idx', ['organizationId', 'agentId'])
@@ -19,6 +26,8 @@ export class FollowUpEntity {
   @Column({ type: 'text' }) prompt!: string;
   @Column({ type: 'text' }) title!: string;
   @Column({ type: 'text', nullable: true }) description!: string | null;
+  /** Sent instead of text outside the 24-hour customer service window; null: text only. */
+  @Column({ type: 'jsonb', nullable: true }) template!: FollowUpTemplate | null;
   @Column({ type: 'text' }) status!: FollowUpStatus;
   /** The instant the frequency was anchored at (creation), for presets and durations. */
   @Column({ name: 'anchor_at', type: 'timestamptz' }) anchorAt!: Date;

@@ -1,0 +1,46 @@
+import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import { AgentEventsOutbox } from '../agent-events/agent-events.outbox';
+import { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
+import { ChannelDeactivation, ChannelMessageSender } from './channel-message-sender';
+import { toMessangerChannelResponse, toWhatsappChannelResponse } from './channel.mappers';
+import { MessangerChannelEntity } from './messanger/messanger-channel.entity';
+import { WhatsappChannelEntity } from './whatsapp/whatsapp-channel.entity';
+
+/** Tells the agent when one of its channels stops working (`channel.deactivated`). */
+@Injectable()
+export class ChannelEvents implements OnModuleInit {
+  constructor(
+    private readonly sender: ChannelMessageSender,
+    private readonly events: AgentEventsOutbox,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  onModuleInit(): void {
+    this.sender.onDeactivated((db, deactivation) => this.deactivated(db, deactivation));
+  }
+
+  /** In the deactivation's transaction: the event exists exactly when the deactivation does. */
+  private async deactivated(db: EntityManager, deactivation: ChannelDeactivation): Promise<void> {
+    if (!this.events.enabled) return;
+    const where = { id: deactivation.channelId };
+    const data =
+      deactivation.kind === 'whatsapp'
+        ? toWhatsappChannelResponse(
+            await db.findOneByOrFail(WhatsappChannelEntity, where),
+            this.config.publicUrl,
+          )
+        : toMessangerChannelResponse(
+            await db.findOneByOrFail(MessangerChannelEntity, where),
+            this.config.publicUrl,
+          );
+    await this.events.enqueue(db, {
+      type: 'channel.deactivated',
+      organizationId: deactivation.organizationId,
+      agentId: deactivation.agentId,
+      channelId: deactivation.channelId,
+      data: { ...data },
+    });
+  }
+}

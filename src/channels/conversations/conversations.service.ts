@@ -1,0 +1,121 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
+import { DataSource, Repository } from 'typeorm';
+import { Principal } from '../../common/auth/principal';
+import { Clock } from '../../common/clock';
+import { notFound, validationFailed } from '../../common/http/problem';
+import { DEFAULT_PAGE_SIZE, PaginationQueryDto } from '../../common/http/pagination.dto';
+import { isUuid } from '../../common/ids';
+import { describePhoneProblem, toE164 } from '../../common/phone-number';
+import { toIso } from '../../common/time';
+import type { ChannelKind } from '../channel-transport';
+import { ChannelMessageEntity, ChannelOptOutEntity } from './conversation.entities';
+import { ListChannelMessagesQueryDto } from './conversation.dto';
+
+const CHANNEL_NAMES: Record<ChannelKind, string> = {
+  whatsapp: 'WhatsApp channel',
+  messanger: 'Messanger channel',
+};
+
+export interface Page<T> {
+  items: T[];
+  offset: number;
+  total_count: number;
+}
+
+/** Reading conversations (inbound messages) and managing opt-outs, in the caller's organization. */
+@Injectable()
+export class ConversationsService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @InjectRepository(ChannelMessageEntity)
+    private readonly messages: Repository<ChannelMessageEntity>,
+    @InjectRepository(ChannelOptOutEntity)
+    private readonly optOuts: Repository<ChannelOptOutEntity>,
+    private readonly clock: Clock,
+  ) {}
+
+  async listMessages(
+    principal: Principal,
+    kind: ChannelKind,
+    channelId: string,
+    query: ListChannelMessagesQueryDto,
+  ): Promise<Page<ChannelMessageEntity>> {
+    await this.assertChannel(principal, kind, channelId);
+    const offset = query.offset ?? 0;
+    const [items, total] = await this.messages.findAndCount({
+      where: {
+        organizationId: principal.organizationId,
+        channelId,
+        ...(query.from !== undefined && { sender: this.senderFilter(kind, query.from) }),
+      },
+      order: { receivedAt: 'DESC', id: 'DESC' },
+      skip: offset,
+      take: query.limit ?? DEFAULT_PAGE_SIZE,
+    });
+    return { items, offset, total_count: total };
+  }
+
+  async listOptOuts(
+    principal: Principal,
+    channelId: string,
+    query: PaginationQueryDto,
+  ): Promise<Page<ChannelOptOutEntity>> {
+    await this.assertChannel(principal, 'whatsapp', channelId);
+    const offset = query.offset ?? 0;
+    const [items, total] = await this.optOuts.findAndCount({
+      where: { organizationId: principal.organizationId, channelId },
+      order: { optedOutAt: 'DESC', recipient: 'ASC' },
+      skip: offset,
+      take: query.limit ?? DEFAULT_PAGE_SIZE,
+    });
+    return { items, offset, total_count: total };
+  }
+
+  /** Idempotent: a number already opted out keeps its first time and source. */
+  async optOut(principal: Principal, channelId: string, rawPhone: string): Promise<void> {
+    await this.assertChannel(principal, 'whatsapp', channelId);
+    const phone = this.phone(rawPhone);
+    await this.dataSource.query(
+      `INSERT INTO channel_opt_outs (channel_id, recipient, organization_id, source, opted_out_at)
+       VALUES ($1, $2, $3, 'api', $4) ON CONFLICT (channel_id, recipient) DO NOTHING`,
+      [channelId, phone, principal.organizationId, toIso(this.clock.now())],
+    );
+  }
+
+  async optIn(principal: Principal, channelId: string, rawPhone: string): Promise<void> {
+    await this.assertChannel(principal, 'whatsapp', channelId);
+    await this.optOuts.delete({
+      organizationId: principal.organizationId,
+      channelId,
+      recipient: this.phone(rawPhone),
+    });
+  }
+
+  private phone(raw: string): string {
+    const result = toE164(raw);
+    if ('problem' in result) {
+      throw validationFailed([
+        { field: 'phone', message: describePhoneProblem(raw, result.problem) },
+      ]);
+    }
+    return result.number;
+  }
+
+  /** A WhatsApp `from` filter is normalised like the stored senders; a PSID is taken as given. */
+  private senderFilter(kind: ChannelKind, from: string): string {
+    if (kind !== 'whatsapp') return from;
+    const result = toE164(from);
+    return 'number' in result ? result.number : from;
+  }
+
+  private async assertChannel(principal: Principal, kind: ChannelKind, id: string): Promise<void> {
+    const rows: unknown[] = isUuid(id)
+      ? await this.dataSource.query(
+          `SELECT 1 FROM ${kind}_channels WHERE id = $1 AND organization_id = $2`,
+          [id, principal.organizationId],
+        )
+      : [];
+    if (rows.length === 0) throw notFound(CHANNEL_NAMES[kind]);
+  }
+}

@@ -1,0 +1,187 @@
+import {
+  applyDecorators,
+  Controller,
+  Get,
+  Headers,
+  HttpCode,
+  Inject,
+  Param,
+  Post,
+  Query,
+  Req,
+  Res,
+} from '@nestjs/common';
+import {
+  ApiHeader,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiProduces,
+  ApiQuery,
+  ApiTags,
+} from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { Public } from '../../common/auth/principal';
+import { ProblemException } from '../../common/http/problem';
+import { ApiProblemResponses } from '../../common/http/openapi.decorators';
+import type { ChannelKind } from '../channel-transport';
+import { CHANNELS_CONFIG, ChannelsConfig } from '../channels.config';
+import { isSignedByMeta } from './meta-signature';
+import { WebhookChannel, WebhookInbox } from './webhook-inbox';
+
+/** Longer challenges are refused: Meta's are short numbers, and we echo it back verbatim. */
+const MAX_CHALLENGE_LENGTH = 256;
+
+const noSuchChannel = () =>
+  new ProblemException('forbidden', 'This webhook URL belongs to no channel.');
+
+/**
+ * Meta calls these: the verification handshake (GET) and notifications (POST), public (no JWT).
+ * A notification is only accepted signed with a configured app secret, and is stored before the
+ * `200`; it is processed from the inbox (WebhookInbox).
+ */
+@ApiTags('webhooks')
+@Public()
+@Controller('v1/webhooks')
+export class MetaWebhooksController {
+  constructor(
+    private readonly inbox: WebhookInbox,
+    @Inject(CHANNELS_CONFIG) private readonly config: ChannelsConfig,
+  ) {}
+
+  @Get('whatsapp/:channel_id')
+  @ApiOperation({
+    summary: "Meta's verification handshake (WhatsApp)",
+    operationId: 'verifyWhatsappWebhook',
+  })
+  @VerificationDocs()
+  async verifyWhatsapp(
+    @Param('channel_id') channelId: string,
+    @Query() query: Record<string, unknown>,
+    @Res() response: Response,
+  ): Promise<void> {
+    await this.verify('whatsapp', channelId, query, response);
+  }
+
+  @Get('messanger/:channel_id')
+  @ApiOperation({
+    summary: "Meta's verification handshake (Messenger)",
+    operationId: 'verifyMessangerWebhook',
+  })
+  @VerificationDocs()
+  async verifyMessanger(
+    @Param('channel_id') channelId: string,
+    @Query() query: Record<string, unknown>,
+    @Res() response: Response,
+  ): Promise<void> {
+    await this.verify('messanger', channelId, query, response);
+  }
+
+  @Post('whatsapp/:channel_id')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: "Meta's notification (WhatsApp)",
+    operationId: 'receiveWhatsappWebhook',
+  })
+  @NotificationDocs()
+  async receiveWhatsapp(
+    @Param('channel_id') channelId: string,
+    @Headers('x-hub-signature-256') signature: string | undefined,
+    @Req() request: Request,
+  ): Promise<void> {
+    await this.receive('whatsapp', channelId, signature, request);
+  }
+
+  @Post('messanger/:channel_id')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: "Meta's notification (Messenger)",
+    operationId: 'receiveMessangerWebhook',
+  })
+  @NotificationDocs()
+  async receiveMessanger(
+    @Param('channel_id') channelId: string,
+    @Headers('x-hub-signature-256') signature: string | undefined,
+    @Req() request: Request,
+  ): Promise<void> {
+    await this.receive('messanger', channelId, signature, request);
+  }
+
+  private async verify(
+    kind: ChannelKind,
+    channelId: string,
+    query: Record<string, unknown>,
+    response: Response,
+  ): Promise<void> {
+    const mode = query['hub.mode'];
+    const token = query['hub.verify_token'];
+    const challenge = query['hub.challenge'];
+    const channel = await this.inbox.findChannel(kind, channelId);
+    if (!channel) throw noSuchChannel();
+    if (
+      mode !== 'subscribe' ||
+      typeof token !== 'string' ||
+      token !== channel.verificationToken ||
+      typeof challenge !== 'string' ||
+      challenge.length > MAX_CHALLENGE_LENGTH
+    ) {
+      throw new ProblemException(
+        'forbidden',
+        'The handshake needs hub.mode=subscribe, the channel’s verification_token as hub.verify_token, and hub.challenge.',
+      );
+    }
+    response.status(200).type('text/plain').setHeader('X-Content-Type-Options', 'nosniff');
+    response.send(challenge);
+  }
+
+  /** Signature first (nothing is looked up for an unsigned request), then the channel, then stored. */
+  private async receive(
+    kind: ChannelKind,
+    channelId: string,
+    signature: string | undefined,
+    request: Request,
+  ): Promise<void> {
+    const body: unknown = request.body;
+    const raw = Buffer.isBuffer(body) ? body : Buffer.alloc(0);
+    if (!isSignedByMeta(raw, signature, this.config.metaAppSecrets)) {
+      throw new ProblemException(
+        'invalid_signature',
+        this.config.metaAppSecrets.length === 0
+          ? 'No META_APP_SECRET is configured, so no notification can be verified.'
+          : 'X-Hub-Signature-256 is missing or does not match the body.',
+      );
+    }
+    const channel: WebhookChannel | undefined = await this.inbox.findChannel(kind, channelId);
+    if (!channel) throw noSuchChannel();
+    await this.inbox.store(channel, raw);
+  }
+}
+
+function VerificationDocs() {
+  return applyDecorators(
+    ApiParam({ name: 'channel_id', description: 'The channel id (its webhook_url ends with it).' }),
+    ApiQuery({ name: 'hub.mode', required: true, example: 'subscribe' }),
+    ApiQuery({
+      name: 'hub.verify_token',
+      required: true,
+      description: "The channel's verification_token.",
+    }),
+    ApiQuery({ name: 'hub.challenge', required: true, description: 'Echoed back as the body.' }),
+    ApiProduces('text/plain'),
+    ApiOkResponse({ description: 'hub.challenge, as text/plain.' }),
+    ApiProblemResponses(403),
+  );
+}
+
+function NotificationDocs() {
+  return applyDecorators(
+    ApiParam({ name: 'channel_id', description: 'The channel id (its webhook_url ends with it).' }),
+    ApiHeader({
+      name: 'X-Hub-Signature-256',
+      required: true,
+      description: 'sha256=<hex HMAC-SHA256 of the raw body with the app secret>',
+    }),
+    ApiOkResponse({ description: 'Stored; processed asynchronously. Empty body.' }),
+    ApiProblemResponses(401, 403, 413),
+  );
+}

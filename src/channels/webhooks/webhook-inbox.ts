@@ -1,0 +1,341 @@
+import {
+  Inject,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+  OnApplicationShutdown,
+} from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { createHash } from 'node:crypto';
+import { DataSource, EntityManager } from 'typeorm';
+import { AgentEventsOutbox } from '../../agent-events/agent-events.outbox';
+import { Clock } from '../../common/clock';
+import { isUuid, uuidv7 } from '../../common/ids';
+import { toIso } from '../../common/time';
+import { returnedRows } from '../../database/sql';
+import type { ChannelKind } from '../channel-transport';
+import { CHANNELS_CONFIG, ChannelsConfig } from '../channels.config';
+import { ChannelConversations } from '../conversations/channel-conversations';
+import { ChannelMessageEntity } from '../conversations/conversation.entities';
+import { toChannelMessageResponse } from '../conversations/conversation.mappers';
+import {
+  InboundMessage,
+  InboundStatus,
+  parseMessangerNotification,
+  parseWhatsappNotification,
+  ParsedNotification,
+} from './meta-notification.parser';
+
+/** A channel as its webhooks see it (public routes: looked up by id alone). */
+export interface WebhookChannel {
+  kind: ChannelKind;
+  id: string;
+  organizationId: string;
+  agentId: string;
+  /** The WhatsApp phone number id, or the Facebook Page id. */
+  metaId: string;
+  verificationToken: string;
+}
+
+interface InboxRow {
+  id: string;
+  organization_id: string;
+  channel_kind: ChannelKind;
+  channel_id: string;
+  body: string;
+  attempts: number;
+}
+
+/** How often every replica looks for notifications nobody processed (a crash, an error). */
+const SWEEP_INTERVAL_MS = 5_000;
+/** A notification whose processing keeps failing is set aside (malformed) after this many tries. */
+const MAX_PROCESSING_ATTEMPTS = 10;
+const retryDelayMs = (attempts: number) => Math.min(60_000, 1_000 * 2 ** attempts);
+
+const CHANNEL_QUERIES: Record<ChannelKind, string> = {
+  whatsapp: `SELECT id, organization_id, agent_id, number_id AS meta_id, verification_token
+               FROM whatsapp_channels WHERE id = $1`,
+  messanger: `SELECT id, organization_id, agent_id, user_id AS meta_id, verification_token
+                FROM messanger_channels WHERE id = $1`,
+};
+
+/**
+ * Meta's notifications: stored before they are answered (`store`), then processed from the table
+ * (`drain`), right away and by a sweep on every replica, each row by one process (SKIP LOCKED).
+ * Processing applies what a notification says once: a message id or a (message, status) pair
+ * already seen changes nothing.
+ */
+@Injectable()
+export class WebhookInbox implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(WebhookInbox.name);
+  private draining?: Promise<void>;
+  private drainAgain = false;
+  private sweep?: NodeJS.Timeout;
+  private stopped = false;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly clock: Clock,
+    private readonly conversations: ChannelConversations,
+    private readonly events: AgentEventsOutbox,
+    @Inject(CHANNELS_CONFIG) private readonly config: ChannelsConfig,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.sweep = setInterval(() => void this.drain(), SWEEP_INTERVAL_MS);
+    this.sweep.unref();
+    void this.drain();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.sweep);
+    await this.draining;
+  }
+
+  async findChannel(
+    kind: ChannelKind,
+    id: string,
+    db: EntityManager = this.dataSource.manager,
+  ): Promise<WebhookChannel | undefined> {
+    if (!isUuid(id)) return undefined;
+    const [row] = (await db.query(CHANNEL_QUERIES[kind], [id])) as {
+      id: string;
+      organization_id: string;
+      agent_id: string;
+      meta_id: string;
+      verification_token: string;
+    }[];
+    return row
+      ? {
+          kind,
+          id: row.id,
+          organizationId: row.organization_id,
+          agentId: row.agent_id,
+          metaId: row.meta_id,
+          verificationToken: row.verification_token,
+        }
+      : undefined;
+  }
+
+  /** Durable once this resolves; the same bytes again for the same channel are one row. */
+  async store(channel: WebhookChannel, rawBody: Buffer): Promise<void> {
+    const now = toIso(this.clock.now());
+    await this.dataSource.query(
+      `INSERT INTO webhook_inbox (id, organization_id, channel_kind, channel_id, body, body_sha256,
+                                  status, attempts, next_attempt_at, received_at)
+       VALUES ($1, $2, $3, $4, $5, $6, 'pending', 0, $7, $7)
+       ON CONFLICT (channel_id, body_sha256) DO NOTHING`,
+      [
+        uuidv7(this.clock.now()),
+        channel.organizationId,
+        channel.kind,
+        channel.id,
+        rawBody.toString('utf8'),
+        createHash('sha256').update(rawBody).digest('hex'),
+        now,
+      ],
+    );
+    void this.drain();
+  }
+
+  /**
+   * Processes every due notification, one transaction each. One drain at a time per process; a
+   * call during a drain makes it run once more, so nothing stored meanwhile waits for the sweep.
+   */
+  drain(): Promise<void> {
+    if (this.draining) {
+      this.drainAgain = true;
+      return this.draining;
+    }
+    this.draining = (async () => {
+      do {
+        this.drainAgain = false;
+        while (!this.stopped && (await this.processNext())) {
+          // one notification per transaction
+        }
+      } while (this.drainAgain && !this.stopped);
+    })()
+      .catch((error: unknown) => {
+        this.logger.warn(
+          { err: error },
+          'webhook notifications could not be read; the sweep tries again',
+        );
+      })
+      .finally(() => {
+        this.draining = undefined;
+      });
+    return this.draining;
+  }
+
+  /** Takes one due notification and applies it; false when none is due. */
+  private async processNext(): Promise<boolean> {
+    const now = this.clock.now();
+    let claimed: InboxRow | undefined;
+    try {
+      await this.dataSource.transaction(async (db) => {
+        [claimed] = (await db.query(
+          `SELECT id, organization_id, channel_kind, channel_id, body, attempts FROM webhook_inbox
+            WHERE status = 'pending' AND next_attempt_at <= $1
+            ORDER BY next_attempt_at LIMIT 1 FOR UPDATE SKIP LOCKED`,
+          [toIso(now)],
+        )) as InboxRow[];
+        if (!claimed) return;
+        const problems = await this.apply(db, claimed);
+        await db.query(
+          `UPDATE webhook_inbox SET status = $2, error = $3, processed_at = $4, attempts = attempts + 1
+            WHERE id = $1`,
+          [
+            claimed.id,
+            problems.length > 0 ? 'malformed' : 'processed',
+            problems.length > 0 ? problems.join('; ').slice(0, 2000) : null,
+            toIso(now),
+          ],
+        );
+        if (problems.length > 0) {
+          this.logger.warn(
+            { inboxId: claimed.id, channelId: claimed.channel_id, problems: problems.slice(0, 5) },
+            'a signed webhook notification could not be read in full; it is kept for inspection',
+          );
+        }
+      });
+    } catch (error) {
+      if (!claimed) throw error;
+      await this.postpone(claimed, now, error);
+    }
+    return claimed !== undefined;
+  }
+
+  /** Processing failed and was rolled back: tried again later, set aside after a few tries. */
+  private async postpone(row: InboxRow, now: number, error: unknown): Promise<void> {
+    const attempts = row.attempts + 1;
+    const giveUp = attempts >= MAX_PROCESSING_ATTEMPTS;
+    const message = error instanceof Error ? error.message : String(error);
+    this.logger.error(
+      { err: error, inboxId: row.id, attempts },
+      giveUp
+        ? 'a webhook notification could not be processed; set aside'
+        : 'a webhook notification could not be processed; trying again later',
+    );
+    await this.dataSource.query(
+      `UPDATE webhook_inbox SET attempts = $2, next_attempt_at = $3, error = $4,
+              status = CASE WHEN $5 THEN 'malformed' ELSE status END
+        WHERE id = $1 AND status = 'pending'`,
+      [row.id, attempts, toIso(now + retryDelayMs(attempts)), message.slice(0, 2000), giveUp],
+    );
+  }
+
+  /** Applies one notification in its transaction; returns what could not be read. */
+  private async apply(db: EntityManager, row: InboxRow): Promise<string[]> {
+    const channel = await this.findChannel(row.channel_kind, row.channel_id, db);
+    if (!channel) return ['the channel no longer exists'];
+    let body: unknown;
+    try {
+      body = JSON.parse(row.body);
+    } catch {
+      return ['the body is not JSON'];
+    }
+    const parsed: ParsedNotification =
+      channel.kind === 'whatsapp'
+        ? parseWhatsappNotification(body, channel.metaId)
+        : parseMessangerNotification(body, channel.metaId);
+    for (const event of parsed.events) {
+      if (event.kind === 'message') await this.receive(db, channel, event);
+      else await this.updateStatus(db, channel, event);
+    }
+    return parsed.problems;
+  }
+
+  /** Kept once; a new one may opt its sender out or back in, and is told to the agent. */
+  private async receive(
+    db: EntityManager,
+    channel: WebhookChannel,
+    message: InboundMessage,
+  ): Promise<void> {
+    const now = this.clock.now();
+    const entity: ChannelMessageEntity = {
+      id: uuidv7(now),
+      organizationId: channel.organizationId,
+      channelKind: channel.kind,
+      channelId: channel.id,
+      sender: message.sender,
+      messageId: message.messageId,
+      type: message.type,
+      text: message.text,
+      receivedAt: new Date(message.at),
+      createdAt: new Date(now),
+    };
+    const inserted = returnedRows<{ id: string }>(
+      await db.query(
+        `INSERT INTO channel_messages (id, organization_id, channel_kind, channel_id, sender, message_id,
+                                       type, text, received_at, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+         ON CONFLICT (channel_id, message_id) DO NOTHING RETURNING id`,
+        [
+          entity.id,
+          entity.organizationId,
+          entity.channelKind,
+          entity.channelId,
+          entity.sender,
+          entity.messageId,
+          entity.type,
+          entity.text,
+          toIso(message.at),
+          toIso(now),
+        ],
+      ),
+    );
+    if (inserted.length === 0) return; // a resend
+    const word = message.type === 'text' ? message.text?.trim().toUpperCase() : undefined;
+    if (word && this.config.optOutKeywords.has(word)) {
+      await db.query(
+        `INSERT INTO channel_opt_outs (channel_id, recipient, organization_id, source, opted_out_at)
+         VALUES ($1, $2, $3, 'keyword', $4) ON CONFLICT (channel_id, recipient) DO NOTHING`,
+        [channel.id, message.sender, channel.organizationId, toIso(message.at)],
+      );
+    } else if (word && this.config.optInKeywords.has(word)) {
+      await db.query('DELETE FROM channel_opt_outs WHERE channel_id = $1 AND recipient = $2', [
+        channel.id,
+        message.sender,
+      ]);
+    }
+    await this.events.enqueue(db, {
+      type: 'message.received',
+      organizationId: channel.organizationId,
+      agentId: channel.agentId,
+      channelId: channel.id,
+      data: { ...toChannelMessageResponse(entity) },
+    });
+  }
+
+  /** Handed to the modules that sent those messages, once per (message, status). */
+  private async updateStatus(
+    db: EntityManager,
+    channel: WebhookChannel,
+    status: InboundStatus,
+  ): Promise<void> {
+    const keys =
+      'ids' in status.messages
+        ? status.messages.ids
+        : [`watermark:${status.messages.recipient}:${status.messages.watermark}`];
+    const fresh = returnedRows<{ message_id: string }>(
+      await db.query(
+        `INSERT INTO channel_message_statuses (channel_id, message_id, status, at)
+         SELECT $1, key, $2, $3 FROM unnest($4::text[]) AS key
+         ON CONFLICT DO NOTHING RETURNING message_id`,
+        [channel.id, status.status, toIso(status.at), keys],
+      ),
+    ).map((row) => row.message_id);
+    if (fresh.length === 0) return; // a resend
+    await this.conversations.publishStatus(db, {
+      organizationId: channel.organizationId,
+      agentId: channel.agentId,
+      channelId: channel.id,
+      kind: channel.kind,
+      status: status.status,
+      at: status.at,
+      messages: 'ids' in status.messages ? { ids: fresh } : status.messages,
+      error: status.error,
+    });
+  }
+}

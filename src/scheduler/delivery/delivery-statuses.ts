@@ -1,0 +1,144 @@
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { EntityManager, In } from 'typeorm';
+import { AgentEventsOutbox } from '../../agent-events/agent-events.outbox';
+import { ChannelRemoval, ChannelsService } from '../../channels/channels.service';
+import {
+  ChannelConversations,
+  ChannelStatusUpdate,
+} from '../../channels/conversations/channel-conversations';
+import { toIso } from '../../common/time';
+import { returnedRows } from '../../database/sql';
+import { DeliveryEntity } from '../entities/delivery.entity';
+import { toDeliveryResponse } from '../follow-up.mapper';
+
+/** Meta's "re-engagement message": free-form text outside the 24-hour customer service window. */
+export const OUTSIDE_WINDOW_ERROR = '131047';
+
+/** Which deliveries a status is about, as SQL on `deliveries d` ($1 channel, $2 organization). */
+function matching(update: ChannelStatusUpdate): { where: string; parameters: unknown[] } {
+  return 'ids' in update.messages
+    ? {
+        where: 'd.wa_message_id IN (SELECT unnest($3::text[]))',
+        parameters: [update.messages.ids],
+      }
+    : {
+        // A Messenger read: every message to that person sent up to the watermark.
+        where: 'd.phone = $3 AND d.sent_at <= $4',
+        parameters: [update.messages.recipient, toIso(update.messages.watermark)],
+      };
+}
+
+/**
+ * What Meta says of sent messages, applied to deliveries (forward only: sent < delivered < read;
+ * `failed` only before delivered), and what a channel's removal means for them. Both run in the
+ * transaction of their cause (the webhook's processing, the removal), and tell the agent.
+ */
+@Injectable()
+export class DeliveryStatuses implements OnModuleInit {
+  constructor(
+    private readonly conversations: ChannelConversations,
+    private readonly channels: ChannelsService,
+    private readonly events: AgentEventsOutbox,
+  ) {}
+
+  onModuleInit(): void {
+    this.conversations.onStatus((db, update) => this.apply(db, update));
+    this.channels.onRemoved((db, removal) => this.channelRemoved(db, removal));
+  }
+
+  async apply(db: EntityManager, update: ChannelStatusUpdate): Promise<void> {
+    const { where, parameters } = matching(update);
+    const at = toIso(update.at);
+    const next = 3 + parameters.length;
+    let sql: string;
+    let values: unknown[];
+    switch (update.status) {
+      case 'sent':
+        return; // the send's own answer already said so
+      case 'delivered':
+        sql = `UPDATE deliveries d
+                  SET delivered_at = COALESCE(d.delivered_at, $${next}),
+                      status = CASE WHEN d.status = 'sent' THEN 'delivered' ELSE d.status END,
+                      updated_at = $${next}
+                WHERE d.channel_id = $1 AND d.organization_id = $2 AND ${where}
+                  AND d.status IN ('sent', 'delivered', 'read') AND d.delivered_at IS NULL
+            RETURNING d.id`;
+        values = [at];
+        break;
+      case 'read':
+        // Read implies delivered: a read that arrives first sets both.
+        sql = `UPDATE deliveries d
+                  SET read_at = $${next}, delivered_at = COALESCE(d.delivered_at, $${next}),
+                      status = 'read', updated_at = $${next}
+                WHERE d.channel_id = $1 AND d.organization_id = $2 AND ${where}
+                  AND d.status IN ('sent', 'delivered') AND d.read_at IS NULL
+            RETURNING d.id`;
+        values = [at];
+        break;
+      case 'failed': {
+        const code = update.error?.code ?? 'unknown';
+        // 131047 re-sends once as the template when the follow-up has one; else it fails for good.
+        sql = `UPDATE deliveries d
+                  SET status = CASE WHEN $${next + 2} AND NOT d.template_required
+                                      AND f.template IS NOT NULL AND f.deleted_at IS NULL
+                                    THEN 'pending' ELSE 'failed' END,
+                      template_required = d.template_required OR ($${next + 2} AND f.template IS NOT NULL),
+                      message_type = CASE WHEN $${next + 2} AND f.template IS NOT NULL
+                                          THEN 'template' ELSE d.message_type END,
+                      next_attempt_at = $${next + 3},
+                      last_error_code = $${next}, last_error_message = $${next + 1},
+                      updated_at = $${next + 3}
+                 FROM follow_ups f
+                WHERE f.id = d.follow_up_id
+                  AND d.channel_id = $1 AND d.organization_id = $2 AND ${where}
+                  AND d.status = 'sent'
+            RETURNING d.id`;
+        values = [
+          code,
+          update.error?.title ?? 'Meta reported the message as failed.',
+          code === OUTSIDE_WINDOW_ERROR,
+          at,
+        ];
+        break;
+      }
+    }
+    const changed = returnedRows<{ id: string }>(
+      await db.query(sql, [update.channelId, update.organizationId, ...parameters, ...values]),
+    );
+    await this.tell(
+      db,
+      update.agentId,
+      changed.map((row) => row.id),
+    );
+  }
+
+  /** Its pending deliveries are cancelled; its follow-ups stop for good (completed). */
+  private async channelRemoved(db: EntityManager, removal: ChannelRemoval): Promise<void> {
+    if (removal.kind !== 'whatsapp') return;
+    const at = toIso(removal.at);
+    await db.query(
+      `UPDATE deliveries SET status = 'cancelled', updated_at = $2
+        WHERE channel_id = $1 AND status = 'pending'`,
+      [removal.channelId, at],
+    );
+    await db.query(
+      `UPDATE follow_ups SET status = 'completed', next_run_at = NULL, updated_at = $2
+        WHERE channel_id = $1 AND status IN ('active', 'paused') AND deleted_at IS NULL`,
+      [removal.channelId, at],
+    );
+  }
+
+  /** `delivery.updated` for each delivery whose status changed, in the same transaction. */
+  private async tell(db: EntityManager, agentId: string, ids: string[]): Promise<void> {
+    if (!this.events.enabled || ids.length === 0) return;
+    for (const delivery of await db.findBy(DeliveryEntity, { id: In(ids) })) {
+      await this.events.enqueue(db, {
+        type: 'delivery.updated',
+        organizationId: delivery.organizationId,
+        agentId,
+        channelId: delivery.channelId,
+        data: { ...toDeliveryResponse(delivery) },
+      });
+    }
+  }
+}

@@ -1,0 +1,510 @@
+import { createHmac, randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { eventually } from './support/eventually';
+import { aMessangerChannel, aWhatsappChannel } from './support/factories';
+import { ManualClock } from './support/manual-clock';
+import { bearer, newOrganization, startApp, TestApp, tokenFor } from './support/test-app';
+
+/** Meta's app secrets as agentline is configured with them (two: a rotation in progress). */
+const SECRET = 'meta-app-secret-current';
+const OLD_SECRET = 'meta-app-secret-previous';
+
+/** What Meta sends: the HMAC-SHA256 of the exact bytes, computed here independently of agentline. */
+const sign = (raw: string, secret = SECRET) =>
+  `sha256=${createHmac('sha256', secret).update(raw).digest('hex')}`;
+
+const seconds = (ms: number) => String(Math.floor(ms / 1000));
+
+/** A WhatsApp Business Account notification for one phone number id. */
+export const whatsappNotification = (
+  numberId: string,
+  value: { messages?: unknown[]; statuses?: unknown[] },
+) => ({
+  object: 'whatsapp_business_account',
+  entry: [
+    {
+      id: '102290129340398',
+      changes: [
+        {
+          field: 'messages',
+          value: {
+            messaging_product: 'whatsapp',
+            metadata: { display_phone_number: '15550783881', phone_number_id: numberId },
+            ...value,
+          },
+        },
+      ],
+    },
+  ],
+});
+
+describe('Meta webhooks (e2e)', () => {
+  let t: TestApp;
+  let clock: ManualClock;
+  let org: string;
+  let auth: Record<string, string>;
+
+  beforeAll(async () => {
+    clock = new ManualClock(Date.UTC(2026, 10, 2, 8, 0));
+    t = await startApp({ META_APP_SECRET: `${SECRET},${OLD_SECRET}` }, { clock });
+  });
+  afterAll(async () => t.close());
+  beforeEach(() => {
+    org = newOrganization();
+    auth = bearer(tokenFor({ org }));
+  });
+
+  const whatsapp = async () =>
+    (await t.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201))
+      .body.data;
+  const messanger = async () =>
+    (await t.http().post('/v1/channels/messanger').set(auth).send(aMessangerChannel()).expect(201))
+      .body.data;
+  const post = (path: string, payload: unknown, signature?: string | null) => {
+    const raw = typeof payload === 'string' ? payload : JSON.stringify(payload);
+    const request = t.http().post(path).set('content-type', 'application/json');
+    if (signature !== null) request.set('x-hub-signature-256', signature ?? sign(raw));
+    return request.send(raw);
+  };
+  const inbox = async (channelId: string) =>
+    (await t.app
+      .get(DataSource)
+      .query('SELECT status, error FROM webhook_inbox WHERE channel_id = $1', [channelId])) as {
+      status: string;
+      error: string | null;
+    }[];
+  const messages = async (kind: string, id: string, query = '') =>
+    (await t.http().get(`/v1/channels/${kind}/${id}/messages${query}`).set(auth).expect(200)).body
+      .data;
+  const text = (from: string, body: string, id = `wamid.${randomUUID()}`) => ({
+    from,
+    id,
+    timestamp: seconds(clock.now()),
+    type: 'text',
+    text: { body },
+  });
+
+  describe("Meta's verification handshake", () => {
+    it('answers hub.challenge as text/plain for the channel’s verify token, on both kinds', async () => {
+      for (const channel of [
+        { kind: 'whatsapp', ...(await whatsapp()) },
+        { kind: 'messanger', ...(await messanger()) },
+      ]) {
+        expect(channel.webhook_url).toBe(
+          `http://localhost:3000/v1/webhooks/${channel.kind}/${channel.id}`,
+        );
+        const res = await t
+          .http()
+          .get(`/v1/webhooks/${channel.kind}/${channel.id}`)
+          .query({
+            'hub.mode': 'subscribe',
+            'hub.verify_token': channel.verification_token,
+            'hub.challenge': '1158201444',
+          })
+          .expect(200);
+        expect(res.headers['content-type']).toMatch(/^text\/plain/);
+        expect(res.text).toBe('1158201444');
+      }
+    });
+
+    it.each([
+      ['a wrong verify token', { 'hub.verify_token': 'not-the-token' }],
+      ['a mode other than subscribe', { 'hub.mode': 'unsubscribe' }],
+      ['no challenge', { 'hub.challenge': undefined }],
+      ['no verify token', { 'hub.verify_token': undefined }],
+    ])('answers 403 problem+json for %s', async (_, override) => {
+      const channel = await whatsapp();
+      const query = {
+        'hub.mode': 'subscribe',
+        'hub.verify_token': channel.verification_token,
+        'hub.challenge': '42',
+        ...override,
+      };
+      const res = await t
+        .http()
+        .get(`/v1/webhooks/whatsapp/${channel.id}`)
+        .query(Object.fromEntries(Object.entries(query).filter(([, v]) => v !== undefined)))
+        .expect(403);
+      expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(res.body).toMatchObject({ status: 403, code: 'forbidden' });
+    });
+
+    it('answers 403 for an unknown channel, a malformed id, or a token of another channel', async () => {
+      const channel = await whatsapp();
+      const other = await whatsapp();
+      for (const [path, token] of [
+        [`whatsapp/${randomUUID()}`, channel.verification_token],
+        ['whatsapp/not-a-uuid', channel.verification_token],
+        [`whatsapp/${channel.id}`, other.verification_token],
+        // A WhatsApp channel's id and token do not open the Messenger URL.
+        [`messanger/${channel.id}`, channel.verification_token],
+      ]) {
+        await t
+          .http()
+          .get(`/v1/webhooks/${path}`)
+          .query({ 'hub.mode': 'subscribe', 'hub.verify_token': token, 'hub.challenge': '1' })
+          .expect(403);
+      }
+    });
+  });
+
+  describe('notification signatures', () => {
+    it.each([
+      ['missing', null],
+      ['not sha256=<hex>', 'sha1=abcdef'],
+      ['of another body', sign('{"object":"page"}')],
+      ['made with another secret', sign('{}', 'some-other-app-secret')],
+      ['truncated', sign('{}').slice(0, 40)],
+    ])('answers 401 and stores nothing when it is %s', async (_, signature) => {
+      const channel = await whatsapp();
+      const payload = whatsappNotification(channel.number_id, {
+        messages: [text('34612345678', 'hello')],
+      });
+      const res = await post(`/v1/webhooks/whatsapp/${channel.id}`, payload, signature);
+      expect(res.status).toBe(401);
+      expect(res.body).toMatchObject({ code: 'invalid_signature' });
+      expect(await inbox(channel.id)).toEqual([]);
+    });
+
+    it('accepts a notification signed with any configured secret', async () => {
+      const channel = await whatsapp();
+      const raw = JSON.stringify(
+        whatsappNotification(channel.number_id, { messages: [text('34612345678', 'hi')] }),
+      );
+      await post(`/v1/webhooks/whatsapp/${channel.id}`, raw, sign(raw, OLD_SECRET)).expect(200);
+      await eventually(async () =>
+        expect((await messages('whatsapp', channel.id)).total_count).toBe(1),
+      );
+    });
+
+    it('answers 403 to a signed notification for a channel that does not exist', async () => {
+      await post(`/v1/webhooks/whatsapp/${randomUUID()}`, { object: 'page', entry: [] }).expect(
+        403,
+      );
+    });
+
+    it('keeps the body limit: 413 problem+json', async () => {
+      const channel = await whatsapp();
+      const raw = `{"pad":"${'x'.repeat(1024 * 1024)}"}`;
+      const res = await post(`/v1/webhooks/whatsapp/${channel.id}`, raw);
+      expect(res.status).toBe(413);
+      expect(res.body).toMatchObject({ code: 'payload_too_large' });
+    });
+  });
+
+  describe('inbound WhatsApp messages', () => {
+    it('keeps every message type once, lists them newest first, and ignores a resend', async () => {
+      const channel = await whatsapp();
+      const at = clock.now();
+      const base = (
+        type: string,
+        id: string,
+        content: Record<string, unknown>,
+        offset: number,
+      ) => ({
+        from: '34612345678',
+        id,
+        timestamp: seconds(at + offset * 1000),
+        type,
+        ...content,
+      });
+      const all = [
+        base('text', 'wamid.1', { text: { body: 'Hello there' } }, 1),
+        base(
+          'image',
+          'wamid.2',
+          { image: { id: 'media-1', mime_type: 'image/jpeg', caption: 'my receipt' } },
+          2,
+        ),
+        base('audio', 'wamid.3', { audio: { id: 'media-2', mime_type: 'audio/ogg' } }, 3),
+        base(
+          'location',
+          'wamid.4',
+          { location: { latitude: 40.4, longitude: -3.7, name: 'Office' } },
+          4,
+        ),
+        base('reaction', 'wamid.5', { reaction: { message_id: 'wamid.out', emoji: '👍' } }, 5),
+        base(
+          'interactive',
+          'wamid.6',
+          {
+            interactive: { type: 'button_reply', button_reply: { id: 'yes', title: 'Yes please' } },
+          },
+          6,
+        ),
+        base('sticker', 'wamid.7', { sticker: { id: 'media-3', mime_type: 'image/webp' } }, 7),
+        base(
+          'unsupported',
+          'wamid.8',
+          { errors: [{ code: 131051, title: 'Message type unknown' }] },
+          8,
+        ),
+      ];
+      const payload = whatsappNotification(channel.number_id, {
+        messages: all,
+        statuses: [],
+      });
+      await post(`/v1/webhooks/whatsapp/${channel.id}`, payload).expect(200);
+      // Meta resends the same notification, and then a new one carrying an old message again.
+      await post(`/v1/webhooks/whatsapp/${channel.id}`, payload).expect(200);
+      await post(
+        `/v1/webhooks/whatsapp/${channel.id}`,
+        whatsappNotification(channel.number_id, { messages: [all[0]] }),
+      ).expect(200);
+      const page = await eventually(async () => {
+        const listed = await messages('whatsapp', channel.id);
+        expect(listed.total_count).toBe(8);
+        expect((await inbox(channel.id)).map((row) => row.status)).toEqual([
+          'processed',
+          'processed',
+        ]);
+        return listed;
+      });
+      expect(
+        page.items.map((m: { type: string; text: string | null }) => [m.type, m.text]),
+      ).toEqual([
+        ['unsupported', null],
+        ['sticker', null],
+        ['interactive', 'Yes please'],
+        ['reaction', '👍'],
+        ['location', 'Office'],
+        ['audio', null],
+        ['image', 'my receipt'],
+        ['text', 'Hello there'],
+      ]);
+      expect(page.items[7]).toEqual({
+        id: expect.any(String),
+        channel_id: channel.id,
+        from: '+34612345678',
+        message_id: 'wamid.1',
+        type: 'text',
+        text: 'Hello there',
+        received_at: Math.floor((at + 1000) / 1000) * 1000,
+      });
+      const filtered = await messages(
+        'whatsapp',
+        channel.id,
+        '?from=%2B34612345678&limit=2&offset=1',
+      );
+      expect(filtered).toMatchObject({ offset: 1, total_count: 8 });
+      expect(filtered.items.map((m: { message_id: string }) => m.message_id)).toEqual([
+        'wamid.7',
+        'wamid.6',
+      ]);
+      expect((await messages('whatsapp', channel.id, '?from=%2B14155552671')).total_count).toBe(0);
+    });
+
+    it('keeps a signed but malformed notification for inspection, answers 200, and keeps what it could read', async () => {
+      const channel = await whatsapp();
+      await post(
+        `/v1/webhooks/whatsapp/${channel.id}`,
+        '{"object": "whatsapp_business_account", ',
+      ).expect(200);
+      await post(`/v1/webhooks/whatsapp/${channel.id}`, { hello: 'world' }).expect(200);
+      await post(
+        `/v1/webhooks/whatsapp/${channel.id}`,
+        whatsappNotification(channel.number_id, {
+          messages: [{ id: 'wamid.no-from', type: 'text' }, text('34612345678', 'readable')],
+        }),
+      ).expect(200);
+      const rows = await eventually(async () => {
+        const current = await inbox(channel.id);
+        expect(current.filter((row) => row.status === 'pending')).toEqual([]);
+        expect(current).toHaveLength(3);
+        return current;
+      });
+      expect(rows.map((row) => row.status)).toEqual(['malformed', 'malformed', 'malformed']);
+      expect(rows.map((row) => row.error).sort()).toEqual([
+        'entry[0].changes[0].value.messages[0]: needs from, id, type and timestamp',
+        'not a WhatsApp Business Account notification',
+        'the body is not JSON',
+      ]);
+      expect(
+        (await messages('whatsapp', channel.id)).items.map((m: { text: string }) => m.text),
+      ).toEqual(['readable']);
+    });
+
+    it("ignores changes for another phone number id than the channel's", async () => {
+      const channel = await whatsapp();
+      await post(
+        `/v1/webhooks/whatsapp/${channel.id}`,
+        whatsappNotification('999999999', { messages: [text('34612345678', 'not yours')] }),
+      ).expect(200);
+      await eventually(async () =>
+        expect((await inbox(channel.id)).map((row) => row.status)).toEqual(['malformed']),
+      );
+      expect((await messages('whatsapp', channel.id)).total_count).toBe(0);
+    });
+
+    it('processes a notification left unprocessed (a crash after the 200) when the inbox is drained again', async () => {
+      const channel = await whatsapp();
+      const raw = JSON.stringify(
+        whatsappNotification(channel.number_id, { messages: [text('34612345678', 'left behind')] }),
+      );
+      // As if the process died after storing: a pending row nobody is working on.
+      await t.app.get(DataSource).query(
+        `INSERT INTO webhook_inbox (id, organization_id, channel_kind, channel_id, body, body_sha256,
+                                    status, attempts, next_attempt_at, received_at)
+         VALUES ($1, $2, 'whatsapp', $3, $4, 'x', 'pending', 0, $5, $5)`,
+        [randomUUID(), org, channel.id, raw, new Date(clock.now()).toISOString()],
+      );
+      await eventually(
+        async () => expect((await messages('whatsapp', channel.id)).total_count).toBe(1),
+        15_000,
+      );
+    });
+  });
+
+  describe('inbound Messenger messages', () => {
+    it('keeps messages and attachments, ignores echoes and other pages', async () => {
+      const channel = await messanger();
+      const at = clock.now();
+      const event = (extra: Record<string, unknown>, recipient = channel.user_id) => ({
+        sender: { id: '6543210987' },
+        recipient: { id: recipient },
+        timestamp: at,
+        ...extra,
+      });
+      await post(`/v1/webhooks/messanger/${channel.id}`, {
+        object: 'page',
+        entry: [
+          {
+            id: channel.user_id,
+            time: at,
+            messaging: [
+              event({ message: { mid: 'm_1', text: 'Hi page' } }),
+              event({
+                message: {
+                  mid: 'm_2',
+                  attachments: [{ type: 'image', payload: { url: 'https://x' } }],
+                },
+              }),
+              event({ message: { mid: 'm_3', text: 'our own reply', is_echo: true } }),
+              event({ message: { mid: 'm_4', text: 'for another page' } }, '111'),
+            ],
+          },
+        ],
+      }).expect(200);
+      const page = await eventually(async () => {
+        const listed = await messages('messanger', channel.id);
+        expect(listed.total_count).toBe(2);
+        return listed;
+      });
+      expect(
+        page.items
+          .map((m: { from: string; type: string; text: string | null }) => [m.from, m.type, m.text])
+          .sort(),
+      ).toEqual([
+        ['6543210987', 'image', null],
+        ['6543210987', 'text', 'Hi page'],
+      ]);
+    });
+  });
+
+  describe('opt-out', () => {
+    const optOuts = async (id: string) =>
+      (await t.http().get(`/v1/channels/whatsapp/${id}/opt-outs`).set(auth).expect(200)).body.data;
+
+    it('opts a sender out with STOP (any case, trimmed) and back in with START', async () => {
+      const channel = await whatsapp();
+      const url = `/v1/webhooks/whatsapp/${channel.id}`;
+      await post(
+        url,
+        whatsappNotification(channel.number_id, { messages: [text('34612345678', '  stop ')] }),
+      ).expect(200);
+      await post(
+        url,
+        whatsappNotification(channel.number_id, { messages: [text('14155552671', 'STOP please')] }),
+      ).expect(200);
+      const listed = await eventually(async () => {
+        const current = await optOuts(channel.id);
+        expect(current.total_count).toBe(1);
+        expect((await messages('whatsapp', channel.id)).total_count).toBe(2);
+        return current;
+      });
+      expect(listed.items).toEqual([
+        {
+          phone: '+34612345678',
+          opted_out_at: Math.floor(clock.now() / 1000) * 1000,
+          source: 'keyword',
+        },
+      ]);
+      await post(
+        url,
+        whatsappNotification(channel.number_id, { messages: [text('34612345678', 'Start')] }),
+      ).expect(200);
+      await eventually(async () => expect((await optOuts(channel.id)).total_count).toBe(0));
+    });
+
+    it('opts numbers out and in through the API, normalised, idempotently', async () => {
+      const channel = await whatsapp();
+      const base = `/v1/channels/whatsapp/${channel.id}/opt-outs`;
+      await t.http().put(`${base}/34612345678`).set(auth).expect(204);
+      await t.http().put(`${base}/%2B34612345678`).set(auth).expect(204);
+      expect((await optOuts(channel.id)).items).toEqual([
+        { phone: '+34612345678', opted_out_at: clock.now(), source: 'api' },
+      ]);
+      await t.http().delete(`${base}/+34 612 345 678`).set(auth).expect(204);
+      await t.http().delete(`${base}/34612345678`).set(auth).expect(204);
+      expect((await optOuts(channel.id)).total_count).toBe(0);
+      const bad = await t.http().put(`${base}/12`).set(auth).expect(400);
+      expect(bad.body.errors).toEqual([
+        { field: 'phone', message: expect.stringContaining('"12"') },
+      ]);
+    });
+
+    it("answers 404 on another organization's channel, another kind's id, or a malformed id", async () => {
+      const channel = await whatsapp();
+      const messangerChannel = await messanger();
+      const stranger = bearer(tokenFor({ org: newOrganization() }));
+      const cases: [string, 'get' | 'put' | 'delete', string][] = [
+        [stranger.Authorization, 'get', `/v1/channels/whatsapp/${channel.id}/messages`],
+        [stranger.Authorization, 'get', `/v1/channels/messanger/${messangerChannel.id}/messages`],
+        [stranger.Authorization, 'get', `/v1/channels/whatsapp/${channel.id}/opt-outs`],
+        [stranger.Authorization, 'put', `/v1/channels/whatsapp/${channel.id}/opt-outs/34612345678`],
+        [
+          stranger.Authorization,
+          'delete',
+          `/v1/channels/whatsapp/${channel.id}/opt-outs/34612345678`,
+        ],
+        [auth.Authorization, 'get', `/v1/channels/messanger/${channel.id}/messages`],
+        [auth.Authorization, 'get', '/v1/channels/whatsapp/not-a-uuid/messages'],
+      ];
+      for (const [authorization, method, path] of cases) {
+        const res = await t.http()[method](path).set('Authorization', authorization);
+        expect([method, path, res.status]).toEqual([method, path, 404]);
+      }
+    });
+  });
+
+  describe('without META_APP_SECRET', () => {
+    it('answers 401 to every notification, signed or not, and stores nothing', async () => {
+      const bare = await startApp({});
+      try {
+        const channel = (
+          await bare
+            .http()
+            .post('/v1/channels/whatsapp')
+            .set(auth)
+            .send(aWhatsappChannel())
+            .expect(201)
+        ).body.data;
+        const raw = JSON.stringify({ object: 'whatsapp_business_account', entry: [] });
+        const res = await bare
+          .http()
+          .post(`/v1/webhooks/whatsapp/${channel.id}`)
+          .set('content-type', 'application/json')
+          .set('x-hub-signature-256', sign(raw))
+          .send(raw)
+          .expect(401);
+        expect(res.body.detail).toMatch(/No META_APP_SECRET/);
+        const rows: unknown[] = await bare.app
+          .get(DataSource)
+          .query('SELECT 1 FROM webhook_inbox WHERE channel_id = $1', [channel.id]);
+        expect(rows).toEqual([]);
+      } finally {
+        await bare.close();
+      }
+    });
+  });
+});
