@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { eventually } from './support/eventually';
 import { aMessangerChannel, aWhatsappChannel } from './support/factories';
 import { ManualClock } from './support/manual-clock';
+import { whatsappNotification } from './support/meta-webhooks';
 import { bearer, newOrganization, startApp, TestApp, tokenFor } from './support/test-app';
 
 /** Meta's app secrets as agentline is configured with them (two: a rotation in progress). */
@@ -14,29 +15,6 @@ const sign = (raw: string, secret = SECRET) =>
   `sha256=${createHmac('sha256', secret).update(raw).digest('hex')}`;
 
 const seconds = (ms: number) => String(Math.floor(ms / 1000));
-
-/** A WhatsApp Business Account notification for one phone number id. */
-export const whatsappNotification = (
-  numberId: string,
-  value: { messages?: unknown[]; statuses?: unknown[] },
-) => ({
-  object: 'whatsapp_business_account',
-  entry: [
-    {
-      id: '102290129340398',
-      changes: [
-        {
-          field: 'messages',
-          value: {
-            messaging_product: 'whatsapp',
-            metadata: { display_phone_number: '15550783881', phone_number_id: numberId },
-            ...value,
-          },
-        },
-      ],
-    },
-  ],
-});
 
 describe('Meta webhooks (e2e)', () => {
   let t: TestApp;

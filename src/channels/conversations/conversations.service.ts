@@ -112,7 +112,7 @@ export class ConversationsService {
   private async assertChannel(principal: Principal, kind: ChannelKind, id: string): Promise<void> {
     const rows: unknown[] = isUuid(id)
       ? await this.dataSource.query(
-          `SELECT 1 FROM ${kind}_channels WHERE id = $1 AND organization_id = $2`,
+          `SELECT 1 FROM ${kind}_channels WHERE id = $1 AND organization_id = $2 AND deleted_at IS NULL`,
           [id, principal.organizationId],
         )
       : [];

@@ -54,9 +54,9 @@ const retryDelayMs = (attempts: number) => Math.min(60_000, 1_000 * 2 ** attempt
 
 const CHANNEL_QUERIES: Record<ChannelKind, string> = {
   whatsapp: `SELECT id, organization_id, agent_id, number_id AS meta_id, verification_token
-               FROM whatsapp_channels WHERE id = $1`,
+               FROM whatsapp_channels WHERE id = $1 AND deleted_at IS NULL`,
   messanger: `SELECT id, organization_id, agent_id, user_id AS meta_id, verification_token
-                FROM messanger_channels WHERE id = $1`,
+                FROM messanger_channels WHERE id = $1 AND deleted_at IS NULL`,
 };
 
 /**

@@ -1,0 +1,492 @@
+import { createHmac, randomUUID } from 'node:crypto';
+import { eventually } from './support/eventually';
+import { aFollowUp, aMessangerChannel, aWhatsappChannel } from './support/factories';
+import { FakeGraphApi, graphErrorReply } from './support/fake-graph-api';
+import { ManualClock } from './support/manual-clock';
+import { bearer, newOrganization, startApp, TestApp, tokenFor } from './support/test-app';
+import { whatsappNotification } from './support/meta-webhooks';
+
+const SECRET = 'meta-app-secret-conversations';
+const HOUR = 3_600_000;
+const seconds = (ms: number) => String(Math.floor(ms / 1000));
+
+interface Delivery {
+  id: string;
+  phone: string;
+  status: string;
+  attempts: number;
+  message_type: string;
+  wa_message_id: string | null;
+  sent_at: number | null;
+  delivered_at: number | null;
+  read_at: number | null;
+  last_error: { code: string; message: string } | null;
+}
+
+const TEMPLATE = {
+  name: 'weekly_check_in',
+  language: 'en_US',
+  parameters: ['{{title}}', '{{message}}'],
+};
+
+/**
+ * The conversation loop a user sees: clients write (webhooks), follow-ups choose text or template
+ * by the 24-hour window, Meta's statuses move deliveries, STOP skips a number, and a removed
+ * channel stops its work.
+ */
+describe('Conversations on WhatsApp (e2e)', () => {
+  let graph: FakeGraphApi;
+  let clock: ManualClock;
+  let t: TestApp;
+  let auth: Record<string, string>;
+
+  beforeAll(async () => {
+    graph = await FakeGraphApi.start();
+    clock = new ManualClock(Date.UTC(2026, 10, 2, 8, 0));
+    t = await startApp(
+      {
+        SCHEDULER_ENABLED: 'true',
+        SCHEDULER_TICK_MS: '50',
+        GRAPH_API_URL: graph.url,
+        GRAPH_API_TIMEOUT_MS: '500',
+        META_APP_SECRET: SECRET,
+      },
+      { clock },
+    );
+  });
+  afterAll(async () => {
+    await t.close();
+    await graph.close();
+  });
+  beforeEach(() => {
+    graph.reset();
+    auth = bearer(tokenFor({ org: newOrganization() }));
+  });
+
+  const channel = async () =>
+    (await t.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201))
+      .body.data;
+  const followUp = async (channelId: string, overrides: Record<string, unknown>) =>
+    (
+      await t
+        .http()
+        .post('/v1/scheduler/follow-up/whatsapp')
+        .set(auth)
+        .send(aFollowUp(channelId, { frequency: 'once', title: 'Order 42', ...overrides }))
+        .expect(201)
+    ).body;
+  const deliveries = async (id: string): Promise<Delivery[]> =>
+    (await t.http().get(`/v1/scheduler/follow-up/whatsapp/${id}/deliveries`).set(auth).expect(200))
+      .body.data.items;
+  const notify = async (wa: { id: string; number_id: string }, value: Record<string, unknown>) => {
+    const raw = JSON.stringify(whatsappNotification(wa.number_id, value));
+    await t
+      .http()
+      .post(`/v1/webhooks/whatsapp/${wa.id}`)
+      .set('content-type', 'application/json')
+      .set(
+        'x-hub-signature-256',
+        `sha256=${createHmac('sha256', SECRET).update(raw).digest('hex')}`,
+      )
+      .send(raw)
+      .expect(200);
+  };
+  /** A client writes to the channel at `at` (Meta's timestamp). */
+  const clientWrites = async (
+    wa: { id: string; number_id: string },
+    phone: string,
+    body: string,
+    at = clock.now(),
+  ) => {
+    await notify(wa, {
+      messages: [
+        {
+          from: phone,
+          id: `wamid.${randomUUID()}`,
+          timestamp: seconds(at),
+          type: 'text',
+          text: { body },
+        },
+      ],
+    });
+  };
+  const status = (id: string, name: string, at: number, errors?: unknown[]) => ({
+    id,
+    status: name,
+    timestamp: seconds(at),
+    recipient_id: '34612345678',
+    ...(errors && { errors }),
+  });
+  const settled = async (id: string, expected: string[]) =>
+    eventually(async () => {
+      const items = await deliveries(id);
+      expect(items.map((d) => d.status).sort()).toEqual([...expected].sort());
+      return items;
+    });
+
+  it('validates and returns the template', async () => {
+    const wa = await channel();
+    const created = await followUp(wa.id, { frequency: 'daily', template: TEMPLATE });
+    expect(created.template).toEqual(TEMPLATE);
+    for (const [template, field] of [
+      [{ ...TEMPLATE, name: 'Weekly Check-in' }, 'template.name'],
+      [{ ...TEMPLATE, language: 'english' }, 'template.language'],
+      [{ ...TEMPLATE, parameters: 'x' }, 'template.parameters'],
+      [{ name: 'ok', language: 'en' }, 'template.parameters'],
+      [null, 'template'],
+    ] as const) {
+      const res = await t
+        .http()
+        .post('/v1/scheduler/follow-up/whatsapp')
+        .set(auth)
+        .send(aFollowUp(wa.id, { template }))
+        .expect(400);
+      expect(res.body.errors.map((e: { field: string }) => e.field)).toContain(field);
+    }
+  });
+
+  it('sends text inside the 24-hour window and the template outside it', async () => {
+    const wa = await channel();
+    await clientWrites(wa, '34612345678', 'Any news about my order?', clock.now() - 2 * HOUR);
+    await clientWrites(wa, '14155552671', 'Hello', clock.now() - 25 * HOUR);
+    await eventually(async () => {
+      const res = await t.http().get(`/v1/channels/whatsapp/${wa.id}/messages`).set(auth);
+      expect(res.body.data.total_count).toBe(2);
+    });
+    const created = await followUp(wa.id, {
+      client_phone_numbers: ['+34612345678', '+14155552671'],
+      prompt: 'How was {{title}}?',
+      template: TEMPLATE,
+    });
+    const received = await graph.waitForMessages(2);
+    const byTo = new Map(received.map((m) => [m.to, m]));
+    expect(byTo.get('34612345678')).toMatchObject({ body: 'How was Order 42?' });
+    expect(byTo.get('34612345678')?.template).toBeUndefined();
+    expect(byTo.get('14155552671')?.template).toEqual({
+      name: 'weekly_check_in',
+      languageCode: 'en_US',
+      bodyParameters: ['Order 42', 'How was Order 42?'],
+    });
+    const rows = await settled(created.id, ['sent', 'sent']);
+    expect(Object.fromEntries(rows.map((d) => [d.phone, d.message_type]))).toEqual({
+      '+34612345678': 'text',
+      '+14155552671': 'template',
+    });
+  });
+
+  it('sends text outside the window when the follow-up has no template', async () => {
+    const wa = await channel();
+    const created = await followUp(wa.id, { client_phone_numbers: ['+34612345678'] });
+    const [message] = await graph.waitForMessages(1);
+    expect(message.template).toBeUndefined();
+    const [row] = await settled(created.id, ['sent']);
+    expect(row.message_type).toBe('text');
+  });
+
+  it('moves a delivery forward only, whatever order the statuses come in', async () => {
+    const wa = await channel();
+    await clientWrites(wa, '34612345678', 'hi');
+    const created = await followUp(wa.id, { client_phone_numbers: ['+34612345678'] });
+    const [row] = await settled(created.id, ['sent']);
+    expect(row).toMatchObject({ delivered_at: null, read_at: null });
+    const wamid = row.wa_message_id as string;
+    const at = clock.now();
+    await notify(wa, { statuses: [status(wamid, 'delivered', at + 1000)] });
+    await eventually(async () =>
+      expect((await deliveries(created.id))[0]).toMatchObject({
+        status: 'delivered',
+        delivered_at: at + 1000,
+        read_at: null,
+      }),
+    );
+    await notify(wa, { statuses: [status(wamid, 'read', at + 5000)] });
+    // Late and resent statuses change nothing.
+    await notify(wa, {
+      statuses: [status(wamid, 'sent', at), status(wamid, 'delivered', at + 2000)],
+    });
+    await notify(wa, {
+      statuses: [status(wamid, 'failed', at + 6000, [{ code: 131026, title: 'Undeliverable' }])],
+    });
+    await eventually(async () =>
+      expect((await deliveries(created.id))[0]).toMatchObject({
+        status: 'read',
+        delivered_at: at + 1000,
+        read_at: at + 5000,
+        last_error: null,
+      }),
+    );
+  });
+
+  it('a read before any delivered sets both; a failed status fails a sent message with Meta’s error', async () => {
+    const wa = await channel();
+    const created = await followUp(wa.id, {
+      client_phone_numbers: ['+34612345678', '+14155552671'],
+    });
+    const rows = await settled(created.id, ['sent', 'sent']);
+    const [first, second] = rows;
+    const at = clock.now();
+    await notify(wa, {
+      statuses: [
+        status(first.wa_message_id as string, 'read', at + 3000),
+        status(second.wa_message_id as string, 'failed', at + 1000, [
+          { code: 131026, title: 'Message undeliverable' },
+        ]),
+      ],
+    });
+    await eventually(async () => {
+      const byId = new Map((await deliveries(created.id)).map((d) => [d.id, d]));
+      expect(byId.get(first.id)).toMatchObject({
+        status: 'read',
+        delivered_at: at + 3000,
+        read_at: at + 3000,
+      });
+      expect(byId.get(second.id)).toMatchObject({
+        status: 'failed',
+        last_error: { code: '131026', message: 'Message undeliverable' },
+      });
+    });
+  });
+
+  describe("Meta's 131047 (outside the window)", () => {
+    const outsideWindow = graphErrorReply(
+      400,
+      131047,
+      'Re-engagement message: more than 24 hours have passed since the recipient last replied.',
+    );
+
+    it('from the send call: re-sends at once as the template, on the same delivery', async () => {
+      const wa = await channel();
+      // Agentline believes the window is open; Meta disagrees.
+      await clientWrites(wa, '34612345678', 'hi');
+      graph.enqueue(outsideWindow);
+      const created = await followUp(wa.id, {
+        client_phone_numbers: ['+34612345678'],
+        template: TEMPLATE,
+      });
+      const [message] = await graph.waitForMessages(1);
+      expect(message.template?.name).toBe('weekly_check_in');
+      expect(graph.requests).toBe(2);
+      const [row] = await settled(created.id, ['sent']);
+      expect(row).toMatchObject({ attempts: 2, message_type: 'template' });
+    });
+
+    it('from the send call without a template: fails for good, no retry', async () => {
+      const wa = await channel();
+      graph.enqueue(outsideWindow);
+      const created = await followUp(wa.id, { client_phone_numbers: ['+34612345678'] });
+      const [row] = await settled(created.id, ['failed']);
+      expect(row).toMatchObject({ attempts: 1, last_error: { code: '131047' } });
+      expect(graph.requests).toBe(1);
+    });
+
+    it('from a failed status: re-sends the delivery as the template, once', async () => {
+      const wa = await channel();
+      await clientWrites(wa, '34612345678', 'hi');
+      const created = await followUp(wa.id, {
+        client_phone_numbers: ['+34612345678'],
+        template: TEMPLATE,
+      });
+      const [sent] = await settled(created.id, ['sent']);
+      const failed = status(sent.wa_message_id as string, 'failed', clock.now(), [
+        { code: 131047, title: 'Re-engagement message' },
+      ]);
+      await notify(wa, { statuses: [failed] });
+      await notify(wa, { statuses: [failed] }); // resent by Meta
+      const messages = await graph.waitForMessages(2);
+      expect(messages[1].template?.name).toBe('weekly_check_in');
+      const [row] = await eventually(async () => {
+        const items = await deliveries(created.id);
+        expect(items[0]).toMatchObject({ status: 'sent', attempts: 2, message_type: 'template' });
+        return items;
+      });
+      expect(row.wa_message_id).toBe(messages[1].wamid);
+      // The template's own 131047 (should Meta send one) fails it for good.
+      await notify(wa, {
+        statuses: [
+          status(messages[1].wamid, 'failed', clock.now(), [
+            { code: 131047, title: 'Re-engagement message' },
+          ]),
+        ],
+      });
+      await settled(created.id, ['failed']);
+      expect(graph.requests).toBe(2);
+    });
+
+    it('from a failed status without a template: fails for good', async () => {
+      const wa = await channel();
+      await clientWrites(wa, '34612345678', 'hi');
+      const created = await followUp(wa.id, { client_phone_numbers: ['+34612345678'] });
+      const [sent] = await settled(created.id, ['sent']);
+      await notify(wa, {
+        statuses: [
+          status(sent.wa_message_id as string, 'failed', clock.now(), [
+            { code: 131047, title: 'Re-engagement message' },
+          ]),
+        ],
+      });
+      const [row] = await settled(created.id, ['failed']);
+      expect(row.last_error).toEqual({ code: '131047', message: 'Re-engagement message' });
+      expect(graph.requests).toBe(1);
+    });
+  });
+
+  it('skips a number that sent STOP (opted_out), and writes to it again after START', async () => {
+    const wa = await channel();
+    await clientWrites(wa, '34612345678', 'STOP');
+    await eventually(async () => {
+      const res = await t.http().get(`/v1/channels/whatsapp/${wa.id}/opt-outs`).set(auth);
+      expect(res.body.data.total_count).toBe(1);
+    });
+    const created = await followUp(wa.id, {
+      client_phone_numbers: ['+34612345678', '+14155552671'],
+    });
+    const rows = await settled(created.id, ['sent', 'skipped']);
+    expect(rows.find((d) => d.phone === '+34612345678')).toMatchObject({
+      status: 'skipped',
+      last_error: { code: 'opted_out' },
+    });
+    expect(graph.messages.map((m) => m.to)).toEqual(['14155552671']);
+
+    await clientWrites(wa, '34612345678', 'start');
+    await eventually(async () => {
+      const res = await t.http().get(`/v1/channels/whatsapp/${wa.id}/opt-outs`).set(auth);
+      expect(res.body.data.total_count).toBe(0);
+    });
+    const again = await followUp(wa.id, { client_phone_numbers: ['+34612345678'] });
+    await settled(again.id, ['sent']);
+  });
+
+  it('an opt-out by API takes effect for deliveries already in the outbox', async () => {
+    const wa = await channel();
+    // The first send hangs until the time-out, so the daily follow-up's row waits for its retry.
+    graph.enqueue('hang');
+    const created = await followUp(wa.id, { client_phone_numbers: ['+34612345678'] });
+    await eventually(async () => {
+      const [row] = await deliveries(created.id);
+      expect(row).toMatchObject({ status: 'pending', attempts: 1 });
+    });
+    await t
+      .http()
+      .put(`/v1/channels/whatsapp/${wa.id}/opt-outs/+34612345678`)
+      .set(auth)
+      .expect(204);
+    clock.advance(HOUR);
+    const [row] = await settled(created.id, ['skipped']);
+    expect(row.last_error?.code).toBe('opted_out');
+    expect(graph.messages).toEqual([]);
+  });
+
+  describe('channels are read, listed and removed', () => {
+    it('gets and lists channels of the organization, filtered by agent, newest first', async () => {
+      const first = await channel();
+      const second = (
+        await t
+          .http()
+          .post('/v1/channels/whatsapp')
+          .set(auth)
+          .send(aWhatsappChannel({ agent_id: 'agent-2' }))
+          .expect(201)
+      ).body.data;
+      const fb = (
+        await t
+          .http()
+          .post('/v1/channels/messanger')
+          .set(auth)
+          .send(aMessangerChannel())
+          .expect(201)
+      ).body.data;
+      expect(
+        (await t.http().get(`/v1/channels/whatsapp/${first.id}`).set(auth).expect(200)).body.data,
+      ).toEqual(first);
+      expect(
+        (await t.http().get(`/v1/channels/messanger/${fb.id}`).set(auth).expect(200)).body.data,
+      ).toEqual(fb);
+      const all = (await t.http().get('/v1/channels/whatsapp').set(auth).expect(200)).body.data;
+      expect(all).toEqual({ items: [second, first], offset: 0, total_count: 2 });
+      const filtered = (
+        await t.http().get('/v1/channels/whatsapp?agent_id=agent-2&limit=1').set(auth).expect(200)
+      ).body.data;
+      expect(filtered).toEqual({ items: [second], offset: 0, total_count: 1 });
+      const stranger = bearer(tokenFor({ org: newOrganization() }));
+      await t.http().get(`/v1/channels/whatsapp/${first.id}`).set(stranger).expect(404);
+      await t.http().get(`/v1/channels/messanger/${first.id}`).set(auth).expect(404);
+      await t.http().delete(`/v1/channels/whatsapp/${first.id}`).set(stranger).expect(404);
+      await t.http().delete(`/v1/channels/messanger/${fb.id}`).set(stranger).expect(404);
+      expect(
+        (await t.http().get('/v1/channels/whatsapp').set(stranger).expect(200)).body.data
+          .total_count,
+      ).toBe(0);
+    });
+
+    it('removing a channel cancels its pending deliveries, stops its follow-ups and closes its webhooks', async () => {
+      const wa = await channel();
+      graph.enqueue('hang');
+      const once = await followUp(wa.id, { client_phone_numbers: ['+34612345678'] });
+      const daily = await followUp(wa.id, {
+        frequency: 'daily',
+        client_phone_numbers: ['+14155552671'],
+      });
+      await eventually(async () => {
+        const [row] = await deliveries(once.id);
+        expect(row).toMatchObject({ status: 'pending', attempts: 1 });
+      });
+      await t.http().delete(`/v1/channels/whatsapp/${wa.id}`).set(auth).expect(204);
+      await t.http().delete(`/v1/channels/whatsapp/${wa.id}`).set(auth).expect(404);
+      await t.http().get(`/v1/channels/whatsapp/${wa.id}`).set(auth).expect(404);
+      await t
+        .http()
+        .put(`/v1/channels/whatsapp/${wa.id}`)
+        .set(auth)
+        .send({ access_token: 'EAAG-new' })
+        .expect(404);
+      expect((await deliveries(once.id))[0].status).toBe('cancelled');
+      const stopped = (
+        await t.http().get(`/v1/scheduler/follow-up/whatsapp/${daily.id}`).set(auth).expect(200)
+      ).body;
+      expect(stopped).toMatchObject({ status: 'completed', next_run_at: null });
+      await t
+        .http()
+        .get(`/v1/webhooks/whatsapp/${wa.id}`)
+        .query({
+          'hub.mode': 'subscribe',
+          'hub.verify_token': wa.verification_token,
+          'hub.challenge': '1',
+        })
+        .expect(403);
+      // Its number can be bound again.
+      await t
+        .http()
+        .post('/v1/channels/whatsapp')
+        .set(auth)
+        .send(aWhatsappChannel({ number_id: wa.number_id }))
+        .expect(201);
+      clock.advance(2 * HOUR);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(graph.messages).toEqual([]);
+    });
+
+    it('shows why Meta made a channel inactive, until a new token reactivates it', async () => {
+      const wa = await channel();
+      graph.enqueue(
+        graphErrorReply(401, 190, 'Error validating access token: Session has expired'),
+      );
+      const created = await followUp(wa.id, { client_phone_numbers: ['+34612345678'] });
+      await settled(created.id, ['failed']);
+      const inactive = (await t.http().get(`/v1/channels/whatsapp/${wa.id}`).set(auth).expect(200))
+        .body.data;
+      expect(inactive).toMatchObject({
+        status: 'inactive',
+        status_reason: { code: '190', message: expect.stringContaining('Session has expired') },
+      });
+      const repaired = (
+        await t
+          .http()
+          .put(`/v1/channels/whatsapp/${wa.id}`)
+          .set(auth)
+          .send({ access_token: 'EAAG-fresh' })
+          .expect(200)
+      ).body.data;
+      expect(repaired).toMatchObject({ status: 'active', status_reason: null });
+    });
+  });
+});
