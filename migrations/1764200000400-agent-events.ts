@@ -16,12 +16,13 @@ export class AgentEvents1764200000400 implements MigrationInterface {
         lease_owner text,
         lease_expires_at timestamptz,
         delivered_at timestamptz,
+        failed_at timestamptz,
         last_error text,
         created_at timestamptz NOT NULL
       )`);
     // The sender's claim: undelivered events whose time has come.
     await db.query(
-      'CREATE INDEX agent_events_due_idx ON agent_events (next_attempt_at) WHERE delivered_at IS NULL',
+      'CREATE INDEX agent_events_due_idx ON agent_events (next_attempt_at) WHERE delivered_at IS NULL AND failed_at IS NULL',
     );
   }
 

@@ -22,6 +22,8 @@ export class AgentEventEntity {
   @Column({ name: 'lease_expires_at', type: 'timestamptz', nullable: true })
   leaseExpiresAt!: Date | null;
   @Column({ name: 'delivered_at', type: 'timestamptz', nullable: true }) deliveredAt!: Date | null;
+  /** Given up (AGENT_EVENTS_MAX_AGE_MS passed without a 2xx); last_error says why. */
+  @Column({ name: 'failed_at', type: 'timestamptz', nullable: true }) failedAt!: Date | null;
   @Column({ name: 'last_error', type: 'text', nullable: true }) lastError!: string | null;
   @Column({ name: 'created_at', type: 'timestamptz' }) createdAt!: Date;
 }

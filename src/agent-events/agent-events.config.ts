@@ -1,5 +1,8 @@
-import { IsOptional, IsString, IsUrl, MinLength } from 'class-validator';
-import { ConfigError, readEnvironment } from '../config/environment';
+import { Transform } from 'class-transformer';
+import { IsInt, IsOptional, IsString, IsUrl, Max, Min, MinLength } from 'class-validator';
+import { ConfigError, readEnvironment, toInteger } from '../config/environment';
+
+const DAY = 24 * 60 * 60 * 1000;
 
 /** Where the agent's runtime hears about its channels, and the secret it checks signatures with. */
 export class AgentEventsEnvironment {
@@ -8,11 +11,26 @@ export class AgentEventsEnvironment {
   AGENT_EVENTS_URL?: string;
   /** A Standard Webhooks secret (`whsec_` + base64), or any string of 24 characters or more. */
   @IsOptional() @IsString() @MinLength(24) AGENT_EVENTS_SECRET?: string;
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(100)
+  @Max(120_000)
+  AGENT_EVENTS_TIMEOUT_MS: number = 10_000;
+  /** How long an event is retried before it is given up (`failed_at`). */
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(60_000)
+  @Max(30 * DAY)
+  AGENT_EVENTS_MAX_AGE_MS: number = 3 * DAY;
 }
 
 export interface AgentEventsConfig {
   /** Undefined: events are off, and nothing is stored. */
   target?: { url: string; secret: string };
+  timeoutMs: number;
+  maxAgeMs: number;
 }
 
 export const AGENT_EVENTS_CONFIG = Symbol('AGENT_EVENTS_CONFIG');
@@ -31,5 +49,14 @@ export function readAgentEventsConfig(env: NodeJS.ProcessEnv): AgentEventsConfig
       'Invalid configuration: AGENT_EVENTS_URL: must be set with AGENT_EVENTS_SECRET',
     );
   }
-  return url && secret ? { target: { url, secret } } : {};
+  if (secret?.startsWith('whsec_') && !/^whsec_[A-Za-z0-9+/]{32,}={0,2}$/.test(secret)) {
+    throw new ConfigError(
+      'Invalid configuration: AGENT_EVENTS_SECRET: a whsec_ secret must be base64 of 24 bytes or more',
+    );
+  }
+  return {
+    ...(url && secret ? { target: { url, secret } } : {}),
+    timeoutMs: vars.AGENT_EVENTS_TIMEOUT_MS,
+    maxAgeMs: vars.AGENT_EVENTS_MAX_AGE_MS,
+  };
 }

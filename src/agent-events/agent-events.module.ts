@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { AgentEventEntity } from './agent-event.entity';
 import { AGENT_EVENTS_CONFIG, readAgentEventsConfig } from './agent-events.config';
 import { AgentEventsOutbox } from './agent-events.outbox';
+import { AgentEventsSender } from './agent-events.sender';
 
 /**
  * Owns the agent_events outbox and the POSTs to AGENT_EVENTS_URL. Channels and the scheduler put
@@ -13,6 +14,7 @@ import { AgentEventsOutbox } from './agent-events.outbox';
   providers: [
     { provide: AGENT_EVENTS_CONFIG, useFactory: () => readAgentEventsConfig(process.env) },
     AgentEventsOutbox,
+    AgentEventsSender,
   ],
   exports: [AgentEventsOutbox],
 })

@@ -14,7 +14,7 @@ import {
 import { OUTSIDE_WINDOW_ERROR } from './delivery-statuses';
 import { Clock } from '../../common/clock';
 import { DatabaseAvailability } from '../../database/database-availability';
-import { retryDelayMs } from './backoff';
+import { retryDelayMs } from '../../common/backoff';
 import {
   ClaimedDelivery,
   claimKey,

@@ -1,0 +1,299 @@
+import { createHmac, randomBytes, randomUUID } from 'node:crypto';
+import { createServer, IncomingHttpHeaders, Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+import { DataSource } from 'typeorm';
+import { eventually } from './support/eventually';
+import { aFollowUp, aWhatsappChannel } from './support/factories';
+import { FakeGraphApi, graphErrorReply } from './support/fake-graph-api';
+import { whatsappNotification } from './support/meta-webhooks';
+import { bearer, newOrganization, startApp, TestApp, tokenFor } from './support/test-app';
+
+const META_SECRET = 'meta-app-secret-for-events';
+const EVENTS_SECRET = `whsec_${randomBytes(32).toString('base64')}`;
+
+interface Received {
+  headers: IncomingHttpHeaders;
+  raw: string;
+}
+
+type Reply = number | 'hang' | 'destroy';
+
+/** The agent's events endpoint: a real server on loopback that keeps the exact bytes it got. */
+class FakeAgentEndpoint {
+  readonly received: Received[] = [];
+  private readonly replies: Reply[] = [];
+  private readonly sockets = new Set<Socket>();
+
+  private constructor(
+    private readonly server: Server,
+    readonly url: string,
+  ) {}
+
+  static async start(): Promise<FakeAgentEndpoint> {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const fake = new FakeAgentEndpoint(
+      server,
+      `http://127.0.0.1:${(server.address() as AddressInfo).port}/agent/events`,
+    );
+    server.on('connection', (socket: Socket) => {
+      fake.sockets.add(socket);
+      socket.once('close', () => fake.sockets.delete(socket));
+    });
+    server.on('request', (req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        fake.received.push({ headers: req.headers, raw: Buffer.concat(chunks).toString('utf8') });
+        const reply = fake.replies.shift() ?? 204;
+        if (reply === 'hang') return;
+        if (reply === 'destroy') {
+          req.socket.destroy();
+          return;
+        }
+        res.statusCode = reply;
+        res.end();
+      });
+    });
+    return fake;
+  }
+
+  enqueue(...replies: Reply[]): void {
+    this.replies.push(...replies);
+  }
+
+  /** What arrived for events of this type, parsed. */
+  events(type: string) {
+    return this.received
+      .map((r) => ({ ...r, body: JSON.parse(r.raw) as Record<string, unknown> }))
+      .filter((r) => r.body.type === type);
+  }
+
+  async close(): Promise<void> {
+    for (const socket of this.sockets) socket.destroy();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+describe('Agent events (e2e)', () => {
+  let endpoint: FakeAgentEndpoint;
+  let graph: FakeGraphApi;
+  let t: TestApp;
+  let org: string;
+  let auth: Record<string, string>;
+
+  beforeAll(async () => {
+    endpoint = await FakeAgentEndpoint.start();
+    graph = await FakeGraphApi.start();
+    t = await startApp({
+      AGENT_EVENTS_URL: endpoint.url,
+      AGENT_EVENTS_SECRET: EVENTS_SECRET,
+      AGENT_EVENTS_TIMEOUT_MS: '300',
+      META_APP_SECRET: META_SECRET,
+      SCHEDULER_ENABLED: 'true',
+      SCHEDULER_TICK_MS: '50',
+      GRAPH_API_URL: graph.url,
+    });
+  });
+  afterAll(async () => {
+    await t.close();
+    await endpoint.close();
+    await graph.close();
+  });
+  beforeEach(() => {
+    org = newOrganization();
+    auth = bearer(tokenFor({ org }));
+    endpoint.received.length = 0;
+    graph.reset();
+  });
+
+  const channel = async () =>
+    (await t.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201))
+      .body.data;
+  const notify = async (wa: { id: string; number_id: string }, value: Record<string, unknown>) => {
+    const raw = JSON.stringify(whatsappNotification(wa.number_id, value));
+    await t
+      .http()
+      .post(`/v1/webhooks/whatsapp/${wa.id}`)
+      .set('content-type', 'application/json')
+      .set(
+        'x-hub-signature-256',
+        `sha256=${createHmac('sha256', META_SECRET).update(raw).digest('hex')}`,
+      )
+      .send(raw)
+      .expect(200);
+  };
+  const clientWrites = (wa: { id: string; number_id: string }, body: string) =>
+    notify(wa, {
+      messages: [
+        {
+          from: '34612345678',
+          id: `wamid.${randomUUID()}`,
+          timestamp: String(Math.floor(Date.now() / 1000)),
+          type: 'text',
+          text: { body },
+        },
+      ],
+    });
+
+  it('POSTs message.received once, signed per Standard Webhooks', async () => {
+    const wa = await channel();
+    await clientWrites(wa, 'Hello agent');
+    const [event] = await eventually(async () => {
+      const events = endpoint.events('message.received');
+      expect(events).toHaveLength(1);
+      return events;
+    });
+    // The receiver's side: the standardwebhooks library verifies the exact bytes and headers.
+    const verified = new Webhook(EVENTS_SECRET).verify(event.raw, {
+      'webhook-id': String(event.headers['webhook-id']),
+      'webhook-timestamp': String(event.headers['webhook-timestamp']),
+      'webhook-signature': String(event.headers['webhook-signature']),
+    });
+    expect(verified).toEqual({
+      type: 'message.received',
+      organization_id: org,
+      agent_id: 'agent-1',
+      channel_id: wa.id,
+      data: {
+        id: expect.any(String),
+        channel_id: wa.id,
+        from: '+34612345678',
+        message_id: expect.stringMatching(/^wamid\./),
+        type: 'text',
+        text: 'Hello agent',
+        received_at: expect.any(Number),
+      },
+    });
+    expect(event.headers['webhook-id']).toMatch(/^msg_[0-9a-f-]{36}$/);
+    expect(() =>
+      new Webhook(`whsec_${randomBytes(32).toString('base64')}`).verify(event.raw, {
+        'webhook-id': String(event.headers['webhook-id']),
+        'webhook-timestamp': String(event.headers['webhook-timestamp']),
+        'webhook-signature': String(event.headers['webhook-signature']),
+      }),
+    ).toThrow();
+  });
+
+  it('retries after a 500, a time-out and a dropped connection, with the same webhook-id', async () => {
+    const wa = await channel();
+    endpoint.enqueue(500, 'hang', 'destroy');
+    await clientWrites(wa, 'retry me');
+    const attempts = await eventually(async () => {
+      const events = endpoint.events('message.received');
+      expect(events).toHaveLength(4);
+      return events;
+    }, 20_000);
+    expect(new Set(attempts.map((a) => a.headers['webhook-id'])).size).toBe(1);
+    const rows: { delivered_at: Date | null; attempts: number }[] = await t.app
+      .get(DataSource)
+      .query('SELECT delivered_at, attempts FROM agent_events WHERE organization_id = $1', [org]);
+    expect(rows).toEqual([{ delivered_at: expect.any(Date), attempts: 4 }]);
+  });
+
+  it('tells delivery.updated on a status and channel.deactivated when Meta rejects the token', async () => {
+    const wa = await channel();
+    const followUp = (
+      await t
+        .http()
+        .post('/v1/scheduler/follow-up/whatsapp')
+        .set(auth)
+        .send(aFollowUp(wa.id, { frequency: 'once', client_phone_numbers: ['+34612345678'] }))
+        .expect(201)
+    ).body;
+    const [message] = await graph.waitForMessages(1);
+    await eventually(async () => {
+      const res = await t
+        .http()
+        .get(`/v1/scheduler/follow-up/whatsapp/${followUp.id}/deliveries`)
+        .set(auth);
+      expect(res.body.data.items[0].status).toBe('sent');
+    });
+    await notify(wa, {
+      statuses: [
+        {
+          id: message.wamid,
+          status: 'delivered',
+          timestamp: String(Math.floor(Date.now() / 1000)),
+          recipient_id: '34612345678',
+        },
+      ],
+    });
+    const [updated] = await eventually(async () => {
+      const events = endpoint.events('delivery.updated');
+      expect(events).toHaveLength(1);
+      return events;
+    });
+    expect(updated.body).toMatchObject({
+      organization_id: org,
+      channel_id: wa.id,
+      data: { follow_up_id: followUp.id, status: 'delivered', wa_message_id: message.wamid },
+    });
+
+    graph.enqueue(graphErrorReply(401, 190, 'Error validating access token'));
+    await t
+      .http()
+      .post('/v1/scheduler/follow-up/whatsapp')
+      .set(auth)
+      .send(aFollowUp(wa.id, { frequency: 'once', client_phone_numbers: ['+34612345678'] }))
+      .expect(201);
+    const [deactivated] = await eventually(async () => {
+      const events = endpoint.events('channel.deactivated');
+      expect(events).toHaveLength(1);
+      return events;
+    });
+    expect(deactivated.body).toMatchObject({
+      agent_id: 'agent-1',
+      channel_id: wa.id,
+      data: { id: wa.id, status: 'inactive', status_reason: { code: '190' } },
+    });
+  });
+
+  it('stores nothing when events are off', async () => {
+    const quiet = await startApp({ META_APP_SECRET: META_SECRET });
+    try {
+      const wa = (
+        await quiet
+          .http()
+          .post('/v1/channels/whatsapp')
+          .set(auth)
+          .send(aWhatsappChannel())
+          .expect(201)
+      ).body.data;
+      const raw = JSON.stringify(
+        whatsappNotification(wa.number_id, {
+          messages: [
+            {
+              from: '34612345678',
+              id: 'wamid.quiet',
+              timestamp: String(Math.floor(Date.now() / 1000)),
+              type: 'text',
+              text: { body: 'hi' },
+            },
+          ],
+        }),
+      );
+      await quiet
+        .http()
+        .post(`/v1/webhooks/whatsapp/${wa.id}`)
+        .set('content-type', 'application/json')
+        .set(
+          'x-hub-signature-256',
+          `sha256=${createHmac('sha256', META_SECRET).update(raw).digest('hex')}`,
+        )
+        .send(raw)
+        .expect(200);
+      await eventually(async () => {
+        const res = await quiet.http().get(`/v1/channels/whatsapp/${wa.id}/messages`).set(auth);
+        expect(res.body.data.total_count).toBe(1);
+      });
+      const rows: unknown[] = await quiet.app
+        .get(DataSource)
+        .query('SELECT 1 FROM agent_events WHERE organization_id = $1', [org]);
+      expect(rows).toEqual([]);
+    } finally {
+      await quiet.close();
+    }
+  });
+});
