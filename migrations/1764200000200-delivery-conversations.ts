@@ -29,9 +29,30 @@ export class DeliveryConversations1764200000200 implements MigrationInterface {
       'CREATE INDEX deliveries_wa_message_idx ON deliveries (channel_id, wa_message_id) WHERE wa_message_id IS NOT NULL',
     );
     await db.query('ALTER TABLE follow_ups ADD COLUMN template jsonb');
+    // Sends now: a delivery of its own, on a channel of either kind, carrying its message.
+    await db.query('ALTER TABLE deliveries ALTER COLUMN follow_up_id DROP NOT NULL');
+    await db.query('ALTER TABLE deliveries DROP CONSTRAINT deliveries_channel_id_fkey');
+    await db.query(
+      `ALTER TABLE deliveries ADD COLUMN channel_kind text NOT NULL DEFAULT 'whatsapp'
+         CHECK (channel_kind IN ('whatsapp', 'messanger'))`,
+    );
+    await db.query('ALTER TABLE deliveries ADD COLUMN message_text text');
+    await db.query('ALTER TABLE deliveries ADD COLUMN template jsonb');
+    await db.query(
+      'CREATE INDEX deliveries_channel_idx ON deliveries (organization_id, channel_id, created_at DESC)',
+    );
   }
 
   async down(db: QueryRunner): Promise<void> {
+    await db.query('DROP INDEX deliveries_channel_idx');
+    await db.query('DELETE FROM deliveries WHERE follow_up_id IS NULL');
+    for (const column of ['template', 'message_text', 'channel_kind']) {
+      await db.query(`ALTER TABLE deliveries DROP COLUMN ${column}`);
+    }
+    await db.query(
+      'ALTER TABLE deliveries ADD CONSTRAINT deliveries_channel_id_fkey FOREIGN KEY (channel_id) REFERENCES whatsapp_channels (id)',
+    );
+    await db.query('ALTER TABLE deliveries ALTER COLUMN follow_up_id SET NOT NULL');
     await db.query('ALTER TABLE follow_ups DROP COLUMN template');
     await db.query('DROP INDEX deliveries_wa_message_idx');
     for (const column of ['template_required', 'message_type', 'read_at', 'delivered_at']) {

@@ -489,4 +489,213 @@ describe('Conversations on WhatsApp (e2e)', () => {
       expect(repaired).toMatchObject({ status: 'active', status_reason: null });
     });
   });
+
+  describe('sending now', () => {
+    const send = (kind: string, id: string, body: Record<string, unknown>) =>
+      t.http().post(`/v1/channels/${kind}/${id}/messages`).set(auth).send(body);
+    const channelDeliveries = async (kind: string, id: string): Promise<Delivery[]> =>
+      (await t.http().get(`/v1/channels/${kind}/${id}/deliveries`).set(auth).expect(200)).body.data
+        .items;
+
+    it('answers a WhatsApp client with text (202), through the outbox, and follows its statuses', async () => {
+      const wa = await channel();
+      await clientWrites(wa, '34612345678', 'Where is my order?');
+      const res = await send('whatsapp', wa.id, {
+        to: '+34 612 345 678',
+        text: 'On its way!',
+      }).expect(202);
+      expect(res.body.data).toMatchObject({
+        follow_up_id: null,
+        channel_id: wa.id,
+        phone: '+34612345678',
+        status: 'pending',
+        message_type: 'text',
+      });
+      const [message] = await graph.waitForMessages(1);
+      expect(message).toMatchObject({ to: '34612345678', body: 'On its way!' });
+      const [sent] = await eventually(async () => {
+        const items = await channelDeliveries('whatsapp', wa.id);
+        expect(items[0]).toMatchObject({ id: res.body.data.id, status: 'sent' });
+        return items;
+      });
+      await notify(wa, { statuses: [status(sent.wa_message_id as string, 'read', clock.now())] });
+      await eventually(async () =>
+        expect((await channelDeliveries('whatsapp', wa.id))[0].status).toBe('read'),
+      );
+    });
+
+    it('sends a template as given', async () => {
+      const wa = await channel();
+      await send('whatsapp', wa.id, {
+        to: '+34612345678',
+        template: { name: 'order_update', language: 'es', parameters: ['42', '{{title}}'] },
+      }).expect(202);
+      const [message] = await graph.waitForMessages(1);
+      expect(message.template).toEqual({
+        name: 'order_update',
+        languageCode: 'es',
+        bodyParameters: ['42', '{{title}}'],
+      });
+    });
+
+    it('validates the body: exactly one of text and template, a valid number', async () => {
+      const wa = await channel();
+      for (const [body, field] of [
+        [{ to: '+34612345678' }, 'text'],
+        [{ to: '+34612345678', text: 'a', template: TEMPLATE }, 'template'],
+        [{ to: '12', text: 'a' }, 'to'],
+        [{ to: '+34612345678', text: '' }, 'text'],
+        [{ to: '+34612345678', template: { ...TEMPLATE, name: 'Bad Name' } }, 'template.name'],
+      ] as const) {
+        const res = await send('whatsapp', wa.id, body).expect(400);
+        expect(res.body.errors.map((e: { field: string }) => e.field)).toContain(field);
+      }
+      await send('messanger', wa.id, { to: 'not-a-psid', text: 'a' }).expect(400);
+    });
+
+    it('records a message to an opted-out number as skipped, and never sends it', async () => {
+      const wa = await channel();
+      await t
+        .http()
+        .put(`/v1/channels/whatsapp/${wa.id}/opt-outs/34612345678`)
+        .set(auth)
+        .expect(204);
+      const res = await send('whatsapp', wa.id, { to: '+34612345678', text: 'hello' }).expect(202);
+      expect(res.body.data).toMatchObject({ status: 'skipped', last_error: { code: 'opted_out' } });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(graph.requests).toBe(0);
+    });
+
+    it('replies on Messenger inside its 24-hour window, refuses outside it, and follows reads', async () => {
+      const fb = (
+        await t
+          .http()
+          .post('/v1/channels/messanger')
+          .set(auth)
+          .send(aMessangerChannel())
+          .expect(201)
+      ).body.data;
+      const raw = JSON.stringify({
+        object: 'page',
+        entry: [
+          {
+            id: fb.user_id,
+            time: clock.now(),
+            messaging: [
+              {
+                sender: { id: '6543210987' },
+                recipient: { id: fb.user_id },
+                timestamp: clock.now() - HOUR,
+                message: { mid: 'm_in_1', text: 'Is the shop open?' },
+              },
+            ],
+          },
+        ],
+      });
+      await t
+        .http()
+        .post(`/v1/webhooks/messanger/${fb.id}`)
+        .set('content-type', 'application/json')
+        .set(
+          'x-hub-signature-256',
+          `sha256=${createHmac('sha256', SECRET).update(raw).digest('hex')}`,
+        )
+        .send(raw)
+        .expect(200);
+      await eventually(async () => {
+        const res = await t.http().get(`/v1/channels/messanger/${fb.id}/messages`).set(auth);
+        expect(res.body.data.total_count).toBe(1);
+      });
+      const refused = await send('messanger', fb.id, { to: '1111111111', text: 'Hello?' }).expect(
+        422,
+      );
+      expect(refused.body.code).toBe('outside_messaging_window');
+      const res = await send('messanger', fb.id, {
+        to: '6543210987',
+        text: 'Open until 8 pm.',
+      }).expect(202);
+      expect(res.body.data).toMatchObject({
+        channel_id: fb.id,
+        phone: '6543210987',
+        follow_up_id: null,
+      });
+      const [message] = await graph.waitForMessages(1);
+      expect(message).toMatchObject({
+        numberId: fb.user_id,
+        to: '6543210987',
+        body: 'Open until 8 pm.',
+        messagingType: 'RESPONSE',
+      });
+      await eventually(async () =>
+        expect((await channelDeliveries('messanger', fb.id))[0]).toMatchObject({
+          status: 'sent',
+          wa_message_id: message.wamid,
+        }),
+      );
+      const read = JSON.stringify({
+        object: 'page',
+        entry: [
+          {
+            id: fb.user_id,
+            time: clock.now(),
+            messaging: [
+              {
+                sender: { id: '6543210987' },
+                recipient: { id: fb.user_id },
+                timestamp: clock.now() + 5000,
+                read: { watermark: clock.now() + 1000 },
+              },
+            ],
+          },
+        ],
+      });
+      await t
+        .http()
+        .post(`/v1/webhooks/messanger/${fb.id}`)
+        .set('content-type', 'application/json')
+        .set(
+          'x-hub-signature-256',
+          `sha256=${createHmac('sha256', SECRET).update(read).digest('hex')}`,
+        )
+        .send(read)
+        .expect(200);
+      await eventually(async () =>
+        expect((await channelDeliveries('messanger', fb.id))[0].status).toBe('read'),
+      );
+    });
+
+    it("answers 404 for another organization's channel on every sending route", async () => {
+      const wa = await channel();
+      const fb = (
+        await t
+          .http()
+          .post('/v1/channels/messanger')
+          .set(auth)
+          .send(aMessangerChannel())
+          .expect(201)
+      ).body.data;
+      const stranger = bearer(tokenFor({ org: newOrganization() }));
+      await t
+        .http()
+        .post(`/v1/channels/whatsapp/${wa.id}/messages`)
+        .set(stranger)
+        .send({ to: '+34612345678', text: 'x' })
+        .expect(404);
+      await t
+        .http()
+        .post(`/v1/channels/messanger/${fb.id}/messages`)
+        .set(stranger)
+        .send({ to: '123', text: 'x' })
+        .expect(404);
+      await t
+        .http()
+        .post(`/v1/channels/messanger/${wa.id}/messages`)
+        .set(auth)
+        .send({ to: '123', text: 'x' })
+        .expect(404);
+      await t.http().get(`/v1/channels/whatsapp/${wa.id}/deliveries`).set(stranger).expect(404);
+      await t.http().get(`/v1/channels/messanger/${fb.id}/deliveries`).set(stranger).expect(404);
+      expect(graph.requests).toBe(0);
+    });
+  });
 });

@@ -184,12 +184,13 @@ export class ChannelMessageSender {
   ): Promise<Map<string, OpenChannel | ChannelUnusable>> {
     const opened = new Map<string, OpenChannel | ChannelUnusable>();
     const ids = [...new Set(refs.map((ref) => ref.channelId))].filter(isUuid);
+    const where = { id: In(ids), deletedAt: IsNull() };
     const stored =
-      kind === 'whatsapp' && ids.length > 0
-        ? (await this.whatsappChannels.findBy({ id: In(ids), deletedAt: IsNull() })).map(
-            fromWhatsapp,
-          )
-        : [];
+      ids.length === 0
+        ? []
+        : kind === 'whatsapp'
+          ? (await this.whatsappChannels.findBy(where)).map(fromWhatsapp)
+          : (await this.messangerChannels.findBy(where)).map(fromMessanger);
     const byId = new Map(stored.map((channel) => [channel.id, channel]));
     for (const ref of refs) {
       // Once per channel: the batch's deliveries share it (a rejected token stops them all).

@@ -17,6 +17,7 @@ import { MetaWebhooksController } from './webhooks/meta-webhooks.controller';
 import { WebhookInbox } from './webhooks/webhook-inbox';
 import { AgentEventsModule } from '../agent-events/agent-events.module';
 import { GraphApiClient } from './graph-api/graph-api.client';
+import { MessangerTransport } from './messanger/messanger.transport';
 import { WhatsappTransport } from './whatsapp/whatsapp.transport';
 
 /**
@@ -45,9 +46,9 @@ const GRAPH_API_CONNECTIONS = 1024;
     {
       provide: CHANNEL_TRANSPORTS,
       inject: [GraphApiClient],
-      // Messanger has no transport yet: its channels answer `cannot_send`.
       useFactory: (graph: GraphApiClient): ChannelTransports => ({
         whatsapp: new WhatsappTransport(graph),
+        messanger: new MessangerTransport(graph),
       }),
     },
     ChannelMessageSender,

@@ -197,7 +197,7 @@ export class FollowUpsService {
   }
 
   /** The most recent attempts of each delivery (bounded per delivery), by delivery id. */
-  private async attempts(
+  async attempts(
     organizationId: string,
     deliveries: DeliveryEntity[],
   ): Promise<Map<string, DeliveryAttemptRow[]>> {

@@ -3,6 +3,8 @@ import { ScheduleModule } from '@nestjs/schedule';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ChannelsModule } from '../channels/channels.module';
 import { CHANNELS_CONFIG, ChannelsConfig } from '../channels/channels.config';
+import { ChannelMessagesController } from './channel-messages.controller';
+import { ChannelMessagesService } from './channel-messages.service';
 import { DeliveryOutbox } from './delivery/delivery-outbox';
 import { DeliveryStatuses } from './delivery/delivery-statuses';
 import { DeliveryWorker } from './delivery/delivery.worker';
@@ -23,7 +25,7 @@ import { SchedulerWorkers } from './scheduler-workers';
     ChannelsModule,
     AgentEventsModule,
   ],
-  controllers: [FollowUpsController],
+  controllers: [FollowUpsController, ChannelMessagesController],
   providers: [
     {
       provide: SCHEDULER_CONFIG,
@@ -31,6 +33,7 @@ import { SchedulerWorkers } from './scheduler-workers';
       useFactory: (channels: ChannelsConfig) => readSchedulerConfig(process.env, channels),
     },
     FollowUpsService,
+    ChannelMessagesService,
     FollowUpDispatcher,
     DeliveryOutbox,
     DeliveryWorker,
@@ -47,6 +50,6 @@ import { SchedulerWorkers } from './scheduler-workers';
     },
   ],
   // For the Agentline toolkit, whose follow-up tools act as the HTTP API does.
-  exports: [FollowUpsService, SchedulerWorkers],
+  exports: [FollowUpsService, SchedulerWorkers, ChannelMessagesService],
 })
 export class SchedulerModule {}

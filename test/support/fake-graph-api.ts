@@ -22,6 +22,8 @@ export interface FakeGraphRequest {
   body: string;
   /** Only for `type: "template"`. */
   template?: ReceivedTemplate;
+  /** Only for Messenger's Send API (`numberId` is then the Page id, `to` the PSID). */
+  messagingType?: string;
   accessToken: string;
 }
 
@@ -222,19 +224,22 @@ export class FakeGraphApi {
     }
     const wamid = this.nextWamid();
     const resolved: Exclude<FakeReply, 'hang' | 'destroy'> =
-      reply === 'success'
-        ? {
-            status: 200,
-            body: {
-              messaging_product: 'whatsapp',
-              contacts: [{ input: request.to, wa_id: request.to.replace(/\D/g, '') }],
-              messages: [{ id: wamid }],
-            },
-            delayMs: this.latencyMs,
-          }
-        : reply;
+      reply === 'success' && request.messagingType !== undefined
+        ? { status: 200, body: { recipient_id: request.to, message_id: `m_${wamid}` } }
+        : reply === 'success'
+          ? {
+              status: 200,
+              body: {
+                messaging_product: 'whatsapp',
+                contacts: [{ input: request.to, wa_id: request.to.replace(/\D/g, '') }],
+                messages: [{ id: wamid }],
+              },
+              delayMs: this.latencyMs,
+            }
+          : reply;
     if (resolved.status >= 200 && resolved.status < 300) {
-      this.accept({ ...request, receivedAt: Date.now(), wamid });
+      const id = request.messagingType !== undefined ? `m_${wamid}` : wamid;
+      this.accept({ ...request, receivedAt: Date.now(), wamid: id });
     }
     if (resolved.delayMs && resolved.delayMs > 0) {
       const timer = setTimeout(() => {
@@ -270,7 +275,7 @@ export class FakeGraphApi {
 function validate(
   contentType: string | undefined,
   raw: string,
-): string | { to: string; body: string; template?: ReceivedTemplate } {
+): string | { to: string; body: string; template?: ReceivedTemplate; messagingType?: string } {
   if (!contentType?.toLowerCase().startsWith('application/json')) {
     return '(#100) Content-Type must be application/json';
   }
@@ -284,6 +289,7 @@ function validate(
     return '(#100) Invalid parameter: the request body must be an object';
   }
   const p = payload as Record<string, unknown>;
+  if (p.messaging_product === undefined && p.recipient !== undefined) return validateMessenger(p);
   if (p.messaging_product !== 'whatsapp') {
     return '(#100) The parameter messaging_product is required.';
   }
@@ -311,6 +317,26 @@ function validate(
     return "(#100) Param text['preview_url'] must be a boolean.";
   }
   return { to: p.to, body: text.body };
+}
+
+/** Messenger's Send API: `{recipient: {id}, messaging_type, message: {text}}`. */
+function validateMessenger(
+  p: Record<string, unknown>,
+): string | { to: string; body: string; messagingType: string } {
+  const recipient = p.recipient as Record<string, unknown> | undefined;
+  if (typeof recipient?.id !== 'string' || !/^\d+$/.test(recipient.id)) {
+    return '(#100) The parameter recipient is required';
+  }
+  if (!['RESPONSE', 'UPDATE', 'MESSAGE_TAG'].includes(String(p.messaging_type))) {
+    return '(#100) Param messaging_type must be one of {RESPONSE, UPDATE, MESSAGE_TAG}';
+  }
+  const message = p.message as Record<string, unknown> | undefined;
+  if (typeof message?.text !== 'string' || message.text.length === 0) {
+    return '(#100) The parameter message is required';
+  }
+  if (message.text.length > 2000)
+    return '(#100) Length of param message[text] must be less than or equal to 2000';
+  return { to: recipient.id, body: message.text, messagingType: String(p.messaging_type) };
 }
 
 /** `{name, language: {code}, components?: [{type: "body", parameters: [{type: "text", text}]}]}` */

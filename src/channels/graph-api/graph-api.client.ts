@@ -202,12 +202,13 @@ function classify(
   return { kind: 'permanent', code, message };
 }
 
+/** WhatsApp answers `{messages: [{id}]}`; Messenger's Send API `{recipient_id, message_id}`. */
 function readMessageId(text: string): string | null {
   try {
     const parsed: unknown = JSON.parse(text);
     const messages = isRecord(parsed) ? parsed.messages : undefined;
     const first: unknown = Array.isArray(messages) ? messages[0] : undefined;
-    const id = isRecord(first) ? first.id : undefined;
+    const id = isRecord(first) ? first.id : isRecord(parsed) ? parsed.message_id : undefined;
     return typeof id === 'string' && id.length > 0 ? id : null;
   } catch {
     return null;

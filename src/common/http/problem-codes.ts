@@ -48,6 +48,10 @@ export const PROBLEM_CODES = {
     status: 422,
     when: "The follow-up's channel is not an active WhatsApp channel of this agent in this organization.",
   },
+  outside_messaging_window: {
+    status: 422,
+    when: 'Sending now on Messenger to someone who has not written to the page in the last 24 hours.',
+  },
   provider_not_configured: {
     status: 422,
     when: "The tool's OAuth2 provider has no client configured on this service.",

@@ -5,14 +5,24 @@ import { ChannelDeactivation, ChannelMessageSender } from '../../channels/channe
 import { toIso as iso } from '../../common/time';
 import type { FollowUpTemplate } from '../entities/follow-up.entity';
 import type { MessageType } from '../entities/delivery.entity';
+import type { ChannelKind } from '../../channels/channel-transport';
+
+/** A follow-up's delivery whose follow-up was deleted (a send now has none: never). */
+const FOLLOW_UP_DELETED = `EXISTS (SELECT 1 FROM follow_ups f WHERE f.id = d.follow_up_id AND f.deleted_at IS NOT NULL)`;
+/** A follow-up's delivery that must not be called now: its follow-up deleted or paused. */
+const FOLLOW_UP_HELD = `EXISTS (SELECT 1 FROM follow_ups f WHERE f.id = d.follow_up_id
+                                   AND (f.deleted_at IS NOT NULL OR f.status = 'paused'))`;
 import { returnedRows } from '../../database/sql';
 
 /** A delivery claimed by this process, with what it takes to send it. */
 export interface ClaimedDelivery {
   id: string;
   organizationId: string;
-  followUpId: string;
+  /** Null for a message sent now: `messageText` or `template` is its message. */
+  followUpId: string | null;
   channelId: string;
+  channelKind: ChannelKind;
+  messageText: string | null;
   occurrenceAt: number;
   phone: string;
   /** Counting this one: the number of this attempt in delivery_attempts. */
@@ -100,8 +110,10 @@ interface Candidate {
 interface ClaimRow {
   id: string;
   organization_id: string;
-  follow_up_id: string;
+  follow_up_id: string | null;
   channel_id: string;
+  channel_kind: ChannelKind;
+  message_text: string | null;
   occurrence_at: Date;
   phone: string;
   attempts: number;
@@ -142,8 +154,7 @@ export class DeliveryOutbox implements OnModuleInit {
       const candidates: Candidate[] = await db.query(
         `SELECT d.id, d.channel_id, d.organization_id FROM deliveries d
           WHERE d.status = 'pending' AND d.next_attempt_at <= $1 AND ${beatsFreshly('$5', '$6')}
-            AND EXISTS (SELECT 1 FROM follow_ups f WHERE f.id = d.follow_up_id
-                         AND f.status <> 'paused' AND f.deleted_at IS NULL)
+            AND NOT ${FOLLOW_UP_HELD}
             AND ($3 = 0 OR NOT EXISTS (
                   SELECT 1 FROM channel_send_windows w
                    WHERE w.channel_id = d.channel_id AND w.window_start = $4 AND w.sent >= $3))
@@ -172,17 +183,20 @@ export class DeliveryOutbox implements OnModuleInit {
               SET status = 'sending', lease_owner = $2,
                   lease_expires_at = clock_timestamp() + ${interval('$3')},
                   attempts = d.attempts + 1, updated_at = $4
-             FROM follow_ups f
             WHERE d.id IN (SELECT value::uuid FROM jsonb_array_elements_text($1::jsonb))
-              AND f.id = d.follow_up_id
               -- Checked again here, where the claim is made: the process may have stalled since.
               AND ${beatsFreshly('$2', '$5')}
-        RETURNING d.id, d.organization_id, d.follow_up_id, d.channel_id, d.occurrence_at, d.phone,
-                  d.attempts, f.prompt, f.title, f.description, f.template, d.template_required),
+        RETURNING d.id, d.organization_id, d.follow_up_id, d.channel_id, d.channel_kind,
+                  d.occurrence_at, d.phone, d.attempts, d.message_text, d.template,
+                  d.template_required),
          logged AS (
            INSERT INTO delivery_attempts (delivery_id, attempt, organization_id, process_id, started_at)
            SELECT id, attempts, organization_id, $2, $4 FROM claimed)
-         SELECT * FROM claimed`,
+         SELECT c.id, c.organization_id, c.follow_up_id, c.channel_id, c.channel_kind,
+                c.occurrence_at, c.phone, c.attempts, c.message_text, c.template_required,
+                COALESCE(c.template, f.template) AS template,
+                COALESCE(f.prompt, '') AS prompt, COALESCE(f.title, '') AS title, f.description
+           FROM claimed c LEFT JOIN follow_ups f ON f.id = c.follow_up_id`,
         [
           JSON.stringify(granted),
           options.owner,
@@ -196,6 +210,8 @@ export class DeliveryOutbox implements OnModuleInit {
         organizationId: row.organization_id,
         followUpId: row.follow_up_id,
         channelId: row.channel_id,
+        channelKind: row.channel_kind,
+        messageText: row.message_text,
         occurrenceAt: new Date(row.occurrence_at).getTime(),
         phone: row.phone,
         attempts: Number(row.attempts),
@@ -287,7 +303,7 @@ export class DeliveryOutbox implements OnModuleInit {
                 message_type text, template_required boolean)),
        delivery AS (
          UPDATE deliveries d
-            SET status = CASE WHEN v.status = 'pending' AND f.deleted_at IS NOT NULL THEN 'cancelled'
+            SET status = CASE WHEN v.status = 'pending' AND ${FOLLOW_UP_DELETED} THEN 'cancelled'
                               ELSE v.status END,
                 wa_message_id = COALESCE(v.wa_message_id, d.wa_message_id),
                 sent_at = COALESCE(v.sent_at, d.sent_at),
@@ -299,8 +315,8 @@ export class DeliveryOutbox implements OnModuleInit {
                 last_error_code = v.error_code,
                 last_error_message = v.error_message,
                 lease_owner = NULL, lease_expires_at = NULL, updated_at = $3
-           FROM v, follow_ups f
-          WHERE d.id = v.id AND f.id = d.follow_up_id AND d.lease_owner = $2 AND d.status = 'sending'
+           FROM v
+          WHERE d.id = v.id AND d.lease_owner = $2 AND d.status = 'sending'
             -- This attempt's claim, not a later claim of the same row by this same process.
             AND d.attempts = v.attempt
       RETURNING d.id),
@@ -333,9 +349,8 @@ export class DeliveryOutbox implements OnModuleInit {
       await this.dataSource.query(
         `UPDATE deliveries d
             SET lease_expires_at = clock_timestamp() + ${interval('$4')}, updated_at = $5
-           FROM follow_ups f
           WHERE d.id = $1 AND d.attempts = $2 AND d.lease_owner = $3 AND d.status = 'sending'
-            AND f.id = d.follow_up_id AND f.deleted_at IS NULL AND f.status <> 'paused'
+            AND NOT ${FOLLOW_UP_HELD}
             AND ${beatsFreshly('$3', '$6')}
       RETURNING d.id`,
         [
@@ -426,17 +441,16 @@ export class DeliveryOutbox implements OnModuleInit {
     const rows: { id: string }[] = await this.dataSource.query(
       `WITH taken AS (
          UPDATE deliveries d
-            SET status = CASE WHEN f.deleted_at IS NOT NULL THEN 'cancelled'
+            SET status = CASE WHEN ${FOLLOW_UP_DELETED} THEN 'cancelled'
                               WHEN d.attempts >= $2 THEN 'failed' ELSE 'pending' END,
-                last_error_code = CASE WHEN f.deleted_at IS NULL AND d.attempts >= $2
+                last_error_code = CASE WHEN NOT ${FOLLOW_UP_DELETED} AND d.attempts >= $2
                                        THEN 'lease_expired' ELSE d.last_error_code END,
-                last_error_message = CASE WHEN f.deleted_at IS NULL AND d.attempts >= $2
+                last_error_message = CASE WHEN NOT ${FOLLOW_UP_DELETED} AND d.attempts >= $2
                   THEN 'The process sending this message stopped before recording the outcome.'
                   ELSE d.last_error_message END,
                 -- next_attempt_at is kept: it was due when claimed, so it goes ahead of newer work.
                 lease_owner = NULL, lease_expires_at = NULL, updated_at = $1
-           FROM follow_ups f
-          WHERE f.id = d.follow_up_id AND d.status = 'sending'
+          WHERE d.status = 'sending'
             AND EXISTS (SELECT 1 FROM scheduler_processes me
                          WHERE me.id = $3 AND me.beaten_at > clock_timestamp() - ${interval('$4')}
                            AND me.beating_since <= clock_timestamp() - ${interval('$4')})
@@ -466,12 +480,12 @@ export class DeliveryOutbox implements OnModuleInit {
     await this.dataSource.query(
       `WITH released AS (
          UPDATE deliveries d
-            SET status = CASE WHEN f.deleted_at IS NOT NULL THEN 'cancelled' ELSE 'pending' END,
+            SET status = CASE WHEN ${FOLLOW_UP_DELETED} THEN 'cancelled' ELSE 'pending' END,
                 attempts = GREATEST(d.attempts - 1, 0), lease_owner = NULL,
                 lease_expires_at = NULL, next_attempt_at = $3, updated_at = $3
-           FROM follow_ups f, jsonb_to_recordset($2::jsonb) AS c(id uuid, attempt integer)
+           FROM jsonb_to_recordset($2::jsonb) AS c(id uuid, attempt integer)
           WHERE d.id = c.id AND d.attempts = c.attempt
-            AND f.id = d.follow_up_id AND d.lease_owner = $1 AND d.status = 'sending'
+            AND d.lease_owner = $1 AND d.status = 'sending'
       RETURNING d.id, d.attempts + 1 AS attempt)
        DELETE FROM delivery_attempts a USING released
         WHERE a.delivery_id = released.id AND a.attempt = released.attempt AND a.process_id = $1`,

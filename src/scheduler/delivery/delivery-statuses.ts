@@ -78,19 +78,20 @@ export class DeliveryStatuses implements OnModuleInit {
       case 'failed': {
         const code = update.error?.code ?? 'unknown';
         // 131047 re-sends once as the template when the follow-up has one; else it fails for good.
+        // The delivery's own template (a send now) or its follow-up's, if still there.
+        const hasTemplate = `(d.template IS NOT NULL OR EXISTS (SELECT 1 FROM follow_ups f
+                               WHERE f.id = d.follow_up_id AND f.template IS NOT NULL
+                                 AND f.deleted_at IS NULL))`;
         sql = `UPDATE deliveries d
-                  SET status = CASE WHEN $${next + 2} AND NOT d.template_required
-                                      AND f.template IS NOT NULL AND f.deleted_at IS NULL
+                  SET status = CASE WHEN $${next + 2} AND NOT d.template_required AND ${hasTemplate}
                                     THEN 'pending' ELSE 'failed' END,
-                      template_required = d.template_required OR ($${next + 2} AND f.template IS NOT NULL),
-                      message_type = CASE WHEN $${next + 2} AND f.template IS NOT NULL
+                      template_required = d.template_required OR ($${next + 2} AND ${hasTemplate}),
+                      message_type = CASE WHEN $${next + 2} AND ${hasTemplate}
                                           THEN 'template' ELSE d.message_type END,
                       next_attempt_at = $${next + 3},
                       last_error_code = $${next}, last_error_message = $${next + 1},
                       updated_at = $${next + 3}
-                 FROM follow_ups f
-                WHERE f.id = d.follow_up_id
-                  AND d.channel_id = $1 AND d.organization_id = $2 AND ${where}
+                WHERE d.channel_id = $1 AND d.organization_id = $2 AND ${where}
                   AND d.status = 'sent'
             RETURNING d.id`;
         values = [

@@ -121,19 +121,10 @@ export class DeliveryWorker {
       claimed.forEach((delivery) =>
         this.held.set(claimKey(refOf(delivery)), { claim: refOf(delivery), state: 'claimed' }),
       );
-      // Follow-ups only go out through WhatsApp channels (the claim keeps their organization).
-      const channels = await this.channels
-        .openMany(
-          'whatsapp',
-          claimed.map((delivery) => ({
-            organizationId: delivery.organizationId,
-            channelId: delivery.channelId,
-          })),
-        )
-        .catch((error: unknown) => {
-          this.logger.warn({ err: error }, 'could not read channel credentials');
-          return undefined;
-        });
+      const channels = await this.openChannels(claimed).catch((error: unknown) => {
+        this.logger.warn({ err: error }, 'could not read channel credentials');
+        return undefined;
+      });
       const conversations = await this.conversations
         .states(claimed.map(conversationOf))
         .catch((error: unknown) => {
@@ -154,6 +145,22 @@ export class DeliveryWorker {
     }
     await this.settled();
     return taken;
+  }
+
+  /** The batch's channels, one query per kind (the claim keeps each delivery's organization). */
+  private async openChannels(claimed: ClaimedDelivery[]): Promise<BatchChannels> {
+    const opened: BatchChannels = new Map();
+    for (const kind of ['whatsapp', 'messanger'] as const) {
+      const refs = claimed
+        .filter((delivery) => delivery.channelKind === kind)
+        .map((delivery) => ({
+          organizationId: delivery.organizationId,
+          channelId: delivery.channelId,
+        }));
+      if (refs.length === 0) continue;
+      for (const [id, channel] of await this.channels.openMany(kind, refs)) opened.set(id, channel);
+    }
+    return opened;
   }
 
   /** Resolves once no send is in flight (each ends within the Graph time-out, then is recorded). */
@@ -258,28 +265,8 @@ export class DeliveryWorker {
       return this.failed(
         delivery,
         'channel_inactive',
-        'The WhatsApp channel is inactive; update its access_token.',
+        `The ${delivery.channelKind === 'whatsapp' ? 'WhatsApp' : 'Messanger'} channel is inactive or removed; update its access_token.`,
       );
-    }
-    let body: string;
-    try {
-      body = await this.composer.compose({
-        followUpId: delivery.followUpId,
-        prompt: delivery.prompt,
-        title: delivery.title,
-        description: delivery.description,
-        phone: delivery.phone,
-        occurrenceAt: delivery.occurrenceAt,
-      });
-    } catch (error) {
-      const failure =
-        error instanceof ComposeError
-          ? error
-          : new ComposeError('compose_failed', 'The message could not be written.');
-      return this.retryOrFail(delivery, failure.code, failure.message);
-    }
-    if (body.length === 0) {
-      return this.failed(delivery, 'empty_message', 'The prompt produced an empty message.');
     }
     if (conversation.optedOut) {
       return {
@@ -291,21 +278,49 @@ export class DeliveryWorker {
         errorMessage: `${delivery.phone} opted out of this channel.`,
       };
     }
+    let body: string;
+    try {
+      // A message sent now carries its own text (or only a template); a follow-up's is written.
+      body =
+        delivery.followUpId === null
+          ? (delivery.messageText ?? '')
+          : await this.composer.compose({
+              followUpId: delivery.followUpId,
+              prompt: delivery.prompt,
+              title: delivery.title,
+              description: delivery.description,
+              phone: delivery.phone,
+              occurrenceAt: delivery.occurrenceAt,
+            });
+    } catch (error) {
+      const failure =
+        error instanceof ComposeError
+          ? error
+          : new ComposeError('compose_failed', 'The message could not be written.');
+      return this.retryOrFail(delivery, failure.code, failure.message);
+    }
+    const templateOnly = delivery.followUpId === null && delivery.messageText === null;
+    if (body.length === 0 && !templateOnly) {
+      return this.failed(delivery, 'empty_message', 'The prompt produced an empty message.');
+    }
     // Free-form text only inside the 24-hour window; outside it, the template when there is one.
     const template = delivery.template;
     const message: OutboundMessage =
-      template && (delivery.templateRequired || !conversation.windowOpen)
+      template && (templateOnly || delivery.templateRequired || !conversation.windowOpen)
         ? {
             type: 'template',
             name: template.name,
             languageCode: template.language,
+            // A send now's parameters go as given; a follow-up's are filled like its prompt.
             bodyParameters: template.parameters.map((parameter) =>
-              templateParameter(parameter, {
-                title: delivery.title,
-                description: delivery.description,
-                phone: delivery.phone,
-                message: body,
-              }),
+              delivery.followUpId === null
+                ? parameter
+                : templateParameter(parameter, {
+                    title: delivery.title,
+                    description: delivery.description,
+                    phone: delivery.phone,
+                    message: body,
+                  }),
             ),
           }
         : { type: 'text', body };

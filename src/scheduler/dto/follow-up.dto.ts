@@ -288,9 +288,19 @@ export class DeliveryAttemptDto {
 
 export class DeliveryDto {
   @ApiProperty({ format: 'uuid' }) id!: string;
-  @ApiProperty({ format: 'uuid' }) follow_up_id!: string;
+  @ApiProperty({
+    format: 'uuid',
+    type: String,
+    nullable: true,
+    description: 'Null for a message sent now.',
+  })
+  follow_up_id!: string | null;
   @ApiProperty({ format: 'uuid' }) channel_id!: string;
-  @ApiProperty({ example: '+34612345678' }) phone!: string;
+  @ApiProperty({
+    example: '+34612345678',
+    description: 'The recipient: an E.164 phone (WhatsApp) or a page-scoped id (Messenger).',
+  })
+  phone!: string;
   @ApiProperty({ type: 'integer', description: 'The occurrence (ms) this message belongs to.' })
   occurrence_at!: number;
   @ApiProperty({ enum: DELIVERY_STATUSES }) status!: DeliveryStatus;

@@ -1,4 +1,6 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+import type { ChannelKind } from '../../channels/channel-transport';
+import type { FollowUpTemplate } from './follow-up.entity';
 
 export const DELIVERY_STATUSES = [
   'pending',
@@ -15,15 +17,21 @@ export const MESSAGE_TYPES = ['text', 'template'] as const;
 export type MessageType = (typeof MESSAGE_TYPES)[number];
 
 /**
- * One message of one occurrence of a follow-up to one phone: the outbox row that makes every send
- * happen once and stay accounted for. Unique on (follow_up_id, occurrence_at, phone).
+ * One message to one recipient: of one occurrence of a follow-up (unique on follow_up_id,
+ * occurrence_at, phone), or sent now. The outbox row that makes every send happen once and stay
+ * accounted for.
  */
 @Entity({ name: 'deliveries' })
 export class DeliveryEntity {
   @PrimaryColumn({ type: 'uuid' }) id!: string;
   @Column({ name: 'organization_id', type: 'text' }) organizationId!: string;
-  @Column({ name: 'follow_up_id', type: 'uuid' }) followUpId!: string;
+  /** Null for a message sent now (POST /v1/channels/{kind}/{id}/messages). */
+  @Column({ name: 'follow_up_id', type: 'uuid', nullable: true }) followUpId!: string | null;
   @Column({ name: 'channel_id', type: 'uuid' }) channelId!: string;
+  @Column({ name: 'channel_kind', type: 'text' }) channelKind!: ChannelKind;
+  /** A send now's own message: its text, or its template (a follow-up's come from the follow-up). */
+  @Column({ name: 'message_text', type: 'text', nullable: true }) messageText!: string | null;
+  @Column({ type: 'jsonb', nullable: true }) template!: FollowUpTemplate | null;
   @Column({ name: 'occurrence_at', type: 'timestamptz' }) occurrenceAt!: Date;
   @Column({ type: 'text' }) phone!: string;
   @Column({ type: 'text' }) status!: DeliveryStatus;

@@ -1,0 +1,94 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import {
+  ApiAcceptedResponse,
+  ApiBearerAuth,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
+import { CurrentPrincipal, Principal } from '../common/auth/principal';
+import { ApiProblemResponses, DataEnvelope, PageEnvelope } from '../common/http/openapi.decorators';
+import { ChannelMessagesService } from './channel-messages.service';
+import { SendMessangerMessageDto, SendWhatsappMessageDto } from './dto/channel-message.dto';
+import { DeliveryDto, ListDeliveriesQueryDto } from './dto/follow-up.dto';
+import { toDeliveryResponse } from './follow-up.mapper';
+
+/**
+ * Sending now and a channel's deliveries: under /v1/channels, but the scheduler's, which owns the
+ * outbox every message goes through.
+ */
+@ApiTags('channels')
+@ApiBearerAuth()
+@ApiProblemResponses(400, 401, 404)
+@Controller('v1/channels')
+export class ChannelMessagesController {
+  constructor(private readonly messages: ChannelMessagesService) {}
+
+  @Post('whatsapp/:id/messages')
+  @HttpCode(202)
+  @ApiOperation({
+    summary: 'Send a WhatsApp message now (text inside the 24-hour window, or a template)',
+    operationId: 'sendWhatsappMessage',
+  })
+  @ApiAcceptedResponse({ type: DataEnvelope(DeliveryDto) })
+  @ApiProblemResponses(422)
+  async sendWhatsapp(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') id: string,
+    @Body() dto: SendWhatsappMessageDto,
+  ) {
+    return toDeliveryResponse(await this.messages.sendWhatsapp(principal, id, dto));
+  }
+
+  @Post('messanger/:id/messages')
+  @HttpCode(202)
+  @ApiOperation({
+    summary: 'Reply on Messenger now (inside its 24-hour window)',
+    operationId: 'sendMessangerMessage',
+  })
+  @ApiAcceptedResponse({ type: DataEnvelope(DeliveryDto) })
+  @ApiProblemResponses(422)
+  async sendMessanger(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') id: string,
+    @Body() dto: SendMessangerMessageDto,
+  ) {
+    return toDeliveryResponse(await this.messages.sendMessanger(principal, id, dto));
+  }
+
+  @Get('whatsapp/:id/deliveries')
+  @ApiOperation({
+    summary: "A WhatsApp channel's deliveries, newest first",
+    operationId: 'listWhatsappDeliveries',
+  })
+  @ApiOkResponse({ type: PageEnvelope(DeliveryDto) })
+  async whatsappDeliveries(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') id: string,
+    @Query() query: ListDeliveriesQueryDto,
+  ) {
+    return this.page(await this.messages.deliveries(principal, 'whatsapp', id, query));
+  }
+
+  @Get('messanger/:id/deliveries')
+  @ApiOperation({
+    summary: "A Messanger channel's deliveries, newest first",
+    operationId: 'listMessangerDeliveries',
+  })
+  @ApiOkResponse({ type: PageEnvelope(DeliveryDto) })
+  async messangerDeliveries(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') id: string,
+    @Query() query: ListDeliveriesQueryDto,
+  ) {
+    return this.page(await this.messages.deliveries(principal, 'messanger', id, query));
+  }
+
+  private page(result: Awaited<ReturnType<ChannelMessagesService['deliveries']>>) {
+    return {
+      items: result.items.map((d) => toDeliveryResponse(d, result.attempts.get(d.id))),
+      offset: result.offset,
+      total_count: result.total_count,
+    };
+  }
+}
