@@ -8,15 +8,21 @@ import { bearer, startApp, TestApp, TEST_JWT_SECRET, tokenFor } from './support/
 const now = () => Math.floor(Date.now() / 1000);
 
 /** Every operation of the API, from the OpenAPI document the app serves. */
-async function operations(t: TestApp): Promise<[string, string][]> {
+/** The operations of the OpenAPI document: those that take a bearer token, or the public ones. */
+async function operations(
+  t: TestApp,
+  which: 'bearer' | 'public' = 'bearer',
+): Promise<[string, string][]> {
   const doc = (await t.http().get('/v1/openapi.json').expect(200)).body as {
-    paths: Record<string, Record<string, unknown>>;
+    paths: Record<string, Record<string, { security?: unknown[] }>>;
   };
   return Object.entries(doc.paths).flatMap(([path, methods]) =>
-    Object.keys(methods).map((method): [string, string] => [
-      method,
-      path.replace(/\{[^}]+\}/g, '00000000-0000-7000-8000-000000000000'),
-    ]),
+    Object.entries(methods)
+      .filter(([, operation]) => (operation.security !== undefined) === (which === 'bearer'))
+      .map(([method]): [string, string] => [
+        method,
+        path.replace(/\{[^}]+\}/g, '00000000-0000-7000-8000-000000000000'),
+      ]),
   );
 }
 
@@ -47,7 +53,16 @@ describe('Authentication (e2e)', () => {
       }
     });
 
-    it('leaves only the documentation and health public', async () => {
+    it("leaves only the documentation, health and Meta's webhooks public", async () => {
+      // Meta's webhooks authenticate by the channel's verify token and the app secret's signature.
+      expect(
+        (await operations(t, 'public')).map(([method, path]) => `${method} ${path}`).sort(),
+      ).toEqual([
+        'get /v1/webhooks/messanger/00000000-0000-7000-8000-000000000000',
+        'get /v1/webhooks/whatsapp/00000000-0000-7000-8000-000000000000',
+        'post /v1/webhooks/messanger/00000000-0000-7000-8000-000000000000',
+        'post /v1/webhooks/whatsapp/00000000-0000-7000-8000-000000000000',
+      ]);
       await t.http().get('/health').expect(200);
       await t.http().get('/v1/openapi.json').expect(200);
       await t

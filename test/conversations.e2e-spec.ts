@@ -2,6 +2,7 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { eventually } from './support/eventually';
 import { aFollowUp, aMessangerChannel, aWhatsappChannel } from './support/factories';
 import { FakeGraphApi, graphErrorReply } from './support/fake-graph-api';
+import { ChannelMessageSender, isUnusable } from '../src/channels/channel-message-sender';
 import { ManualClock } from './support/manual-clock';
 import { bearer, newOrganization, startApp, TestApp, tokenFor } from './support/test-app';
 import { whatsappNotification } from './support/meta-webhooks';
@@ -58,9 +59,11 @@ describe('Conversations on WhatsApp (e2e)', () => {
     await t.close();
     await graph.close();
   });
+  let org: string;
   beforeEach(() => {
     graph.reset();
-    auth = bearer(tokenFor({ org: newOrganization() }));
+    org = newOrganization();
+    auth = bearer(tokenFor({ org }));
   });
 
   const channel = async () =>
@@ -465,6 +468,20 @@ describe('Conversations on WhatsApp (e2e)', () => {
       expect(graph.messages).toEqual([]);
     });
 
+    it('a channel removed after it was opened for a send makes no call', async () => {
+      const wa = await channel();
+      const opened = await t.app
+        .get(ChannelMessageSender)
+        .open({ organizationId: org, channelId: wa.id }, { kind: 'whatsapp' });
+      if (isUnusable(opened)) throw new Error(`not usable: ${opened.reason}`);
+      await t.http().delete(`/v1/channels/whatsapp/${wa.id}`).set(auth).expect(204);
+      expect(await opened.send('+34612345678', { type: 'text', body: 'late' })).toMatchObject({
+        kind: 'permanent',
+        code: 'channel_removed',
+      });
+      expect(graph.requests).toBe(0);
+    });
+
     it('shows why Meta made a channel inactive, until a new token reactivates it', async () => {
       const wa = await channel();
       graph.enqueue(
@@ -662,6 +679,80 @@ describe('Conversations on WhatsApp (e2e)', () => {
       await eventually(async () =>
         expect((await channelDeliveries('messanger', fb.id))[0].status).toBe('read'),
       );
+    });
+
+    it('deactivates a Messanger channel whose Page token Meta rejects, and says why', async () => {
+      const fb = (
+        await t
+          .http()
+          .post('/v1/channels/messanger')
+          .set(auth)
+          .send(aMessangerChannel())
+          .expect(201)
+      ).body.data;
+      const raw = JSON.stringify({
+        object: 'page',
+        entry: [
+          {
+            id: fb.user_id,
+            time: clock.now(),
+            messaging: [
+              {
+                sender: { id: '777' },
+                recipient: { id: fb.user_id },
+                timestamp: clock.now(),
+                message: { mid: 'm_hi', text: 'hi' },
+              },
+            ],
+          },
+        ],
+      });
+      await t
+        .http()
+        .post(`/v1/webhooks/messanger/${fb.id}`)
+        .set('content-type', 'application/json')
+        .set(
+          'x-hub-signature-256',
+          `sha256=${createHmac('sha256', SECRET).update(raw).digest('hex')}`,
+        )
+        .send(raw)
+        .expect(200);
+      await eventually(async () => {
+        const res = await t.http().get(`/v1/channels/messanger/${fb.id}/messages`).set(auth);
+        expect(res.body.data.total_count).toBe(1);
+      });
+      graph.enqueue(
+        graphErrorReply(
+          401,
+          190,
+          'Error validating access token: The session has been invalidated',
+        ),
+      );
+      await send('messanger', fb.id, { to: '777', text: 'hello' }).expect(202);
+      await eventually(async () =>
+        expect((await channelDeliveries('messanger', fb.id))[0]).toMatchObject({
+          status: 'failed',
+          last_error: { code: '190' },
+        }),
+      );
+      const inactive = (await t.http().get(`/v1/channels/messanger/${fb.id}`).set(auth).expect(200))
+        .body.data;
+      expect(inactive.status_reason).toEqual({
+        code: '190',
+        message: expect.stringContaining('invalidated'),
+      });
+      expect(inactive).not.toHaveProperty('status');
+      const refused = await send('messanger', fb.id, { to: '777', text: 'again' }).expect(422);
+      expect(refused.body.code).toBe('channel_not_usable');
+      const repaired = (
+        await t
+          .http()
+          .put(`/v1/channels/messanger/${fb.id}`)
+          .set(auth)
+          .send({ user_id: fb.user_id, access_token: 'EAAG-fresh-page-token' })
+          .expect(200)
+      ).body.data;
+      expect(repaired.status_reason).toBeNull();
     });
 
     it("answers 404 for another organization's channel on every sending route", async () => {

@@ -113,19 +113,25 @@ export class DeliveryStatuses implements OnModuleInit {
     );
   }
 
-  /** Its pending deliveries are cancelled; its follow-ups stop for good (completed). */
+  /**
+   * Its follow-ups stop for good (completed), then its pending deliveries are cancelled: in that
+   * order, so that a dispatch holding a follow-up's lock finishes first and its new deliveries
+   * are cancelled too.
+   */
   private async channelRemoved(db: EntityManager, removal: ChannelRemoval): Promise<void> {
-    if (removal.kind !== 'whatsapp') return;
     const at = toIso(removal.at);
+    if (removal.kind === 'whatsapp') {
+      await db.query(
+        `UPDATE follow_ups SET status = 'completed', next_run_at = NULL, updated_at = $3
+          WHERE channel_id = $1 AND organization_id = $2
+            AND status IN ('active', 'paused') AND deleted_at IS NULL`,
+        [removal.channelId, removal.organizationId, at],
+      );
+    }
     await db.query(
-      `UPDATE deliveries SET status = 'cancelled', updated_at = $2
-        WHERE channel_id = $1 AND status = 'pending'`,
-      [removal.channelId, at],
-    );
-    await db.query(
-      `UPDATE follow_ups SET status = 'completed', next_run_at = NULL, updated_at = $2
-        WHERE channel_id = $1 AND status IN ('active', 'paused') AND deleted_at IS NULL`,
-      [removal.channelId, at],
+      `UPDATE deliveries SET status = 'cancelled', updated_at = $3
+        WHERE channel_id = $1 AND organization_id = $2 AND status = 'pending'`,
+      [removal.channelId, removal.organizationId, at],
     );
   }
 
