@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { ToolEntity } from '../src/tools/entities/tool.entity';
 import { ToolExecutorRegistry } from '../src/tools/execution/tool-executor.registry';
-import { aFollowUp, aWhatsappChannel } from './support/factories';
+import { aFollowUp, aMessangerChannel, aWhatsappChannel } from './support/factories';
 import { FakeGithubApi } from './support/fake-github-api';
 import { FakeGraphApi, graphErrorReply } from './support/fake-graph-api';
 import { LISBON_WEATHER, FakeOpenWeatherApi } from './support/fake-openweather-api';
@@ -573,7 +573,7 @@ describe('Tool execution (e2e)', () => {
       return { id: res.body.data.id as string, numberId: body.number_id, token: body.access_token };
     };
 
-    it("SendWhatsappMessage sends through the agent's channel at once", async () => {
+    it("SendWhatsappMessage queues the message in the agent's channel's outbox and returns its delivery", async () => {
       const own = await channel();
       const result = await runTool('Agentline.SendWhatsappMessage', {
         channel_id: own.id,
@@ -584,26 +584,29 @@ describe('Tool execution (e2e)', () => {
         status: 'succeeded',
         output: {
           value: {
-            message_id: expect.stringMatching(/^wamid\./),
+            id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+            follow_up_id: null,
             channel_id: own.id,
-            to: '+34612345678',
+            phone: '+34612345678',
+            status: 'pending',
+            message_type: 'text',
           },
         },
       });
-      expect(graph.messages).toEqual([
-        expect.objectContaining({
-          numberId: own.numberId,
-          to: '34612345678',
-          body: 'Your order has shipped.',
-          accessToken: own.token,
-        }),
+      // The same delivery the API lists; this app's scheduler is off, so it waits there.
+      const listed = (
+        await t.http().get(`/v1/channels/whatsapp/${own.id}/deliveries`).set(auth).expect(200)
+      ).body.data.items;
+      expect(listed.map((d: { id: string }) => d.id)).toEqual([
+        (result.output.value as { id: string }).id,
       ]);
+      expect(graph.requests).toBe(0);
       expect(
         JSON.stringify(await executions((await attach('Agentline.SendWhatsappMessage')).id)),
       ).not.toContain(own.token);
     });
 
-    it("SendWhatsappMessage refuses another agent's channel and another organization's", async () => {
+    it("SendWhatsappMessage refuses another agent's channel, another organization's and a bad number", async () => {
       const theirs = await channel('agent-2');
       const refused = await runTool('Agentline.SendWhatsappMessage', {
         channel_id: theirs.id,
@@ -614,6 +617,13 @@ describe('Tool execution (e2e)', () => {
         status: 'failed',
         output: { error: `Channel ${theirs.id} belongs to another agent, not agent-1.` },
       });
+      const own = await channel();
+      const badNumber = await runTool('Agentline.SendWhatsappMessage', {
+        channel_id: own.id,
+        to: '12',
+        text: 'Hi',
+      });
+      expect(badNumber.output.error).toMatch(/to: "12" is not an E.164 phone number/);
       const elsewhere = await channel();
       auth = bearer(tokenFor({ org: newOrganization(), sub: 'dana' }));
       const foreign = await runTool('Agentline.SendWhatsappMessage', {
@@ -621,60 +631,31 @@ describe('Tool execution (e2e)', () => {
         to: '+34612345678',
         text: 'Hi',
       });
-      expect(foreign.output).toEqual({
-        error: `No WhatsApp channel ${elsewhere.id} exists in this organization.`,
-      });
+      expect(foreign.output).toEqual({ error: 'WhatsApp channel was not found.' });
       expect(graph.requests).toBe(0);
     });
 
-    it('SendWhatsappMessage reports what WhatsApp answered', async () => {
-      const own = await channel();
-      graph.enqueue({
-        status: 400,
-        body: { error: { message: 'Message undeliverable', code: 131026, type: 'OAuthException' } },
-      });
-      const result = await runTool('Agentline.SendWhatsappMessage', {
-        channel_id: own.id,
-        to: '+34612345678',
-        text: 'Hi',
-      });
-      expect(result.output).toEqual({
-        error: 'WhatsApp did not send the message (131026): Message undeliverable',
-      });
-    });
-
-    it.each([
-      ['code 190', graphErrorReply(400, 190, 'Error validating access token'), '190'],
-      ['HTTP 401', { status: 401, rawBody: 'nope' }, 'http_401'],
-    ] as const)(
-      'SendWhatsappMessage deactivates the channel when Meta rejects its token (%s)',
-      async (_name, reply, code) => {
-        const own = await channel();
-        graph.enqueue(reply);
-        const send = () =>
-          runTool('Agentline.SendWhatsappMessage', {
-            channel_id: own.id,
-            to: '+34612345678',
-            text: 'Hi',
-          });
-        expect((await send()).output).toEqual({
-          error: expect.stringContaining(`WhatsApp did not send the message (${code})`),
-        });
-        // Read from the database again: the channel row itself is inactive.
-        expect((await send()).output).toEqual({
-          error: `Channel ${own.id} is inactive; update its access_token to reactivate it.`,
-        });
-        expect(graph.requests).toBe(1);
-        // A new token is how an operator repairs it.
+    it('SendMessangerMessage answers only inside Messenger’s 24-hour window', async () => {
+      const page = (
         await t
           .http()
-          .put(`/v1/channels/whatsapp/${own.id}`)
+          .post('/v1/channels/messanger')
           .set(auth)
-          .send({ access_token: 'EAAG-renewed' })
-          .expect(200);
-        expect(await send()).toMatchObject({ status: 'succeeded' });
-      },
-    );
+          .send(aMessangerChannel())
+          .expect(201)
+      ).body.data;
+      const result = await runTool('Agentline.SendMessangerMessage', {
+        channel_id: page.id,
+        to: '6543210987',
+        text: 'Hello!',
+      });
+      expect(result).toMatchObject({
+        status: 'failed',
+        output: {
+          error: expect.stringContaining('has not written to this page in the last 24 hours'),
+        },
+      });
+    });
 
     it("ScheduleFollowUp, ListFollowUps and CancelFollowUp manage the agent's own follow-ups", async () => {
       const own = await channel();

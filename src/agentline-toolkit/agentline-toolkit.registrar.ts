@@ -1,11 +1,11 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
-import { ChannelMessageSender } from '../channels/channel-message-sender';
 import { Clock } from '../common/clock';
+import { ChannelMessagesService } from '../scheduler/channel-messages.service';
 import { FollowUpsService } from '../scheduler/follow-ups.service';
 import { SchedulerWorkers } from '../scheduler/scheduler-workers';
 import { ToolExecutorRegistry } from '../tools/execution/tool-executor.registry';
 import { followUpExecutors } from './follow-up.executors';
-import { sendWhatsappMessage } from './send-whatsapp-message.executor';
+import { sendMessageExecutors } from './send-message.executors';
 
 /**
  * The executors of catalog/toolkits/agentline.json, registered into Tools' registry at init:
@@ -16,14 +16,16 @@ export class AgentlineToolkitRegistrar implements OnModuleInit {
   constructor(
     private readonly registry: ToolExecutorRegistry,
     private readonly followUps: FollowUpsService,
-    private readonly channels: ChannelMessageSender,
+    private readonly messages: ChannelMessagesService,
     private readonly clock: Clock,
     private readonly workers: SchedulerWorkers,
   ) {}
 
   onModuleInit(): void {
-    this.registry.register('Agentline.SendWhatsappMessage', sendWhatsappMessage(this.channels));
-    const executors = followUpExecutors(this.followUps, this.clock, this.workers);
+    const executors = {
+      ...sendMessageExecutors(this.messages),
+      ...followUpExecutors(this.followUps, this.clock, this.workers),
+    };
     for (const [name, executor] of Object.entries(executors))
       this.registry.register(name, executor);
   }

@@ -37,10 +37,12 @@ export class ChannelMessagesService {
     private readonly clock: Clock,
   ) {}
 
+  /** `agentId`: the channel must also be this agent's (the Agentline toolkit sends as its agent). */
   async sendWhatsapp(
     principal: Principal,
     channelId: string,
     dto: SendWhatsappMessageDto,
+    { agentId }: { agentId?: string } = {},
   ): Promise<DeliveryEntity> {
     if ((dto.text === undefined) === (dto.template === undefined)) {
       throw validationFailed(
@@ -57,7 +59,7 @@ export class ChannelMessagesService {
     if ('problem' in to) {
       throw validationFailed([{ field: 'to', message: describePhoneProblem(dto.to, to.problem) }]);
     }
-    await this.assertUsable(principal, 'whatsapp', channelId);
+    await this.assertUsable(principal, 'whatsapp', channelId, agentId);
     return this.enqueue(principal, 'whatsapp', channelId, to.number, {
       text: dto.text ?? null,
       template: dto.template
@@ -75,8 +77,9 @@ export class ChannelMessagesService {
     principal: Principal,
     channelId: string,
     dto: SendMessangerMessageDto,
+    { agentId }: { agentId?: string } = {},
   ): Promise<DeliveryEntity> {
-    await this.assertUsable(principal, 'messanger', channelId);
+    await this.assertUsable(principal, 'messanger', channelId, agentId);
     const state = await this.conversations.state({ channelId, recipient: dto.to });
     if (!state.optedOut && !state.windowOpen) {
       throw new ProblemException(
@@ -128,10 +131,15 @@ export class ChannelMessagesService {
   }
 
   /** 404 for a channel not in the organization (or of the other kind); 422 when it cannot send. */
-  private async assertUsable(principal: Principal, kind: ChannelKind, channelId: string) {
+  private async assertUsable(
+    principal: Principal,
+    kind: ChannelKind,
+    channelId: string,
+    agentId?: string,
+  ) {
     const unusable = await this.channels.check(
       { organizationId: principal.organizationId, channelId },
-      { kind },
+      { kind, agentId },
     );
     if (!unusable) return;
     if (unusable.reason === 'not_found' || unusable.reason === 'wrong_kind') {
@@ -139,7 +147,7 @@ export class ChannelMessagesService {
     }
     throw new ProblemException(
       'channel_not_usable',
-      describeUnusable(unusable, { channelId, agentId: '', wrongKind: '' }),
+      describeUnusable(unusable, { channelId, agentId: agentId ?? '', wrongKind: '' }),
     );
   }
 

@@ -1,0 +1,48 @@
+import { ChannelMessagesService } from '../scheduler/channel-messages.service';
+import { toDeliveryResponse } from '../scheduler/follow-up.mapper';
+import {
+  SendMessangerMessageDto,
+  SendWhatsappMessageDto,
+} from '../scheduler/dto/channel-message.dto';
+import { asToolError, validDto } from '../tools/execution/tool-errors';
+import { ToolExecutor, ToolExecutionContext } from '../tools/execution/tool-executor';
+
+/** In the name of whoever attached the tool, on a channel of the tool's own agent only. */
+const sender = (context: ToolExecutionContext) => ({
+  principal: { organizationId: context.organizationId, subject: context.toolCreatedBy },
+  options: { agentId: context.agentId },
+});
+
+/**
+ * Agentline.SendWhatsappMessage and Agentline.SendMessangerMessage: `{channel_id, to, text}` is
+ * POST /v1/channels/{kind}/{id}/messages. The message is queued in the outbox (rate limit,
+ * retries, statuses, opt-outs) and the tool returns its delivery, `pending` (or `skipped`).
+ */
+export function sendMessageExecutors(
+  messages: ChannelMessagesService,
+): Record<string, ToolExecutor> {
+  return {
+    'Agentline.SendWhatsappMessage': {
+      async execute(input, context) {
+        const { channel_id: channelId, ...body } = input;
+        const dto = await validDto(SendWhatsappMessageDto, body);
+        const { principal, options } = sender(context);
+        const delivery = await asToolError(() =>
+          messages.sendWhatsapp(principal, String(channelId), dto, options),
+        );
+        return toDeliveryResponse(delivery);
+      },
+    },
+    'Agentline.SendMessangerMessage': {
+      async execute(input, context) {
+        const { channel_id: channelId, ...body } = input;
+        const dto = await validDto(SendMessangerMessageDto, body);
+        const { principal, options } = sender(context);
+        const delivery = await asToolError(() =>
+          messages.sendMessanger(principal, String(channelId), dto, options),
+        );
+        return toDeliveryResponse(delivery);
+      },
+    },
+  };
+}
