@@ -1,0 +1,168 @@
+import { createHmac } from 'node:crypto';
+import { Client } from 'pg';
+import { eventually } from './support/eventually';
+import { aFollowUp, aWhatsappChannel } from './support/factories';
+import { FakeGraphApi } from './support/fake-graph-api';
+import { whatsappNotification } from './support/meta-webhooks';
+import { bearer, createTestDatabase, startApp, TestApp, tokenFor } from './support/test-app';
+
+/**
+ * Replicas on one PostgreSQL: Meta's notifications (each sent twice, as Meta resends) land on two
+ * app instances that only receive, while a third sends follow-ups. Nothing is lost and nothing is
+ * applied twice. Three Nest applications with their own pools, inboxes and workers, in this test
+ * process; PGlite serves one application, so this runs only with TEST_DATABASE_URL.
+ */
+const onPostgres = process.env.TEST_DATABASE_URL ? describe : describe.skip;
+
+const SECRET = 'meta-app-secret-replicas';
+const NUMBERS = 20;
+const INBOUND = 60;
+
+onPostgres('Webhooks on replicas (e2e, PostgreSQL)', () => {
+  let graph: FakeGraphApi;
+  let database: { url: string; drop: () => Promise<void> };
+  let receivers: TestApp[];
+  let sender: TestApp;
+  const auth = bearer(tokenFor({ org: 'org-webhook-replicas' }));
+
+  const query = async <T>(sql: string, parameters: unknown[] = []): Promise<T[]> => {
+    const client = new Client({ connectionString: database.url });
+    await client.connect();
+    try {
+      return (await client.query(sql, parameters)).rows as T[];
+    } finally {
+      await client.end();
+    }
+  };
+
+  beforeAll(async () => {
+    graph = await FakeGraphApi.start();
+    database = (await createTestDatabase())!;
+    const env = { DATABASE_URL: database.url, META_APP_SECRET: SECRET, GRAPH_API_URL: graph.url };
+    receivers = [
+      await startApp({ ...env, SCHEDULER_ENABLED: 'false' }),
+      await startApp({ ...env, SCHEDULER_ENABLED: 'false' }),
+    ];
+    sender = await startApp({
+      ...env,
+      SCHEDULER_ENABLED: 'true',
+      SCHEDULER_TICK_MS: '50',
+      CHANNEL_RATE_LIMIT_PER_SECOND: '0',
+    });
+  });
+  afterAll(async () => {
+    for (const app of [...receivers, sender]) await app.close();
+    await database.drop();
+    await graph.close();
+  });
+
+  it('keeps every message and status once, whichever replica gets it and however often', async () => {
+    const channel = (
+      await receivers[0]
+        .http()
+        .post('/v1/channels/whatsapp')
+        .set(auth)
+        .send(aWhatsappChannel())
+        .expect(201)
+    ).body.data;
+    const phones = Array.from(
+      { length: NUMBERS },
+      (_, n) => `+3461234${String(n).padStart(4, '0')}`,
+    );
+    await receivers[1]
+      .http()
+      .post('/v1/scheduler/follow-up/whatsapp')
+      .set(auth)
+      .send(aFollowUp(channel.id, { frequency: 'once', client_phone_numbers: phones }))
+      .expect(201);
+    const sent = await graph.waitForMessages(NUMBERS);
+
+    // Meta's notifications: the clients' messages and the statuses of what was sent (read before
+    // delivered for half of them), each POSTed to both receivers at once.
+    const now = Math.floor(Date.now() / 1000);
+    const notifications: unknown[] = [];
+    for (let i = 0; i < INBOUND; i++) {
+      notifications.push(
+        whatsappNotification(channel.number_id, {
+          messages: [
+            {
+              from: phones[i % NUMBERS].slice(1),
+              id: `wamid.inbound-${i}`,
+              timestamp: String(now),
+              type: 'text',
+              text: { body: `message ${i}` },
+            },
+          ],
+        }),
+      );
+    }
+    sent.forEach((message, i) => {
+      const status = (name: string, offset: number) => ({
+        id: message.wamid,
+        status: name,
+        timestamp: String(now + offset),
+        recipient_id: message.to,
+      });
+      const order =
+        i % 2 === 0
+          ? [status('delivered', 1), status('read', 2)]
+          : [status('read', 2), status('delivered', 1)];
+      for (const one of order) {
+        notifications.push(whatsappNotification(channel.number_id, { statuses: [one] }));
+      }
+    });
+    const post = (app: TestApp, payload: unknown) => {
+      const raw = JSON.stringify(payload);
+      return app
+        .http()
+        .post(`/v1/webhooks/whatsapp/${channel.id}`)
+        .set('content-type', 'application/json')
+        .set(
+          'x-hub-signature-256',
+          `sha256=${createHmac('sha256', SECRET).update(raw).digest('hex')}`,
+        )
+        .send(raw)
+        .expect(200);
+    };
+    for (let i = 0; i < notifications.length; i += 10) {
+      await Promise.all(
+        notifications
+          .slice(i, i + 10)
+          .flatMap((payload) => receivers.map((app) => post(app, payload))),
+      );
+    }
+
+    await eventually(async () => {
+      const [pending] = await query<{ n: string }>(
+        "SELECT count(*) AS n FROM webhook_inbox WHERE status = 'pending'",
+      );
+      expect(Number(pending.n)).toBe(0);
+    }, 30_000);
+    const [stored] = await query<{ rows: string; distinct_ids: string }>(
+      'SELECT count(*) AS rows, count(DISTINCT message_id) AS distinct_ids FROM channel_messages',
+    );
+    expect({ rows: Number(stored.rows), distinct: Number(stored.distinct_ids) }).toEqual({
+      rows: INBOUND,
+      distinct: INBOUND,
+    });
+    const [inbox] = await query<{ n: string; malformed: string }>(
+      "SELECT count(*) AS n, count(*) FILTER (WHERE status = 'malformed') AS malformed FROM webhook_inbox",
+    );
+    // Each notification is one row, whichever replica stored it first.
+    expect({ rows: Number(inbox.n), malformed: Number(inbox.malformed) }).toEqual({
+      rows: notifications.length,
+      malformed: 0,
+    });
+    const [statuses] = await query<{ n: string }>(
+      'SELECT count(*) AS n FROM channel_message_statuses',
+    );
+    expect(Number(statuses.n)).toBe(NUMBERS * 2);
+    const deliveries = await query<{ status: string; delivered: boolean; read: boolean }>(
+      'SELECT status, delivered_at IS NOT NULL AS delivered, read_at IS NOT NULL AS read FROM deliveries',
+    );
+    expect(deliveries).toHaveLength(NUMBERS);
+    expect(deliveries.every((d) => d.status === 'read' && d.delivered && d.read)).toBe(true);
+    // One call to Meta per number: the webhooks did not make the sender send anything again.
+    expect(graph.messages).toHaveLength(NUMBERS);
+  });
+});
