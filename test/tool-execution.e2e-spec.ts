@@ -4,7 +4,7 @@ import { ToolEntity } from '../src/tools/entities/tool.entity';
 import { ToolExecutorRegistry } from '../src/tools/execution/tool-executor.registry';
 import { aFollowUp, aMessangerChannel, aWhatsappChannel } from './support/factories';
 import { FakeGithubApi } from './support/fake-github-api';
-import { FakeGraphApi, graphErrorReply } from './support/fake-graph-api';
+import { FakeGraphApi } from './support/fake-graph-api';
 import { LISBON_WEATHER, FakeOpenWeatherApi } from './support/fake-openweather-api';
 import { ManualClock } from './support/manual-clock';
 import { completeOAuth2Authorization } from './support/oauth2-authorization';
