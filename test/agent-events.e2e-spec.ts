@@ -6,6 +6,7 @@ import { DataSource } from 'typeorm';
 import { eventually } from './support/eventually';
 import { aFollowUp, aWhatsappChannel } from './support/factories';
 import { FakeGraphApi, graphErrorReply } from './support/fake-graph-api';
+import { ManualClock } from './support/manual-clock';
 import { whatsappNotification } from './support/meta-webhooks';
 import { bearer, newOrganization, startApp, TestApp, tokenFor } from './support/test-app';
 
@@ -80,21 +81,27 @@ describe('Agent events (e2e)', () => {
   let endpoint: FakeAgentEndpoint;
   let graph: FakeGraphApi;
   let t: TestApp;
+  /** Moved past each retry's backoff by the retry test, instead of waiting for it. */
+  let clock: ManualClock;
   let org: string;
   let auth: Record<string, string>;
 
   beforeAll(async () => {
     endpoint = await FakeAgentEndpoint.start();
     graph = await FakeGraphApi.start();
-    t = await startApp({
-      AGENT_EVENTS_URL: endpoint.url,
-      AGENT_EVENTS_SECRET: EVENTS_SECRET,
-      AGENT_EVENTS_TIMEOUT_MS: '300',
-      META_APP_SECRET: META_SECRET,
-      SCHEDULER_ENABLED: 'true',
-      SCHEDULER_TICK_MS: '50',
-      GRAPH_API_URL: graph.url,
-    });
+    clock = new ManualClock(Date.now());
+    t = await startApp(
+      {
+        AGENT_EVENTS_URL: endpoint.url,
+        AGENT_EVENTS_SECRET: EVENTS_SECRET,
+        AGENT_EVENTS_TIMEOUT_MS: '300',
+        META_APP_SECRET: META_SECRET,
+        SCHEDULER_ENABLED: 'true',
+        SCHEDULER_TICK_MS: '50',
+        GRAPH_API_URL: graph.url,
+      },
+      { clock },
+    );
   });
   afterAll(async () => {
     await t.close();
@@ -180,11 +187,13 @@ describe('Agent events (e2e)', () => {
     const wa = await channel();
     endpoint.enqueue(500, 'hang', 'destroy');
     await clientWrites(wa, 'retry me');
-    const attempts = await eventually(async () => {
-      const events = endpoint.events('message.received');
-      expect(events).toHaveLength(4);
-      return events;
+    // Each failure schedules a retry after a backoff of seconds: the clock moves past it.
+    await eventually(async () => {
+      clock.advance(60_000);
+      expect(endpoint.events('message.received').length).toBeGreaterThanOrEqual(4);
     }, 20_000);
+    const attempts = endpoint.events('message.received');
+    expect(attempts).toHaveLength(4);
     expect(new Set(attempts.map((a) => a.headers['webhook-id'])).size).toBe(1);
     const rows: { delivered_at: Date | null; attempts: number }[] = await t.app
       .get(DataSource)
@@ -220,11 +229,15 @@ describe('Agent events (e2e)', () => {
         },
       ],
     });
-    const [updated] = await eventually(async () => {
-      const events = endpoint.events('delivery.updated');
-      expect(events).toHaveLength(1);
-      return events;
+    // Not ordered: the worker's own outcome (sent) and Meta's status (delivered), one event each.
+    const [sentEvent, updated] = await eventually(async () => {
+      const events = endpoint.events('delivery.updated').filter((e) => e.body.channel_id === wa.id);
+      const byStatus = (status: string) =>
+        events.filter((e) => (e.body.data as { status: string }).status === status);
+      expect([byStatus('sent').length, byStatus('delivered').length]).toEqual([1, 1]);
+      return [byStatus('sent')[0], byStatus('delivered')[0]];
     });
+    expect(sentEvent.body).toMatchObject({ data: { wa_message_id: message.wamid } });
     expect(updated.body).toMatchObject({
       organization_id: org,
       channel_id: wa.id,
@@ -239,7 +252,9 @@ describe('Agent events (e2e)', () => {
       .send(aFollowUp(wa.id, { frequency: 'once', client_phone_numbers: ['+34612345678'] }))
       .expect(201);
     const [deactivated] = await eventually(async () => {
-      const events = endpoint.events('channel.deactivated');
+      const events = endpoint
+        .events('channel.deactivated')
+        .filter((e) => e.body.channel_id === wa.id);
       expect(events).toHaveLength(1);
       return events;
     });

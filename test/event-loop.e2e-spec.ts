@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Response } from 'supertest';
 import { loadToolCatalog } from '../src/tools/catalog/tool-catalog';
-import { aFollowUp, aWhatsappChannel } from './support/factories';
+import { aFollowUp, aMessangerChannel, aWhatsappChannel } from './support/factories';
 import { FakeGithubApi } from './support/fake-github-api';
 import { FakeGoogleApi } from './support/fake-google-api';
 import { FakeGraphApi } from './support/fake-graph-api';
@@ -28,7 +28,11 @@ const emails = (n: number) =>
  * their max_items, and the content its algorithm likes least. Every tool of the catalog must
  * have one (the first test checks), so that a new tool cannot be forgotten.
  */
-const WORST_INPUTS: Record<string, (channelId: string) => Record<string, unknown>> = {
+/** Each tool's costliest input; the channel ids are a WhatsApp and a Messanger channel of the agent. */
+const WORST_INPUTS: Record<
+  string,
+  (channelId: string, messangerChannelId: string) => Record<string, unknown>
+> = {
   // Grapheme segmentation was quadratic: 100 KB took 5 s on the event loop.
   'Text.CountWords': () => ({ text: filled('hello world. 👍🏽 ', 100_000) }),
   // The old sentence-case regular expression backtracked on punctuation and spaces.
@@ -81,6 +85,12 @@ const WORST_INPUTS: Record<string, (channelId: string) => Record<string, unknown
     channel_id: channelId,
     to: '+34612345678',
     text: filled('hola ', 4096),
+  }),
+  // Outside Messenger's window (nobody wrote): refused after the channel and window checks.
+  'Agentline.SendMessangerMessage': (_channelId, messangerChannelId) => ({
+    channel_id: messangerChannelId,
+    to: '6543210987',
+    text: filled('hola ', 2000),
   }),
   'Agentline.ScheduleFollowUp': (channelId) => ({
     channel_id: channelId,
@@ -237,13 +247,18 @@ describe('Event loop under hostile tool input (e2e)', () => {
     const channel = (
       await t.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201)
     ).body.data as { id: string };
+    const page = (
+      await t.http().post('/v1/channels/messanger').set(auth).send(aMessangerChannel()).expect(201)
+    ).body.data as { id: string };
     const tools: { name: string; id: string }[] = [];
     for (const name of builtinTools()) tools.push({ name, id: await ready(name) });
 
     const slow: { name: string; healthMs: number[] }[] = [];
     const notRun: { name: string; status: number; run: unknown }[] = [];
     for (const { name, id } of tools) {
-      const { res, healthMs } = await healthWhile(execute(id, WORST_INPUTS[name](channel.id)));
+      const { res, healthMs } = await healthWhile(
+        execute(id, WORST_INPUTS[name](channel.id, page.id)),
+      );
       if (healthMs.some((ms) => ms >= HEALTH_WITHIN_MS)) slow.push({ name, healthMs });
       // A tool run, not a 500 or a refusal; and finished well within its time-out.
       const run = res.body.data as { status: string } | undefined;

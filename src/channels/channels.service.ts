@@ -276,4 +276,16 @@ export class ChannelsService {
     });
     if (!removed) throw notFound(kind === 'whatsapp' ? 'WhatsApp channel' : 'Messanger channel');
   }
+
+  /** The agent of each channel (removed ones included), for events about their messages. */
+  async agentsOf(db: EntityManager, channelIds: readonly string[]): Promise<Map<string, string>> {
+    if (channelIds.length === 0) return new Map();
+    const rows = (await db.query(
+      `SELECT id, agent_id FROM whatsapp_channels WHERE id IN (SELECT unnest($1::uuid[]))
+       UNION ALL
+       SELECT id, agent_id FROM messanger_channels WHERE id IN (SELECT unnest($1::uuid[]))`,
+      [channelIds],
+    )) as { id: string; agent_id: string }[];
+    return new Map(rows.map((row) => [row.id, row.agent_id]));
+  }
 }

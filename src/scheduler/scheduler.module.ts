@@ -6,6 +6,7 @@ import { CHANNELS_CONFIG, ChannelsConfig } from '../channels/channels.config';
 import { ChannelMessagesController } from './channel-messages.controller';
 import { ChannelMessagesService } from './channel-messages.service';
 import { DeliveryOutbox } from './delivery/delivery-outbox';
+import { DeliveryEvents } from './delivery/delivery-events';
 import { DeliveryStatuses } from './delivery/delivery-statuses';
 import { DeliveryWorker } from './delivery/delivery.worker';
 import { AgentEventsModule } from '../agent-events/agent-events.module';
@@ -38,6 +39,7 @@ import { SchedulerWorkers } from './scheduler-workers';
     DeliveryOutbox,
     DeliveryWorker,
     DeliveryStatuses,
+    DeliveryEvents,
     SchedulerEngine,
     SchedulerWorkers,
     {

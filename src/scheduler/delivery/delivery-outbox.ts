@@ -13,6 +13,7 @@ const FOLLOW_UP_DELETED = `EXISTS (SELECT 1 FROM follow_ups f WHERE f.id = d.fol
 const FOLLOW_UP_HELD = `EXISTS (SELECT 1 FROM follow_ups f WHERE f.id = d.follow_up_id
                                    AND (f.deleted_at IS NOT NULL OR f.status = 'paused'))`;
 import { returnedRows } from '../../database/sql';
+import { DeliveryEvents } from './delivery-events';
 
 /** A delivery claimed by this process, with what it takes to send it. */
 export interface ClaimedDelivery {
@@ -133,6 +134,7 @@ export class DeliveryOutbox implements OnModuleInit {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly channels: ChannelMessageSender,
+    private readonly events: DeliveryEvents,
   ) {}
 
   onModuleInit(): void {
@@ -295,8 +297,7 @@ export class DeliveryOutbox implements OnModuleInit {
       message_type: outcome.status === 'sent' ? outcome.messageType : null,
       template_required: outcome.status === 'pending' && outcome.templateRequired === true,
     }));
-    const written: { id: string; held: boolean }[] = await this.dataSource.query(
-      `WITH v AS (
+    const sql = `WITH v AS (
          SELECT * FROM jsonb_to_recordset($1::jsonb) AS v(id uuid, attempt integer, status text,
                 finished_at timestamptz, wa_message_id text, sent_at timestamptz,
                 next_attempt_at timestamptz, error_code text, error_message text,
@@ -327,9 +328,21 @@ export class DeliveryOutbox implements OnModuleInit {
                 wa_message_id = v.wa_message_id, error_code = v.error_code, error_message = v.error_message
            FROM v
           WHERE a.delivery_id = v.id AND a.attempt = v.attempt AND a.process_id = $2)
-       SELECT v.id, EXISTS (SELECT 1 FROM delivery WHERE delivery.id = v.id) AS held FROM v`,
-      [JSON.stringify(rows), owner, iso(now)],
-    );
+       SELECT v.id, EXISTS (SELECT 1 FROM delivery WHERE delivery.id = v.id) AS held FROM v`;
+    const parameters = [JSON.stringify(rows), owner, iso(now)];
+    type Written = { id: string; held: boolean }[];
+    // With agent events on, the outcomes that settle a delivery are told in the same transaction.
+    const written: Written = this.events.enabled
+      ? await this.dataSource.transaction(async (db) => {
+          const result = (await db.query(sql, parameters)) as Written;
+          const settled = new Set(outcomes.filter((o) => o.status !== 'pending').map((o) => o.id));
+          await this.events.tell(
+            db,
+            result.filter((row) => row.held && settled.has(row.id)).map((row) => row.id),
+          );
+          return result;
+        })
+      : ((await this.dataSource.query(sql, parameters)) as Written);
     return written.filter((row) => !row.held).map((row) => row.id);
   }
 

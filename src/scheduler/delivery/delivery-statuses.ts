@@ -1,6 +1,5 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
-import { EntityManager, In } from 'typeorm';
-import { AgentEventsOutbox } from '../../agent-events/agent-events.outbox';
+import { EntityManager } from 'typeorm';
 import { ChannelRemoval, ChannelsService } from '../../channels/channels.service';
 import {
   ChannelConversations,
@@ -8,8 +7,7 @@ import {
 } from '../../channels/conversations/channel-conversations';
 import { toIso } from '../../common/time';
 import { returnedRows } from '../../database/sql';
-import { DeliveryEntity } from '../entities/delivery.entity';
-import { toDeliveryResponse } from '../follow-up.mapper';
+import { DeliveryEvents } from './delivery-events';
 
 /** Meta's "re-engagement message": free-form text outside the 24-hour customer service window. */
 export const OUTSIDE_WINDOW_ERROR = '131047';
@@ -38,7 +36,7 @@ export class DeliveryStatuses implements OnModuleInit {
   constructor(
     private readonly conversations: ChannelConversations,
     private readonly channels: ChannelsService,
-    private readonly events: AgentEventsOutbox,
+    private readonly events: DeliveryEvents,
   ) {}
 
   onModuleInit(): void {
@@ -106,9 +104,8 @@ export class DeliveryStatuses implements OnModuleInit {
     const changed = returnedRows<{ id: string }>(
       await db.query(sql, [update.channelId, update.organizationId, ...parameters, ...values]),
     );
-    await this.tell(
+    await this.events.tell(
       db,
-      update.agentId,
       changed.map((row) => row.id),
     );
   }
@@ -133,19 +130,5 @@ export class DeliveryStatuses implements OnModuleInit {
         WHERE channel_id = $1 AND organization_id = $2 AND status = 'pending'`,
       [removal.channelId, removal.organizationId, at],
     );
-  }
-
-  /** `delivery.updated` for each delivery whose status changed, in the same transaction. */
-  private async tell(db: EntityManager, agentId: string, ids: string[]): Promise<void> {
-    if (!this.events.enabled || ids.length === 0) return;
-    for (const delivery of await db.findBy(DeliveryEntity, { id: In(ids) })) {
-      await this.events.enqueue(db, {
-        type: 'delivery.updated',
-        organizationId: delivery.organizationId,
-        agentId,
-        channelId: delivery.channelId,
-        data: { ...toDeliveryResponse(delivery) },
-      });
-    }
   }
 }
