@@ -1,4 +1,4 @@
-import { createHmac, randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, IncomingHttpHeaders, Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { Webhook } from 'standardwebhooks';
@@ -7,7 +7,7 @@ import { eventually } from './support/eventually';
 import { aFollowUp, aWhatsappChannel } from './support/factories';
 import { FakeGraphApi, graphErrorReply } from './support/fake-graph-api';
 import { ManualClock } from './support/manual-clock';
-import { whatsappNotification } from './support/meta-webhooks';
+import { postToWebhook, whatsappNotification } from './support/meta-webhooks';
 import { bearer, newOrganization, startApp, TestApp, tokenFor } from './support/test-app';
 
 const META_SECRET = 'meta-app-secret-for-events';
@@ -119,17 +119,13 @@ describe('Agent events (e2e)', () => {
     (await t.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201))
       .body.data;
   const notify = async (wa: { id: string; number_id: string }, value: Record<string, unknown>) => {
-    const raw = JSON.stringify(whatsappNotification(wa.number_id, value));
-    await t
-      .http()
-      .post(`/v1/webhooks/whatsapp/${wa.id}`)
-      .set('content-type', 'application/json')
-      .set(
-        'x-hub-signature-256',
-        `sha256=${createHmac('sha256', META_SECRET).update(raw).digest('hex')}`,
-      )
-      .send(raw)
-      .expect(200);
+    await postToWebhook(
+      t,
+      'whatsapp',
+      wa.id,
+      whatsappNotification(wa.number_id, value),
+      META_SECRET,
+    ).expect(200);
   };
   const clientWrites = (wa: { id: string; number_id: string }, body: string) =>
     notify(wa, {
@@ -276,7 +272,10 @@ describe('Agent events (e2e)', () => {
           .send(aWhatsappChannel())
           .expect(201)
       ).body.data;
-      const raw = JSON.stringify(
+      await postToWebhook(
+        quiet,
+        'whatsapp',
+        wa.id,
         whatsappNotification(wa.number_id, {
           messages: [
             {
@@ -288,17 +287,8 @@ describe('Agent events (e2e)', () => {
             },
           ],
         }),
-      );
-      await quiet
-        .http()
-        .post(`/v1/webhooks/whatsapp/${wa.id}`)
-        .set('content-type', 'application/json')
-        .set(
-          'x-hub-signature-256',
-          `sha256=${createHmac('sha256', META_SECRET).update(raw).digest('hex')}`,
-        )
-        .send(raw)
-        .expect(200);
+        META_SECRET,
+      ).expect(200);
       await eventually(async () => {
         const res = await quiet.http().get(`/v1/channels/whatsapp/${wa.id}/messages`).set(auth);
         expect(res.body.data.total_count).toBe(1);

@@ -1,11 +1,15 @@
-import { createHmac, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { eventually } from './support/eventually';
 import { aFollowUp, aMessangerChannel, aWhatsappChannel } from './support/factories';
 import { FakeGraphApi, graphErrorReply } from './support/fake-graph-api';
 import { ChannelMessageSender, isUnusable } from '../src/channels/channel-message-sender';
 import { ManualClock } from './support/manual-clock';
 import { bearer, newOrganization, startApp, TestApp, tokenFor } from './support/test-app';
-import { whatsappNotification } from './support/meta-webhooks';
+import {
+  messangerNotification,
+  postToWebhook,
+  whatsappNotification,
+} from './support/meta-webhooks';
 
 const SECRET = 'meta-app-secret-conversations';
 const HOUR = 3_600_000;
@@ -82,17 +86,13 @@ describe('Conversations on WhatsApp (e2e)', () => {
     (await t.http().get(`/v1/scheduler/follow-up/whatsapp/${id}/deliveries`).set(auth).expect(200))
       .body.data.items;
   const notify = async (wa: { id: string; number_id: string }, value: Record<string, unknown>) => {
-    const raw = JSON.stringify(whatsappNotification(wa.number_id, value));
-    await t
-      .http()
-      .post(`/v1/webhooks/whatsapp/${wa.id}`)
-      .set('content-type', 'application/json')
-      .set(
-        'x-hub-signature-256',
-        `sha256=${createHmac('sha256', SECRET).update(raw).digest('hex')}`,
-      )
-      .send(raw)
-      .expect(200);
+    await postToWebhook(
+      t,
+      'whatsapp',
+      wa.id,
+      whatsappNotification(wa.number_id, value),
+      SECRET,
+    ).expect(200);
   };
   /** A client writes to the channel at `at` (Meta's timestamp). */
   const clientWrites = async (
@@ -592,33 +592,18 @@ describe('Conversations on WhatsApp (e2e)', () => {
           .send(aMessangerChannel())
           .expect(201)
       ).body.data;
-      const raw = JSON.stringify({
-        object: 'page',
-        entry: [
+      await postToWebhook(
+        t,
+        'messanger',
+        fb.id,
+        messangerNotification(fb.user_id, '6543210987', [
           {
-            id: fb.user_id,
-            time: clock.now(),
-            messaging: [
-              {
-                sender: { id: '6543210987' },
-                recipient: { id: fb.user_id },
-                timestamp: clock.now() - HOUR,
-                message: { mid: 'm_in_1', text: 'Is the shop open?' },
-              },
-            ],
+            timestamp: clock.now() - HOUR,
+            message: { mid: 'm_in_1', text: 'Is the shop open?' },
           },
-        ],
-      });
-      await t
-        .http()
-        .post(`/v1/webhooks/messanger/${fb.id}`)
-        .set('content-type', 'application/json')
-        .set(
-          'x-hub-signature-256',
-          `sha256=${createHmac('sha256', SECRET).update(raw).digest('hex')}`,
-        )
-        .send(raw)
-        .expect(200);
+        ]),
+        SECRET,
+      ).expect(200);
       await eventually(async () => {
         const res = await t.http().get(`/v1/channels/messanger/${fb.id}/messages`).set(auth);
         expect(res.body.data.total_count).toBe(1);
@@ -649,33 +634,18 @@ describe('Conversations on WhatsApp (e2e)', () => {
           wa_message_id: message.wamid,
         }),
       );
-      const read = JSON.stringify({
-        object: 'page',
-        entry: [
+      await postToWebhook(
+        t,
+        'messanger',
+        fb.id,
+        messangerNotification(fb.user_id, '6543210987', [
           {
-            id: fb.user_id,
-            time: clock.now(),
-            messaging: [
-              {
-                sender: { id: '6543210987' },
-                recipient: { id: fb.user_id },
-                timestamp: clock.now() + 5000,
-                read: { watermark: clock.now() + 1000 },
-              },
-            ],
+            timestamp: clock.now() + 5000,
+            read: { watermark: clock.now() + 1000 },
           },
-        ],
-      });
-      await t
-        .http()
-        .post(`/v1/webhooks/messanger/${fb.id}`)
-        .set('content-type', 'application/json')
-        .set(
-          'x-hub-signature-256',
-          `sha256=${createHmac('sha256', SECRET).update(read).digest('hex')}`,
-        )
-        .send(read)
-        .expect(200);
+        ]),
+        SECRET,
+      ).expect(200);
       await eventually(async () =>
         expect((await channelDeliveries('messanger', fb.id))[0].status).toBe('read'),
       );
@@ -690,33 +660,18 @@ describe('Conversations on WhatsApp (e2e)', () => {
           .send(aMessangerChannel())
           .expect(201)
       ).body.data;
-      const raw = JSON.stringify({
-        object: 'page',
-        entry: [
+      await postToWebhook(
+        t,
+        'messanger',
+        fb.id,
+        messangerNotification(fb.user_id, '777', [
           {
-            id: fb.user_id,
-            time: clock.now(),
-            messaging: [
-              {
-                sender: { id: '777' },
-                recipient: { id: fb.user_id },
-                timestamp: clock.now(),
-                message: { mid: 'm_hi', text: 'hi' },
-              },
-            ],
+            timestamp: clock.now(),
+            message: { mid: 'm_hi', text: 'hi' },
           },
-        ],
-      });
-      await t
-        .http()
-        .post(`/v1/webhooks/messanger/${fb.id}`)
-        .set('content-type', 'application/json')
-        .set(
-          'x-hub-signature-256',
-          `sha256=${createHmac('sha256', SECRET).update(raw).digest('hex')}`,
-        )
-        .send(raw)
-        .expect(200);
+        ]),
+        SECRET,
+      ).expect(200);
       await eventually(async () => {
         const res = await t.http().get(`/v1/channels/messanger/${fb.id}/messages`).set(auth);
         expect(res.body.data.total_count).toBe(1);

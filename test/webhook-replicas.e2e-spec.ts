@@ -1,9 +1,8 @@
-import { createHmac } from 'node:crypto';
 import { Client } from 'pg';
 import { eventually } from './support/eventually';
 import { aFollowUp, aWhatsappChannel } from './support/factories';
 import { FakeGraphApi } from './support/fake-graph-api';
-import { whatsappNotification } from './support/meta-webhooks';
+import { postToWebhook, whatsappNotification } from './support/meta-webhooks';
 import { bearer, createTestDatabase, startApp, TestApp, tokenFor } from './support/test-app';
 
 /**
@@ -111,19 +110,8 @@ onPostgres('Webhooks on replicas (e2e, PostgreSQL)', () => {
         notifications.push(whatsappNotification(channel.number_id, { statuses: [one] }));
       }
     });
-    const post = (app: TestApp, payload: unknown) => {
-      const raw = JSON.stringify(payload);
-      return app
-        .http()
-        .post(`/v1/webhooks/whatsapp/${channel.id}`)
-        .set('content-type', 'application/json')
-        .set(
-          'x-hub-signature-256',
-          `sha256=${createHmac('sha256', SECRET).update(raw).digest('hex')}`,
-        )
-        .send(raw)
-        .expect(200);
-    };
+    const post = (app: TestApp, payload: unknown) =>
+      postToWebhook(app, 'whatsapp', channel.id, payload, SECRET).expect(200);
     for (let i = 0; i < notifications.length; i += 10) {
       await Promise.all(
         notifications

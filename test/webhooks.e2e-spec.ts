@@ -1,18 +1,16 @@
-import { createHmac, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { eventually } from './support/eventually';
 import { aMessangerChannel, aWhatsappChannel } from './support/factories';
 import { ManualClock } from './support/manual-clock';
-import { whatsappNotification } from './support/meta-webhooks';
+import { metaSignature, postToWebhook, whatsappNotification } from './support/meta-webhooks';
 import { bearer, newOrganization, startApp, TestApp, tokenFor } from './support/test-app';
 
 /** Meta's app secrets as agentline is configured with them (two: a rotation in progress). */
 const SECRET = 'meta-app-secret-current';
 const OLD_SECRET = 'meta-app-secret-previous';
 
-/** What Meta sends: the HMAC-SHA256 of the exact bytes, computed here independently of agentline. */
-const sign = (raw: string, secret = SECRET) =>
-  `sha256=${createHmac('sha256', secret).update(raw).digest('hex')}`;
+const sign = (raw: string, secret = SECRET) => metaSignature(raw, secret);
 
 const seconds = (ms: number) => String(Math.floor(ms / 1000));
 
@@ -451,6 +449,33 @@ describe('Meta webhooks (e2e)', () => {
       for (const [authorization, method, path] of cases) {
         const res = await t.http()[method](path).set('Authorization', authorization);
         expect([method, path, res.status]).toEqual([method, path, 404]);
+      }
+    });
+  });
+
+  describe('under the API rate limit', () => {
+    it("does not count Meta's notifications: a busy number is not answered 429", async () => {
+      const limited = await startApp({ META_APP_SECRET: SECRET, RATE_LIMIT_PER_MINUTE: '2' });
+      try {
+        const channel = (
+          await limited
+            .http()
+            .post('/v1/channels/whatsapp')
+            .set(auth)
+            .send(aWhatsappChannel())
+            .expect(201)
+        ).body.data;
+        for (let i = 0; i < 5; i++) {
+          await postToWebhook(
+            limited,
+            'whatsapp',
+            channel.id,
+            whatsappNotification(channel.number_id, { messages: [text('34612345678', `m${i}`)] }),
+            SECRET,
+          ).expect(200);
+        }
+      } finally {
+        await limited.close();
       }
     });
   });

@@ -20,6 +20,7 @@ import {
   ApiQuery,
   ApiTags,
 } from '@nestjs/swagger';
+import { SkipThrottle } from '@nestjs/throttler';
 import type { Request, Response } from 'express';
 import { Public } from '../../common/auth/principal';
 import { ProblemException } from '../../common/http/problem';
@@ -42,6 +43,9 @@ const noSuchChannel = () =>
  */
 @ApiTags('webhooks')
 @Public()
+// Meta delivers a busy number's traffic from a few addresses: a per-address API limit would turn
+// it into 429s and retries. Each request is bounded (1 MiB, one HMAC, one insert).
+@SkipThrottle()
 @Controller('v1/webhooks')
 export class MetaWebhooksController {
   constructor(
