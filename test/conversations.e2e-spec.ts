@@ -70,6 +70,9 @@ describe('Conversations on WhatsApp (e2e)', () => {
     auth = bearer(tokenFor({ org }));
   });
 
+  const messangerChannel = async () =>
+    (await t.http().post('/v1/channels/messanger').set(auth).send(aMessangerChannel()).expect(201))
+      .body.data;
   const channel = async () =>
     (await t.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201))
       .body.data;
@@ -390,14 +393,7 @@ describe('Conversations on WhatsApp (e2e)', () => {
           .send(aWhatsappChannel({ agent_id: 'agent-2' }))
           .expect(201)
       ).body.data;
-      const fb = (
-        await t
-          .http()
-          .post('/v1/channels/messanger')
-          .set(auth)
-          .send(aMessangerChannel())
-          .expect(201)
-      ).body.data;
+      const fb = await messangerChannel();
       expect(
         (await t.http().get(`/v1/channels/whatsapp/${first.id}`).set(auth).expect(200)).body.data,
       ).toEqual(first);
@@ -584,14 +580,7 @@ describe('Conversations on WhatsApp (e2e)', () => {
     });
 
     it('replies on Messenger inside its 24-hour window, refuses outside it, and follows reads', async () => {
-      const fb = (
-        await t
-          .http()
-          .post('/v1/channels/messanger')
-          .set(auth)
-          .send(aMessangerChannel())
-          .expect(201)
-      ).body.data;
+      const fb = await messangerChannel();
       await postToWebhook(
         t,
         'messanger',
@@ -652,14 +641,7 @@ describe('Conversations on WhatsApp (e2e)', () => {
     });
 
     it('deactivates a Messanger channel whose Page token Meta rejects, and says why', async () => {
-      const fb = (
-        await t
-          .http()
-          .post('/v1/channels/messanger')
-          .set(auth)
-          .send(aMessangerChannel())
-          .expect(201)
-      ).body.data;
+      const fb = await messangerChannel();
       await postToWebhook(
         t,
         'messanger',
@@ -712,14 +694,7 @@ describe('Conversations on WhatsApp (e2e)', () => {
 
     it("answers 404 for another organization's channel on every sending route", async () => {
       const wa = await channel();
-      const fb = (
-        await t
-          .http()
-          .post('/v1/channels/messanger')
-          .set(auth)
-          .send(aMessangerChannel())
-          .expect(201)
-      ).body.data;
+      const fb = await messangerChannel();
       const stranger = bearer(tokenFor({ org: newOrganization() }));
       await t
         .http()
