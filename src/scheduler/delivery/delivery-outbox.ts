@@ -6,14 +6,14 @@ import { toIso as iso } from '../../common/time';
 import type { FollowUpTemplate } from '../entities/follow-up.entity';
 import type { MessageType } from '../entities/delivery.entity';
 import type { ChannelKind } from '../../channels/channel-transport';
+import { returnedRows } from '../../database/sql';
+import { DeliveryEvents } from './delivery-events';
 
 /** A follow-up's delivery whose follow-up was deleted (a send now has none: never). */
 const FOLLOW_UP_DELETED = `EXISTS (SELECT 1 FROM follow_ups f WHERE f.id = d.follow_up_id AND f.deleted_at IS NOT NULL)`;
 /** A follow-up's delivery that must not be called now: its follow-up deleted or paused. */
 const FOLLOW_UP_HELD = `EXISTS (SELECT 1 FROM follow_ups f WHERE f.id = d.follow_up_id
                                    AND (f.deleted_at IS NOT NULL OR f.status = 'paused'))`;
-import { returnedRows } from '../../database/sql';
-import { DeliveryEvents } from './delivery-events';
 
 /** A delivery claimed by this process, with what it takes to send it. */
 export interface ClaimedDelivery {
