@@ -14,8 +14,8 @@ export class WebhookInbox1764200000100 implements MigrationInterface {
         organization_id text NOT NULL,
         channel_kind text NOT NULL CHECK (channel_kind IN ('whatsapp', 'messanger')),
         channel_id uuid NOT NULL,
-        -- The raw bytes Meta signed, as UTF-8 text: kept as received, also when malformed.
-        body text NOT NULL,
+        -- The raw bytes Meta signed, kept exactly as received, also when malformed.
+        body bytea NOT NULL,
         body_sha256 text NOT NULL,
         status text NOT NULL CHECK (status IN ('pending', 'processed', 'malformed')),
         error text,

@@ -300,16 +300,66 @@ describe('Meta webhooks (e2e)', () => {
       ).toEqual(['readable']);
     });
 
-    it("ignores changes for another phone number id than the channel's", async () => {
+    it('keeps exact bytes: a body that is not UTF-8, or holds a NUL byte, is stored and marked malformed', async () => {
       const channel = await whatsapp();
+      for (const raw of [Buffer.from([0x7b, 0xff, 0xfe, 0x7d]), Buffer.from('{"a":"\u0000\0"}')]) {
+        const withNul = Buffer.concat([raw, Buffer.from([0x00])]);
+        await t
+          .http()
+          .post(`/v1/webhooks/whatsapp/${channel.id}`)
+          // Not application/json here: supertest would re-encode a Buffer as JSON. The webhook
+          // reads bytes whatever the type says.
+          .set('content-type', 'application/octet-stream')
+          .set('x-hub-signature-256', metaSignature(withNul, SECRET))
+          .send(withNul)
+          .expect(200);
+      }
+      const rows = await eventually(async () => {
+        const current = await inbox(channel.id);
+        expect(current.map((row) => row.status)).toEqual(['malformed', 'malformed']);
+        return current;
+      });
+      expect(rows.map((row) => row.error).sort()).toEqual([
+        'the body is not JSON',
+        'the body is not UTF-8',
+      ]);
+    });
+
+    it("files a change for another phone number id under the organization's channel of that number", async () => {
+      // One Meta app has one callback URL: Meta sends every number's notifications to it.
+      const first = await whatsapp();
+      const second = await whatsapp();
+      const foreign = (
+        await t
+          .http()
+          .post('/v1/channels/whatsapp')
+          .set(bearer(tokenFor({ org: newOrganization() })))
+          .send(aWhatsappChannel())
+          .expect(201)
+      ).body.data;
       await post(
-        `/v1/webhooks/whatsapp/${channel.id}`,
-        whatsappNotification('999999999', { messages: [text('34612345678', 'not yours')] }),
+        `/v1/webhooks/whatsapp/${first.id}`,
+        whatsappNotification(second.number_id, {
+          messages: [text('34612345678', 'for the second')],
+        }),
       ).expect(200);
-      await eventually(async () =>
-        expect((await inbox(channel.id)).map((row) => row.status)).toEqual(['malformed']),
+      await post(
+        `/v1/webhooks/whatsapp/${first.id}`,
+        whatsappNotification(foreign.number_id, { messages: [text('34612345678', 'not ours')] }),
+      ).expect(200);
+      await eventually(async () => {
+        expect(
+          (await messages('whatsapp', second.id)).items.map((m: { text: string }) => m.text),
+        ).toEqual(['for the second']);
+        expect((await inbox(first.id)).map((row) => row.status).sort()).toEqual([
+          'malformed',
+          'processed',
+        ]);
+      });
+      expect((await messages('whatsapp', first.id)).total_count).toBe(0);
+      expect((await inbox(first.id)).find((row) => row.status === 'malformed')?.error).toBe(
+        `for phone_number_id ${foreign.number_id}, which no channel of this organization has`,
       );
-      expect((await messages('whatsapp', channel.id)).total_count).toBe(0);
     });
 
     it('processes a notification left unprocessed (a crash after the 200) when the inbox is drained again', async () => {
@@ -322,7 +372,7 @@ describe('Meta webhooks (e2e)', () => {
         `INSERT INTO webhook_inbox (id, organization_id, channel_kind, channel_id, body, body_sha256,
                                     status, attempts, next_attempt_at, received_at)
          VALUES ($1, $2, 'whatsapp', $3, $4, 'x', 'pending', 0, $5, $5)`,
-        [randomUUID(), org, channel.id, raw, new Date(clock.now()).toISOString()],
+        [randomUUID(), org, channel.id, Buffer.from(raw), new Date(clock.now()).toISOString()],
       );
       await eventually(
         async () => expect((await messages('whatsapp', channel.id)).total_count).toBe(1),

@@ -45,7 +45,7 @@ export const messangerNotification = (
 });
 
 /** What Meta sends: the HMAC-SHA256 of the exact bytes, computed here independently of agentline. */
-export const metaSignature = (raw: string, secret: string) =>
+export const metaSignature = (raw: string | Buffer, secret: string) =>
   `sha256=${createHmac('sha256', secret).update(raw).digest('hex')}`;
 
 /** POSTs a notification to a channel's webhook as Meta does: JSON, signed with `secret`. */

@@ -1,10 +1,11 @@
 import { isRecord } from '../../common/outbound-http';
-import type { ChannelKind } from '../channel-transport';
 import type { MessageStatus } from '../conversations/channel-conversations';
 
 /** A client's message, as kept in channel_messages. */
 export interface InboundMessage {
   kind: 'message';
+  /** The Meta account it was sent to: the WhatsApp phone number id or the Page id, if given. */
+  account?: string;
   /** E.164 (WhatsApp, `+` added) or the page-scoped id (Messenger). */
   sender: string;
   messageId: string;
@@ -17,6 +18,8 @@ export interface InboundMessage {
 /** What Meta says became of messages the channel sent. */
 export interface InboundStatus {
   kind: 'status';
+  /** The Meta account whose message it is about (phone number id or Page id), if given. */
+  account?: string;
   status: MessageStatus;
   at: number;
   messages: { ids: string[] } | { recipient: string; watermark: number };
@@ -32,12 +35,6 @@ export type InboundEvent = InboundMessage | InboundStatus;
 export interface ParsedNotification {
   events: InboundEvent[];
   problems: string[];
-}
-
-/** Who the channel is at Meta: a WhatsApp phone number id, or a Facebook Page id. */
-export interface ChannelIdentity {
-  kind: ChannelKind;
-  metaId: string;
 }
 
 const STATUSES: ReadonlySet<string> = new Set(['sent', 'delivered', 'read', 'failed']);
@@ -89,8 +86,11 @@ function whatsappText(message: Record<string, unknown>, type: string): string | 
   }
 }
 
-/** `{ object: "whatsapp_business_account", entry: [{ changes: [{ field, value }] }] }` */
-export function parseWhatsappNotification(body: unknown, numberId: string): ParsedNotification {
+/**
+ * `{ object: "whatsapp_business_account", entry: [{ changes: [{ field, value }] }] }`. Each event
+ * names the phone number id it is for: one Meta app's callback URL gets all its numbers.
+ */
+export function parseWhatsappNotification(body: unknown): ParsedNotification {
   if (
     !isRecord(body) ||
     body.object !== 'whatsapp_business_account' ||
@@ -108,11 +108,8 @@ export function parseWhatsappNotification(body: unknown, numberId: string): Pars
         problems.push(`${where}: no value`);
         continue;
       }
-      const to = recordAt(value, 'metadata')?.phone_number_id;
-      if (to !== undefined && String(to) !== numberId) {
-        problems.push(`${where}: for phone_number_id ${String(to)}, not this channel's`);
-        continue;
-      }
+      const numberId = recordAt(value, 'metadata')?.phone_number_id;
+      const account = numberId === undefined ? undefined : String(numberId);
       for (const [m, message] of list(value.messages).entries()) {
         const from = isRecord(message) ? message.from : undefined;
         const id = isRecord(message) ? message.id : undefined;
@@ -131,6 +128,7 @@ export function parseWhatsappNotification(body: unknown, numberId: string): Pars
         }
         events.push({
           kind: 'message',
+          account,
           sender: from.startsWith('+') ? from : `+${from}`,
           messageId: id,
           type,
@@ -151,6 +149,7 @@ export function parseWhatsappNotification(body: unknown, numberId: string): Pars
         const error = isRecord(status) ? list(status.errors)[0] : undefined;
         events.push({
           kind: 'status',
+          account,
           status: name as MessageStatus,
           at,
           messages: { ids: [id] },
@@ -182,8 +181,11 @@ function messangerMessage(message: Record<string, unknown>): { type: string; tex
   return { type: 'text', text: text(message.text) };
 }
 
-/** `{ object: "page", entry: [{ id, messaging: [{ sender, recipient, timestamp, message | delivery | read }] }] }` */
-export function parseMessangerNotification(body: unknown, pageId: string): ParsedNotification {
+/**
+ * `{ object: "page", entry: [{ id, messaging: [{ sender, recipient, timestamp, message | delivery | read }] }] }`.
+ * Each event names the Page it is for (`recipient.id`).
+ */
+export function parseMessangerNotification(body: unknown): ParsedNotification {
   if (!isRecord(body) || body.object !== 'page' || !Array.isArray(body.entry)) {
     return { events: [], problems: ['not a Messenger page notification'] };
   }
@@ -199,10 +201,7 @@ export function parseMessangerNotification(body: unknown, pageId: string): Parse
         problems.push(`${where}: needs sender.id and timestamp`);
         continue;
       }
-      if (recipient !== undefined && String(recipient) !== pageId) {
-        problems.push(`${where}: for page ${String(recipient)}, not this channel's`);
-        continue;
-      }
+      const account = recipient === undefined ? undefined : String(recipient);
       const message = recordAt(item, 'message');
       const delivery = recordAt(item, 'delivery');
       const read = recordAt(item, 'read');
@@ -215,6 +214,7 @@ export function parseMessangerNotification(body: unknown, pageId: string): Parse
         }
         events.push({
           kind: 'message',
+          account,
           sender,
           messageId: message.mid,
           at,
@@ -224,10 +224,17 @@ export function parseMessangerNotification(body: unknown, pageId: string): Parse
         const mids = list(delivery.mids).filter((mid): mid is string => typeof mid === 'string');
         const watermark = millis(delivery.watermark);
         if (mids.length > 0) {
-          events.push({ kind: 'status', status: 'delivered', at, messages: { ids: mids } });
+          events.push({
+            kind: 'status',
+            account,
+            status: 'delivered',
+            at,
+            messages: { ids: mids },
+          });
         } else if (watermark !== undefined) {
           events.push({
             kind: 'status',
+            account,
             status: 'delivered',
             at,
             messages: { recipient: sender, watermark },
@@ -243,6 +250,7 @@ export function parseMessangerNotification(body: unknown, pageId: string): Parse
         }
         events.push({
           kind: 'status',
+          account,
           status: 'read',
           at,
           messages: { recipient: sender, watermark },

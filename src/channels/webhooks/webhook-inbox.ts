@@ -42,7 +42,8 @@ interface InboxRow {
   organization_id: string;
   channel_kind: ChannelKind;
   channel_id: string;
-  body: string;
+  /** bytea: a Buffer on pg, a Uint8Array on PGlite. */
+  body: Uint8Array;
   attempts: number;
 }
 
@@ -52,12 +53,37 @@ const SWEEP_INTERVAL_MS = 5_000;
 const MAX_PROCESSING_ATTEMPTS = 10;
 const retryDelayMs = (attempts: number) => Math.min(60_000, 1_000 * 2 ** attempts);
 
-const CHANNEL_QUERIES: Record<ChannelKind, string> = {
+const CHANNEL_COLUMNS: Record<ChannelKind, string> = {
   whatsapp: `SELECT id, organization_id, agent_id, number_id AS meta_id, verification_token
-               FROM whatsapp_channels WHERE id = $1 AND deleted_at IS NULL`,
+               FROM whatsapp_channels`,
   messanger: `SELECT id, organization_id, agent_id, user_id AS meta_id, verification_token
-                FROM messanger_channels WHERE id = $1 AND deleted_at IS NULL`,
+                FROM messanger_channels`,
 };
+const META_ID_COLUMN: Record<ChannelKind, string> = { whatsapp: 'number_id', messanger: 'user_id' };
+const ACCOUNT_NAME: Record<ChannelKind, string> = {
+  whatsapp: 'phone_number_id',
+  messanger: 'page',
+};
+
+interface ChannelRow {
+  id: string;
+  organization_id: string;
+  agent_id: string;
+  meta_id: string;
+  verification_token: string;
+}
+
+/** Strict: a body that is not UTF-8 is malformed, not silently repaired. */
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+const toWebhookChannel = (kind: ChannelKind, row: ChannelRow): WebhookChannel => ({
+  kind,
+  id: row.id,
+  organizationId: row.organization_id,
+  agentId: row.agent_id,
+  metaId: row.meta_id,
+  verificationToken: row.verification_token,
+});
 
 /**
  * Meta's notifications: stored before they are answered (`store`), then processed from the table
@@ -99,23 +125,33 @@ export class WebhookInbox implements OnApplicationBootstrap, OnApplicationShutdo
     db: EntityManager = this.dataSource.manager,
   ): Promise<WebhookChannel | undefined> {
     if (!isUuid(id)) return undefined;
-    const [row] = (await db.query(CHANNEL_QUERIES[kind], [id])) as {
-      id: string;
-      organization_id: string;
-      agent_id: string;
-      meta_id: string;
-      verification_token: string;
-    }[];
-    return row
-      ? {
-          kind,
-          id: row.id,
-          organizationId: row.organization_id,
-          agentId: row.agent_id,
-          metaId: row.meta_id,
-          verificationToken: row.verification_token,
-        }
-      : undefined;
+    const [row] = (await db.query(`${CHANNEL_COLUMNS[kind]} WHERE id = $1 AND deleted_at IS NULL`, [
+      id,
+    ])) as ChannelRow[];
+    return row ? toWebhookChannel(kind, row) : undefined;
+  }
+
+  /**
+   * The channel an event is for. One Meta app has one callback URL for all its numbers (or pages),
+   * so an event for another account goes to the organization's channel of that account, if any.
+   */
+  private async routeTo(
+    db: EntityManager,
+    received: WebhookChannel,
+    account: string | undefined,
+    routed: Map<string, WebhookChannel | undefined>,
+  ): Promise<WebhookChannel | undefined> {
+    if (account === undefined || account === received.metaId) return received;
+    if (!routed.has(account)) {
+      const [row] = (await db.query(
+        `${CHANNEL_COLUMNS[received.kind]}
+          WHERE organization_id = $1 AND ${META_ID_COLUMN[received.kind]} = $2 AND deleted_at IS NULL
+          ORDER BY created_at LIMIT 1`,
+        [received.organizationId, account],
+      )) as ChannelRow[];
+      routed.set(account, row ? toWebhookChannel(received.kind, row) : undefined);
+    }
+    return routed.get(account);
   }
 
   /** Durable once this resolves; the same bytes again for the same channel are one row. */
@@ -131,7 +167,7 @@ export class WebhookInbox implements OnApplicationBootstrap, OnApplicationShutdo
         channel.organizationId,
         channel.kind,
         channel.id,
-        rawBody.toString('utf8'),
+        rawBody,
         createHash('sha256').update(rawBody).digest('hex'),
         now,
       ],
@@ -231,19 +267,29 @@ export class WebhookInbox implements OnApplicationBootstrap, OnApplicationShutdo
     if (!channel) return ['the channel no longer exists'];
     let body: unknown;
     try {
-      body = JSON.parse(row.body);
-    } catch {
-      return ['the body is not JSON'];
+      body = JSON.parse(UTF8.decode(row.body));
+    } catch (error) {
+      return [error instanceof SyntaxError ? 'the body is not JSON' : 'the body is not UTF-8'];
     }
     const parsed: ParsedNotification =
       channel.kind === 'whatsapp'
-        ? parseWhatsappNotification(body, channel.metaId)
-        : parseMessangerNotification(body, channel.metaId);
+        ? parseWhatsappNotification(body)
+        : parseMessangerNotification(body);
+    const problems = new Set(parsed.problems);
+    const routed = new Map<string, WebhookChannel | undefined>();
     for (const event of parsed.events) {
-      if (event.kind === 'message') await this.receive(db, channel, event);
-      else await this.updateStatus(db, channel, event);
+      const target = await this.routeTo(db, channel, event.account, routed);
+      if (!target) {
+        problems.add(
+          `for ${ACCOUNT_NAME[channel.kind]} ${event.account}, which no channel of this organization has`,
+        );
+      } else if (event.kind === 'message') {
+        await this.receive(db, target, event);
+      } else {
+        await this.updateStatus(db, target, event);
+      }
     }
-    return parsed.problems;
+    return [...problems];
   }
 
   /** Kept once; a new one may opt its sender out or back in, and is told to the agent. */
