@@ -37,6 +37,10 @@ export class DeliveryConversations1764200000200 implements MigrationInterface {
          CHECK (channel_kind IN ('whatsapp', 'messanger'))`,
     );
     await db.query('ALTER TABLE deliveries ADD COLUMN message_text text');
+    // Its channel was removed while it was claimed: no call may start; given back as cancelled.
+    await db.query(
+      'ALTER TABLE deliveries ADD COLUMN cancel_requested boolean NOT NULL DEFAULT false',
+    );
     await db.query('ALTER TABLE deliveries ADD COLUMN template jsonb');
     await db.query(
       'CREATE INDEX deliveries_channel_idx ON deliveries (organization_id, channel_id, created_at DESC)',
@@ -46,7 +50,7 @@ export class DeliveryConversations1764200000200 implements MigrationInterface {
   async down(db: QueryRunner): Promise<void> {
     await db.query('DROP INDEX deliveries_channel_idx');
     await db.query('DELETE FROM deliveries WHERE follow_up_id IS NULL');
-    for (const column of ['template', 'message_text', 'channel_kind']) {
+    for (const column of ['cancel_requested', 'template', 'message_text', 'channel_kind']) {
       await db.query(`ALTER TABLE deliveries DROP COLUMN ${column}`);
     }
     await db.query(

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { eventually } from './support/eventually';
 import { aFollowUp, aMessangerChannel, aWhatsappChannel } from './support/factories';
 import { FakeGraphApi, graphErrorReply } from './support/fake-graph-api';
-import { ChannelMessageSender, isUnusable } from '../src/channels/channel-message-sender';
 import { ManualClock } from './support/manual-clock';
 import { bearer, newOrganization, startApp, TestApp, tokenFor } from './support/test-app';
 import {
@@ -462,20 +461,6 @@ describe('Conversations on WhatsApp (e2e)', () => {
       clock.advance(2 * HOUR);
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(graph.messages).toEqual([]);
-    });
-
-    it('a channel removed after it was opened for a send makes no call', async () => {
-      const wa = await channel();
-      const opened = await t.app
-        .get(ChannelMessageSender)
-        .open({ organizationId: org, channelId: wa.id }, { kind: 'whatsapp' });
-      if (isUnusable(opened)) throw new Error(`not usable: ${opened.reason}`);
-      await t.http().delete(`/v1/channels/whatsapp/${wa.id}`).set(auth).expect(204);
-      expect(await opened.send('+34612345678', { type: 'text', body: 'late' })).toMatchObject({
-        kind: 'permanent',
-        code: 'channel_removed',
-      });
-      expect(graph.requests).toBe(0);
     });
 
     it('shows why Meta made a channel inactive, until a new token reactivates it', async () => {

@@ -684,6 +684,26 @@ describe('Follow-up delivery (e2e)', () => {
       expect(graph.requests).toBe(0);
     });
 
+    it('never calls Meta for a delivery whose channel was removed while its message was written', async () => {
+      llm.enqueue({ content: 'Your order has shipped.', delayMs: 1_000 });
+      const wa = await channel();
+      const created = await followUp(wa.id, {
+        frequency: 'once',
+        client_phone_numbers: ['+34612345678'],
+      });
+      await eventually(async () => expect(llm.requests).toHaveLength(1));
+      await t.http().delete(`/v1/channels/whatsapp/${wa.id}`).set(auth).expect(204);
+      await eventually(async () =>
+        expect(
+          await t.app
+            .get(DataSource)
+            .query('SELECT status, attempts FROM deliveries WHERE follow_up_id = $1', [created.id]),
+        ).toEqual([{ status: 'cancelled', attempts: 0 }]),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(graph.requests).toBe(0);
+    });
+
     it('sends what the model wrote, without giving it the phone number', async () => {
       llm.setContent(() => 'Hi {{phone}}, your order has shipped!');
       const wa = await channel();

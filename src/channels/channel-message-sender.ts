@@ -240,22 +240,6 @@ export class ChannelMessageSender {
       id: stored.id,
       unusable: () => (active ? undefined : { reason: 'inactive' }),
       send: async (to, message) => {
-        // Removed since it was opened (a claimed batch, a slow compose): no call after the 204.
-        const removed = await this.removedSince(stored).catch(() => undefined);
-        if (removed === undefined) {
-          return {
-            kind: 'transient',
-            code: 'database_unavailable',
-            message: 'The channel could not be checked before the call; nothing was sent.',
-          };
-        }
-        if (removed) {
-          return {
-            kind: 'permanent',
-            code: 'channel_removed',
-            message: 'The channel was removed; nothing was sent.',
-          };
-        }
         const outcome = await transport.send(
           { senderId: stored.senderId, accessToken },
           to,
@@ -269,15 +253,6 @@ export class ChannelMessageSender {
         return outcome;
       },
     };
-  }
-
-  /** One primary-key read right before each call to Meta. */
-  private async removedSince(channel: StoredChannel): Promise<boolean> {
-    const rows: unknown[] = await this.dataSource.query(
-      `SELECT 1 FROM ${channel.kind}_channels WHERE id = $1 AND deleted_at IS NOT NULL`,
-      [channel.id],
-    );
-    return rows.length > 0;
   }
 
   /** The organization's channel with this id, whatever its kind: the rules tell a wrong kind. */

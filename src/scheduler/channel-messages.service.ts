@@ -185,6 +185,7 @@ export class ChannelMessagesService {
       readAt: null,
       messageType: message.text === null ? 'template' : 'text',
       templateRequired: false,
+      cancelRequested: false,
       createdAt: now,
       updatedAt: now,
     };

@@ -9,11 +9,15 @@ import type { ChannelKind } from '../../channels/channel-transport';
 import { returnedRows } from '../../database/sql';
 import { DeliveryEvents } from './delivery-events';
 
-/** A follow-up's delivery whose follow-up was deleted (a send now has none: never). */
-const FOLLOW_UP_DELETED = `EXISTS (SELECT 1 FROM follow_ups f WHERE f.id = d.follow_up_id AND f.deleted_at IS NOT NULL)`;
-/** A follow-up's delivery that must not be called now: its follow-up deleted or paused. */
-const FOLLOW_UP_HELD = `EXISTS (SELECT 1 FROM follow_ups f WHERE f.id = d.follow_up_id
-                                   AND (f.deleted_at IS NOT NULL OR f.status = 'paused'))`;
+/**
+ * A delivery that must end `cancelled` instead of being retried: its follow-up was deleted, or
+ * its channel removed while it was claimed (a send now has no follow-up: only the latter).
+ */
+const CANCELLED = `(d.cancel_requested OR EXISTS (SELECT 1 FROM follow_ups f
+                     WHERE f.id = d.follow_up_id AND f.deleted_at IS NOT NULL))`;
+/** A delivery that must not be called now: cancelled as above, or its follow-up paused. */
+const HELD = `(${CANCELLED} OR EXISTS (SELECT 1 FROM follow_ups f
+                WHERE f.id = d.follow_up_id AND f.status = 'paused'))`;
 
 /** A delivery claimed by this process, with what it takes to send it. */
 export interface ClaimedDelivery {
@@ -156,7 +160,7 @@ export class DeliveryOutbox implements OnModuleInit {
       const candidates: Candidate[] = await db.query(
         `SELECT d.id, d.channel_id, d.organization_id FROM deliveries d
           WHERE d.status = 'pending' AND d.next_attempt_at <= $1 AND ${beatsFreshly('$5', '$6')}
-            AND NOT ${FOLLOW_UP_HELD}
+            AND NOT ${HELD}
             AND ($3 = 0 OR NOT EXISTS (
                   SELECT 1 FROM channel_send_windows w
                    WHERE w.channel_id = d.channel_id AND w.window_start = $4 AND w.sent >= $3))
@@ -304,7 +308,7 @@ export class DeliveryOutbox implements OnModuleInit {
                 message_type text, template_required boolean)),
        delivery AS (
          UPDATE deliveries d
-            SET status = CASE WHEN v.status = 'pending' AND ${FOLLOW_UP_DELETED} THEN 'cancelled'
+            SET status = CASE WHEN v.status = 'pending' AND ${CANCELLED} THEN 'cancelled'
                               ELSE v.status END,
                 wa_message_id = COALESCE(v.wa_message_id, d.wa_message_id),
                 sent_at = COALESCE(v.sent_at, d.sent_at),
@@ -363,7 +367,7 @@ export class DeliveryOutbox implements OnModuleInit {
         `UPDATE deliveries d
             SET lease_expires_at = clock_timestamp() + ${interval('$4')}, updated_at = $5
           WHERE d.id = $1 AND d.attempts = $2 AND d.lease_owner = $3 AND d.status = 'sending'
-            AND NOT ${FOLLOW_UP_HELD}
+            AND NOT ${HELD}
             AND ${beatsFreshly('$3', '$6')}
       RETURNING d.id`,
         [
@@ -454,11 +458,11 @@ export class DeliveryOutbox implements OnModuleInit {
     const rows: { id: string }[] = await this.dataSource.query(
       `WITH taken AS (
          UPDATE deliveries d
-            SET status = CASE WHEN ${FOLLOW_UP_DELETED} THEN 'cancelled'
+            SET status = CASE WHEN ${CANCELLED} THEN 'cancelled'
                               WHEN d.attempts >= $2 THEN 'failed' ELSE 'pending' END,
-                last_error_code = CASE WHEN NOT ${FOLLOW_UP_DELETED} AND d.attempts >= $2
+                last_error_code = CASE WHEN NOT ${CANCELLED} AND d.attempts >= $2
                                        THEN 'lease_expired' ELSE d.last_error_code END,
-                last_error_message = CASE WHEN NOT ${FOLLOW_UP_DELETED} AND d.attempts >= $2
+                last_error_message = CASE WHEN NOT ${CANCELLED} AND d.attempts >= $2
                   THEN 'The process sending this message stopped before recording the outcome.'
                   ELSE d.last_error_message END,
                 -- next_attempt_at is kept: it was due when claimed, so it goes ahead of newer work.
@@ -493,7 +497,7 @@ export class DeliveryOutbox implements OnModuleInit {
     await this.dataSource.query(
       `WITH released AS (
          UPDATE deliveries d
-            SET status = CASE WHEN ${FOLLOW_UP_DELETED} THEN 'cancelled' ELSE 'pending' END,
+            SET status = CASE WHEN ${CANCELLED} THEN 'cancelled' ELSE 'pending' END,
                 attempts = GREATEST(d.attempts - 1, 0), lease_owner = NULL,
                 lease_expires_at = NULL, next_attempt_at = $3, updated_at = $3
            FROM jsonb_to_recordset($2::jsonb) AS c(id uuid, attempt integer)

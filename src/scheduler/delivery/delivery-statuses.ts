@@ -130,5 +130,12 @@ export class DeliveryStatuses implements OnModuleInit {
         WHERE channel_id = $1 AND organization_id = $2 AND status = 'pending'`,
       [removal.channelId, removal.organizationId, at],
     );
+    // Claimed ones: the check right before each call (startCall) refuses them; a call already
+    // made is recorded as usual.
+    await db.query(
+      `UPDATE deliveries SET cancel_requested = true, updated_at = $3
+        WHERE channel_id = $1 AND organization_id = $2 AND status = 'sending'`,
+      [removal.channelId, removal.organizationId, at],
+    );
   }
 }

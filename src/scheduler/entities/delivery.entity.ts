@@ -50,6 +50,8 @@ export class DeliveryEntity {
   @Column({ name: 'read_at', type: 'timestamptz', nullable: true }) readAt!: Date | null;
   /** What was (or will be) sent: text inside the 24-hour window, else the template if any. */
   @Column({ name: 'message_type', type: 'text' }) messageType!: MessageType;
+  /** Its channel was removed while it was claimed: no call starts, it ends `cancelled`. */
+  @Column({ name: 'cancel_requested', type: 'boolean' }) cancelRequested!: boolean;
   /** Meta refused text (131047): the next attempt sends the follow-up's template. */
   @Column({ name: 'template_required', type: 'boolean' }) templateRequired!: boolean;
   /** The process (host:pid:nonce) that sent it; internal, for tracing across replicas. */
