@@ -88,6 +88,14 @@ export class StatusReasonDto {
   @ApiProperty({ description: "Meta's message." }) message!: string;
 }
 
+export const StatusReasonField = () =>
+  ApiProperty({
+    type: StatusReasonDto,
+    nullable: true,
+    description:
+      'Why Meta made the channel inactive (its error code and message); null while it is active.',
+  });
+
 export class ListChannelsQueryDto extends PaginationQueryDto {
   @ApiPropertyOptional({ description: 'Only the channels of this agent.' })
   @IsOptionalNotNull()

@@ -5,6 +5,7 @@ import {
   UserIdField,
   TimestampField,
   StatusReasonDto,
+  StatusReasonField,
   WebhookUrlField,
 } from '../channel-fields';
 
@@ -30,13 +31,7 @@ export class MessangerChannelDto {
   @ApiProperty({ description: "The verify token for Meta's webhook handshake (hub.verify_token)." })
   verification_token!: string;
   @WebhookUrlField() webhook_url!: string;
-  @ApiProperty({
-    type: StatusReasonDto,
-    nullable: true,
-    description:
-      'Why Meta made the channel inactive (its error code and message); null while it is active.',
-  })
-  status_reason!: StatusReasonDto | null;
+  @StatusReasonField() status_reason!: StatusReasonDto | null;
   @TimestampField() created_at!: number;
   @TimestampField() updated_at!: number;
 }
