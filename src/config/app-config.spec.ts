@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { chmodSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -76,9 +77,15 @@ describe('loadConfig', () => {
     expect(() =>
       loadConfig({ DATA_DIR: dataDir(), JWT_SECRET: secret, JWT_ALGORITHMS: 'RS256' }),
     ).toThrow(/do not fit/);
+    const pem = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+      .publicKey.export({ type: 'spki', format: 'pem' })
+      .toString();
     expect(() =>
-      loadConfig({ DATA_DIR: dataDir(), JWT_PUBLIC_KEY: 'pem', JWT_ALGORITHMS: 'HS256,RS256' }),
+      loadConfig({ DATA_DIR: dataDir(), JWT_PUBLIC_KEY: pem, JWT_ALGORITHMS: 'HS256,RS256' }),
     ).toThrow(/do not fit/);
+    expect(() => loadConfig({ DATA_DIR: dataDir(), JWT_PUBLIC_KEY: 'pem' })).toThrow(
+      'Invalid configuration: JWT_PUBLIC_KEY: not a PEM public key',
+    );
     expect(() =>
       loadConfig({ DATA_DIR: dataDir(), JWT_SECRET: secret, JWT_ALGORITHMS: 'none' }),
     ).toThrow(ConfigError);

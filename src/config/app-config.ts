@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createPublicKey, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
@@ -240,9 +240,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
 
   let verification: JwtVerification;
   if (vars.JWT_PUBLIC_KEY) {
+    const publicKey = vars.JWT_PUBLIC_KEY.replace(/\\n/g, '\n');
+    try {
+      createPublicKey(publicKey);
+    } catch {
+      throw new ConfigError('Invalid configuration: JWT_PUBLIC_KEY: not a PEM public key');
+    }
     verification = {
       kind: 'public-key',
-      publicKey: vars.JWT_PUBLIC_KEY.replace(/\\n/g, '\n'),
+      publicKey,
       algorithms: vars.JWT_ALGORITHMS ?? ['RS256', 'ES256'],
     };
   } else if (vars.JWT_JWKS_URL) {
