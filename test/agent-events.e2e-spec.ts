@@ -94,7 +94,7 @@ describe('Agent events (e2e)', () => {
       {
         AGENT_EVENTS_URL: endpoint.url,
         AGENT_EVENTS_SECRET: EVENTS_SECRET,
-        AGENT_EVENTS_TIMEOUT_MS: '300',
+        AGENT_EVENTS_TIMEOUT_MS: '1500',
         META_APP_SECRET: META_SECRET,
         SCHEDULER_ENABLED: 'true',
         SCHEDULER_TICK_MS: '50',

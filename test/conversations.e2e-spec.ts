@@ -52,7 +52,7 @@ describe('Conversations on WhatsApp (e2e)', () => {
         SCHEDULER_ENABLED: 'true',
         SCHEDULER_TICK_MS: '50',
         GRAPH_API_URL: graph.url,
-        GRAPH_API_TIMEOUT_MS: '500',
+        GRAPH_API_TIMEOUT_MS: '1500',
         META_APP_SECRET: SECRET,
       },
       { clock },

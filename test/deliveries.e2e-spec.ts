@@ -47,7 +47,7 @@ describe('Follow-up delivery (e2e)', () => {
         SCHEDULER_ENABLED: 'true',
         SCHEDULER_TICK_MS: '50',
         GRAPH_API_URL: graph.url,
-        GRAPH_API_TIMEOUT_MS: '300',
+        GRAPH_API_TIMEOUT_MS: '1500',
         ...env,
       },
       { clock },

@@ -21,7 +21,8 @@ describe('jsonNestingDepth', () => {
     expect(jsonNestingDepth(Buffer.from(deep), 64)).toBe(65);
     const started = Date.now();
     expect(depth(`[${'"[{",'.repeat(200_000)}1]`)).toBe(1);
-    expect(Date.now() - started).toBeLessThan(500);
+    // Generous for a loaded machine: a quadratic scan of a megabyte would take minutes.
+    expect(Date.now() - started).toBeLessThan(5_000);
   });
 });
 

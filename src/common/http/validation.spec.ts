@@ -73,7 +73,7 @@ describe('StrictValidationPipe', () => {
     console.log(
       `40,000 unknown keys: ${strict.toFixed(1)} ms (class-validator alone: ${before.toFixed(1)} ms)`,
     );
+    // Side by side in one run, so a loaded machine slows both: only the ratio is asserted.
     expect(strict).toBeLessThan(before / 5);
-    expect(strict).toBeLessThan(250);
   });
 });
