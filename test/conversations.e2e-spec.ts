@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
 import { eventually } from './support/eventually';
 import { aFollowUp, aMessangerChannel, aWhatsappChannel } from './support/factories';
 import { FakeGraphApi, graphErrorReply } from './support/fake-graph-api';
@@ -220,6 +221,32 @@ describe('Conversations on WhatsApp (e2e)', () => {
         last_error: null,
       }),
     );
+  });
+
+  it('applies a status that arrives before the send’s own answer is written', async () => {
+    const wa = await channel();
+    // The fake keeps the message at once and answers a second later.
+    graph.latencyMs = 1_000;
+    try {
+      const created = await followUp(wa.id, { client_phone_numbers: ['+34612345678'] });
+      const [message] = await graph.waitForMessages(1);
+      await notify(wa, { statuses: [status(message.wamid, 'delivered', clock.now() + 500)] });
+      await eventually(async () => {
+        const rows: { status: string }[] = await t.app
+          .get(DataSource)
+          .query('SELECT status FROM webhook_inbox WHERE channel_id = $1', [wa.id]);
+        expect(rows).toEqual([{ status: 'processed' }]);
+      });
+      // Processed while the delivery was still being sent: nothing matched it then.
+      expect((await deliveries(created.id))[0].status).toBe('sending');
+      const [row] = await settled(created.id, ['delivered']);
+      expect(row).toMatchObject({
+        wa_message_id: message.wamid,
+        delivered_at: Math.floor((clock.now() + 500) / 1000) * 1000,
+      });
+    } finally {
+      graph.latencyMs = 0;
+    }
   });
 
   it('a read before any delivered sets both; a failed status fails a sent message with Meta’s error', async () => {

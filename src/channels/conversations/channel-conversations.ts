@@ -124,4 +124,33 @@ export class ChannelConversations {
     }
     return result;
   }
+
+  /**
+   * `delivered` and `read` statuses already received for these messages (Meta's ids on their
+   * channels): a status can arrive before the send's own outcome is written, and is applied then.
+   */
+  async receivedStatuses(
+    db: EntityManager,
+    messages: readonly { channelId: string; messageId: string }[],
+  ): Promise<{ channelId: string; messageId: string; status: 'delivered' | 'read'; at: number }[]> {
+    if (messages.length === 0) return [];
+    const rows = (await db.query(
+      `SELECT s.channel_id, s.message_id, s.status, s.at FROM channel_message_statuses s
+         JOIN unnest($1::uuid[], $2::text[]) AS k(channel_id, message_id) USING (channel_id, message_id)
+        WHERE s.status IN ('delivered', 'read')
+        ORDER BY s.at`,
+      [messages.map((m) => m.channelId), messages.map((m) => m.messageId)],
+    )) as {
+      channel_id: string;
+      message_id: string;
+      status: 'delivered' | 'read';
+      at: Date | string;
+    }[];
+    return rows.map((row) => ({
+      channelId: row.channel_id,
+      messageId: row.message_id,
+      status: row.status,
+      at: new Date(row.at).getTime(),
+    }));
+  }
 }

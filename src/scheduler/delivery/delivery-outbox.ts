@@ -8,6 +8,7 @@ import type { MessageType } from '../entities/delivery.entity';
 import type { ChannelKind } from '../../channels/channel-transport';
 import { returnedRows } from '../../database/sql';
 import { DeliveryEvents } from './delivery-events';
+import { DeliveryStatuses } from './delivery-statuses';
 
 /**
  * A delivery that must end `cancelled` instead of being retried: its follow-up was deleted, or
@@ -139,6 +140,7 @@ export class DeliveryOutbox implements OnModuleInit {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly channels: ChannelMessageSender,
     private readonly events: DeliveryEvents,
+    private readonly statuses: DeliveryStatuses,
   ) {}
 
   onModuleInit(): void {
@@ -324,7 +326,7 @@ export class DeliveryOutbox implements OnModuleInit {
           WHERE d.id = v.id AND d.lease_owner = $2 AND d.status = 'sending'
             -- This attempt's claim, not a later claim of the same row by this same process.
             AND d.attempts = v.attempt
-      RETURNING d.id),
+      RETURNING d.id, d.status, d.organization_id, d.channel_id, d.channel_kind, d.wa_message_id),
        attempt AS (
          UPDATE delivery_attempts a
             SET finished_at = v.finished_at,
@@ -332,21 +334,50 @@ export class DeliveryOutbox implements OnModuleInit {
                 wa_message_id = v.wa_message_id, error_code = v.error_code, error_message = v.error_message
            FROM v
           WHERE a.delivery_id = v.id AND a.attempt = v.attempt AND a.process_id = $2)
-       SELECT v.id, EXISTS (SELECT 1 FROM delivery WHERE delivery.id = v.id) AS held FROM v`;
+       SELECT v.id, w.id IS NOT NULL AS held, w.status, w.organization_id, w.channel_id,
+              w.channel_kind, w.wa_message_id
+         FROM v LEFT JOIN delivery w ON w.id = v.id`;
     const parameters = [JSON.stringify(rows), owner, iso(now)];
-    type Written = { id: string; held: boolean }[];
-    // With agent events on, the outcomes that settle a delivery are told in the same transaction.
-    const written: Written = this.events.enabled
-      ? await this.dataSource.transaction(async (db) => {
-          const result = (await db.query(sql, parameters)) as Written;
-          const settled = new Set(outcomes.filter((o) => o.status !== 'pending').map((o) => o.id));
-          await this.events.tell(
-            db,
-            result.filter((row) => row.held && settled.has(row.id)).map((row) => row.id),
-          );
-          return result;
-        })
-      : ((await this.dataSource.query(sql, parameters)) as Written);
+    type Written = {
+      id: string;
+      held: boolean;
+      status: string | null;
+      organization_id: string | null;
+      channel_id: string | null;
+      channel_kind: ChannelKind | null;
+      wa_message_id: string | null;
+    }[];
+    // In one transaction with the outcomes: the statuses Meta sent before a send's outcome was
+    // written (they find the row now), and, with agent events on, the events of settled outcomes.
+    const written: Written =
+      this.events.enabled || outcomes.some((o) => o.status === 'sent')
+        ? await this.dataSource.transaction(async (db) => {
+            const result = (await db.query(sql, parameters)) as Written;
+            const settled = new Set(
+              outcomes.filter((o) => o.status !== 'pending').map((o) => o.id),
+            );
+            await this.events.tell(
+              db,
+              result.filter((row) => row.held && settled.has(row.id)).map((row) => row.id),
+            );
+            await this.statuses.catchUp(
+              db,
+              result.flatMap((row) =>
+                row.held && row.status === 'sent' && row.wa_message_id && row.channel_id
+                  ? [
+                      {
+                        organizationId: row.organization_id as string,
+                        channelId: row.channel_id,
+                        kind: row.channel_kind ?? 'whatsapp',
+                        waMessageId: row.wa_message_id,
+                      },
+                    ]
+                  : [],
+              ),
+            );
+            return result;
+          })
+        : ((await this.dataSource.query(sql, parameters)) as Written);
     return written.filter((row) => !row.held).map((row) => row.id);
   }
 

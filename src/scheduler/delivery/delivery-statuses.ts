@@ -5,6 +5,7 @@ import {
   ChannelConversations,
   ChannelStatusUpdate,
 } from '../../channels/conversations/channel-conversations';
+import type { ChannelKind } from '../../channels/channel-transport';
 import { toIso } from '../../common/time';
 import { returnedRows } from '../../database/sql';
 import { DeliveryEvents } from './delivery-events';
@@ -108,6 +109,41 @@ export class DeliveryStatuses implements OnModuleInit {
       db,
       changed.map((row) => row.id),
     );
+  }
+
+  /**
+   * Statuses that overtook their send: Meta may report `delivered` (even `read`) before the send's
+   * own answer is written. Applied in the transaction that writes the sends' outcomes.
+   */
+  async catchUp(
+    db: EntityManager,
+    sent: readonly {
+      organizationId: string;
+      channelId: string;
+      kind: ChannelKind;
+      waMessageId: string;
+    }[],
+  ): Promise<void> {
+    if (sent.length === 0) return;
+    const received = await this.conversations.receivedStatuses(
+      db,
+      sent.map((s) => ({ channelId: s.channelId, messageId: s.waMessageId })),
+    );
+    for (const status of received) {
+      const delivery = sent.find(
+        (s) => s.channelId === status.channelId && s.waMessageId === status.messageId,
+      );
+      if (!delivery) continue;
+      await this.apply(db, {
+        organizationId: delivery.organizationId,
+        agentId: '', // not read by apply: DeliveryEvents finds each delivery's agent
+        channelId: status.channelId,
+        kind: delivery.kind,
+        status: status.status,
+        at: status.at,
+        messages: { ids: [status.messageId] },
+      });
+    }
   }
 
   /**
