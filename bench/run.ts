@@ -14,6 +14,7 @@ export interface BenchOptions {
 type Bench = (options: BenchOptions) => Promise<void>;
 
 const BENCHES: Record<string, () => Promise<Bench>> = {
+  http: async () => (await import('./http')).runHttpBench,
   delivery: async () => (await import('./delivery')).runDeliveryBench,
 };
 

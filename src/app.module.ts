@@ -1,7 +1,6 @@
 import { Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { ThrottlerModule } from '@nestjs/throttler';
-import { LoggerModule } from 'nestjs-pino';
 import { readAgentEventsConfig } from './agent-events/agent-events.config';
 import { AgentEventsModule } from './agent-events/agent-events.module';
 import { AgentlineToolkitModule } from './agentline-toolkit/agentline-toolkit.module';
@@ -15,7 +14,7 @@ import { DataWrapperInterceptor } from './common/http/data-wrapper.interceptor';
 import { OrganizationThrottlerGuard } from './common/http/organization-throttler.guard';
 import { ProblemFilter } from './common/http/problem.filter';
 import { StrictValidationPipe } from './common/http/validation';
-import { loggerOptions } from './common/logging/logger.options';
+import { LoggingModule } from './common/logging/logging.module';
 import { AppConfig, loadConfig } from './config/app-config';
 import { APP_CONFIG, ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
@@ -42,10 +41,7 @@ export function readConfiguration(env: NodeJS.ProcessEnv = process.env) {
 @Module({
   imports: [
     ConfigModule,
-    LoggerModule.forRootAsync({
-      inject: [APP_CONFIG],
-      useFactory: (config: AppConfig) => loggerOptions(config),
-    }),
+    LoggingModule,
     CommonModule,
     ThrottlerModule.forRootAsync({
       inject: [APP_CONFIG],

@@ -1,6 +1,5 @@
 import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import { Logger } from 'nestjs-pino';
 import type { Server } from 'node:http';
 import {
   bodyParserErrors,
@@ -10,6 +9,9 @@ import {
   WEBHOOK_PATH,
 } from './common/http/body-parsing';
 import { applyServerTimeouts } from './common/http/http-server';
+import { accessLog } from './common/logging/access-log';
+import { AppLogger, Loggers } from './common/logging/app-logger';
+import { LOGGERS } from './common/logging/logging.module';
 import { AppConfig } from './config/app-config';
 import { APP_CONFIG } from './config/config.module';
 
@@ -34,7 +36,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
  * call it too, so they run what production runs.
  */
 export function configureApp(app: INestApplication): OpenAPIObject {
-  app.useLogger(app.get(Logger));
+  app.useLogger(app.get(AppLogger));
   app.enableShutdownHooks();
   applyServerTimeouts(app.getHttpServer() as Server, app.get<AppConfig>(APP_CONFIG).http);
   const http = app.getHttpAdapter().getInstance();
@@ -42,6 +44,7 @@ export function configureApp(app: INestApplication): OpenAPIObject {
   http.set('query parser', 'simple');
   // Whose X-Forwarded-For to believe for req.ip (rate limits per client address); none by default.
   http.set('trust proxy', app.get<AppConfig>(APP_CONFIG).trustProxy);
+  app.use(accessLog(app.get<Loggers>(LOGGERS).access));
   app.use(WEBHOOK_PATH, parseRawWebhookBody, bodyParserErrors);
   app.use(requireJsonBody, parseJsonBody, bodyParserErrors);
   const document = buildOpenApiDocument(app);

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { AddressInfo } from 'node:net';
+import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { Logger } from 'nestjs-pino';
 import { AppModule, readConfiguration } from './app.module';
 import { configureApp } from './app.setup';
 import { AppConfig } from './config/app-config';
@@ -29,7 +29,7 @@ async function bootstrap(): Promise<void> {
   const config = app.get<AppConfig>(APP_CONFIG);
   // HOST unset: 127.0.0.1 on generated development secrets, else every interface (Node's default).
   await (config.host ? app.listen(config.port, config.host) : app.listen(config.port));
-  const logger = app.get(Logger);
+  const logger = new Logger('Main');
   const { address, family, port } = app.getHttpServer().address() as AddressInfo;
   const listening = family === 'IPv6' ? `[${address}]:${port}` : `${address}:${port}`;
   logger.log(

@@ -85,6 +85,8 @@ export class EnvironmentVariables {
   @IsOptional() @Transform(toInteger) @IsInt() @Min(0) RATE_LIMIT_PER_MINUTE: number = 1200;
   /** Write logs to this file instead of standard output (tests read it back). */
   @IsOptional() @IsString() LOG_FILE?: string;
+  /** `json` or `pretty`; by default pretty when standard output is a terminal, JSON otherwise. */
+  @IsOptional() @IsIn(['json', 'pretty']) LOG_FORMAT?: 'json' | 'pretty';
   // Slow or stalled clients: how long the server waits for headers, for a whole request, and on an
   // idle keep-alive connection (see README "Configuration").
   @IsOptional()
@@ -138,7 +140,7 @@ export interface AppConfig {
   devSecrets: boolean;
   encryption: { currentKey: Buffer; previousKeys: Buffer[] };
   publicUrl: string;
-  log: { level: string; file?: string };
+  log: { level: string; file?: string; format?: 'json' | 'pretty' };
   rateLimitPerMinute: number;
   /** Failed authentications per client address and minute before 429; 0 = unlimited. */
   authFailureLimitPerMinute: number;
@@ -309,7 +311,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       ),
     },
     publicUrl: (vars.PUBLIC_URL ?? `http://localhost:${vars.PORT}`).replace(/\/+$/, ''),
-    log: { level: vars.LOG_LEVEL, file: vars.LOG_FILE },
+    log: { level: vars.LOG_LEVEL, file: vars.LOG_FILE, format: vars.LOG_FORMAT },
     rateLimitPerMinute: vars.RATE_LIMIT_PER_MINUTE,
     authFailureLimitPerMinute: vars.AUTH_FAILURE_LIMIT_PER_MINUTE,
     http: {

@@ -66,7 +66,7 @@ export class SchedulerEngine implements OnApplicationBootstrap, BeforeApplicatio
   onApplicationBootstrap(): void {
     if (!this.enabled) return;
     this.logger.log(
-      { processId: this.owner, host: hostname(), pid: process.pid },
+      { processId: this.owner, host: hostname() },
       'scheduler process started',
     );
     this.heartbeatTimer = setInterval(() => void this.beat(), this.config.delivery.heartbeatMs);

@@ -5,7 +5,6 @@ import { randomUUID } from 'node:crypto';
 import { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import jwt from 'jsonwebtoken';
-import { __resetOutOfContextForTests } from 'nestjs-pino/PinoLogger';
 import request from 'supertest';
 import { AppModule } from '../../src/app.module';
 import { configureApp } from '../../src/app.setup';
@@ -72,9 +71,6 @@ export async function startApp(
     if (CONFIG_VARIABLE.test(key)) delete process.env[key];
   for (const [key, value] of Object.entries(env)) if (value !== undefined) process.env[key] = value;
 
-  // nestjs-pino keeps the first app's logger for lines logged outside a request (timers,
-  // start-up): without this, they would go to the log file of the first app of the test file.
-  __resetOutOfContextForTests();
   // Only time is replaced (when a test needs to move it); everything else is what production runs.
   let builder = Test.createTestingModule({ imports: [AppModule] });
   if (clock) builder = builder.overrideProvider(Clock).useValue(clock);

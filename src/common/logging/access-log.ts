@@ -1,0 +1,52 @@
+import { randomUUID } from 'node:crypto';
+import type { NextFunction, Request, Response } from 'express';
+import type { Logger as Pino, LevelWithSilent } from 'pino';
+import type { Principal } from '../auth/principal';
+import { withLogContext } from './log-context';
+
+/** An incoming X-Request-Id is kept when it looks like an id; anything else gets a new one. */
+const REQUEST_ID = /^[A-Za-z0-9][A-Za-z0-9._:@/+=-]{0,127}$/;
+
+/**
+ * Readiness probes come every few seconds from every load balancer: a healthy answer is not
+ * news, and an outage is logged once by DatabaseAvailability, so `/health` answers stay out of
+ * the access log. `503` (the database is away) is a warning: the outage itself is the error.
+ */
+export function accessLogLevel(path: string, status: number): LevelWithSilent {
+  if (path === '/health' && (status === 200 || status === 503)) return 'silent';
+  if (status === 503) return 'warn';
+  return status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
+}
+
+/**
+ * The first middleware of every request: gives it an id (returned as X-Request-Id and put on
+ * every line logged while it runs) and writes one access line when the answer is sent. The line
+ * holds the method, the path without its query (query strings can carry OAuth2 codes), the
+ * status, the time taken and the organization: nothing that can be a secret.
+ */
+export function accessLog(logger: Pino) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const incoming = req.headers['x-request-id'];
+    const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    const started = performance.now();
+    res.setHeader('X-Request-Id', id);
+    // 'close' comes after the answer is sent, or when the client went away first.
+    res.once('close', () => {
+      const path = req.originalUrl.split('?', 1)[0];
+      const level = accessLogLevel(path, res.statusCode);
+      if (level === 'silent' || !logger.isLevelEnabled(level)) return;
+      const user = (req as Request & { user?: Principal }).user;
+      logger[level](
+        {
+          request_id: id,
+          organization_id: user?.organizationId,
+          req: { method: req.method, path },
+          res: { statusCode: res.statusCode },
+          responseTime: Math.round(performance.now() - started),
+        },
+        res.writableFinished ? 'request completed' : 'request aborted',
+      );
+    });
+    withLogContext({ request_id: id }, next);
+  };
+}
