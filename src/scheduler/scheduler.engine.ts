@@ -65,10 +65,7 @@ export class SchedulerEngine implements OnApplicationBootstrap, BeforeApplicatio
 
   onApplicationBootstrap(): void {
     if (!this.enabled) return;
-    this.logger.log(
-      { processId: this.owner, host: hostname() },
-      'scheduler process started',
-    );
+    this.logger.log({ processId: this.owner, host: hostname() }, 'scheduler process started');
     this.heartbeatTimer = setInterval(() => void this.beat(), this.config.delivery.heartbeatMs);
     this.registry.addInterval(
       TICK,
