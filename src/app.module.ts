@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
-import { ThrottlerModule } from '@nestjs/throttler';
 import { readAgentEventsConfig } from './agent-events/agent-events.config';
 import { AgentEventsModule } from './agent-events/agent-events.module';
 import { AgentlineToolkitModule } from './agentline-toolkit/agentline-toolkit.module';
@@ -11,12 +10,12 @@ import { JwtAuthGuard } from './common/auth/jwt-auth.guard';
 import { CommonModule } from './common/common.module';
 import { CryptoModule } from './common/crypto/crypto.module';
 import { DataWrapperInterceptor } from './common/http/data-wrapper.interceptor';
-import { OrganizationThrottlerGuard } from './common/http/organization-throttler.guard';
+import { RateLimitGuard } from './common/http/rate-limit.guard';
 import { ProblemFilter } from './common/http/problem.filter';
 import { StrictValidationPipe } from './common/http/validation';
 import { LoggingModule } from './common/logging/logging.module';
-import { AppConfig, loadConfig } from './config/app-config';
-import { APP_CONFIG, ConfigModule } from './config/config.module';
+import { loadConfig } from './config/app-config';
+import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
 import { HealthController } from './health.controller';
 import { readSchedulerConfig } from './scheduler/scheduler.config';
@@ -43,13 +42,6 @@ export function readConfiguration(env: NodeJS.ProcessEnv = process.env) {
     ConfigModule,
     LoggingModule,
     CommonModule,
-    ThrottlerModule.forRootAsync({
-      inject: [APP_CONFIG],
-      useFactory: (config: AppConfig) => ({
-        throttlers: [{ ttl: 60_000, limit: Math.max(1, config.rateLimitPerMinute) }],
-        skipIf: () => config.rateLimitPerMinute === 0,
-      }),
-    }),
     CryptoModule,
     DatabaseModule,
     AuthModule,
@@ -63,7 +55,7 @@ export function readConfiguration(env: NodeJS.ProcessEnv = process.env) {
   providers: [
     // Global, so that a test booting AppModule gets exactly what production runs.
     { provide: APP_GUARD, useClass: JwtAuthGuard },
-    { provide: APP_GUARD, useClass: OrganizationThrottlerGuard },
+    { provide: APP_GUARD, useClass: RateLimitGuard },
     { provide: APP_PIPE, useClass: StrictValidationPipe },
     { provide: APP_FILTER, useClass: ProblemFilter },
     { provide: APP_INTERCEPTOR, useClass: DataWrapperInterceptor },

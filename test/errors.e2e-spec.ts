@@ -131,10 +131,19 @@ describe('Rate limit (e2e)', () => {
   });
   afterAll(async () => t.close());
 
-  it('answers 429 with Retry-After past the limit, per organization', async () => {
+  it('answers 429 with Retry-After past the limit, per organization across routes', async () => {
     const busy = bearer(tokenFor());
-    for (let i = 0; i < 3; i++) await t.http().get('/v1/tools/specs?limit=1').set(busy).expect(200);
+    const first = await t.http().get('/v1/tools/specs?limit=1').set(busy).expect(200);
+    expect(first.headers['ratelimit-limit']).toBe('3');
+    expect(first.headers['ratelimit-remaining']).toBe('2');
+    expect(Number(first.headers['ratelimit-reset'])).toBeGreaterThan(0);
+    expect(Number(first.headers['ratelimit-reset'])).toBeLessThanOrEqual(60);
+    // One budget for the organization, whichever routes it spends it on.
+    await t.http().get('/v1/tools').set(busy).expect(200);
+    const last = await t.http().get('/v1/channels/whatsapp?agent_id=a').set(busy);
+    expect(last.headers['ratelimit-remaining']).toBe('0');
     const res = await t.http().get('/v1/tools/specs?limit=1').set(busy).expect(429);
+    expect(res.headers['ratelimit-remaining']).toBe('0');
     expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect(res.body).toMatchObject({ status: 429, code: 'rate_limited' });
     expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);

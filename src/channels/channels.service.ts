@@ -11,7 +11,7 @@ import { SecretBox } from '../common/crypto/secret-box';
 import { isUniqueViolation } from '../common/database-errors';
 import { ProblemException, notFound, validationFailed } from '../common/http/problem';
 import { isUuid, newVerificationToken, uuidv7 } from '../common/ids';
-import { returnedRows } from '../database/sql';
+import { insertRow, returnedRows } from '../database/sql';
 import {
   CreateMessangerChannelDto,
   UpdateMessangerChannelDto,
@@ -80,7 +80,18 @@ export class ChannelsService {
       updatedAt: now,
     });
     try {
-      await this.whatsappChannels.insert(channel);
+      await insertRow(this.dataSource, 'whatsapp_channels', {
+        id,
+        organization_id: channel.organizationId,
+        agent_id: channel.agentId,
+        number_id: channel.numberId,
+        access_token_encrypted: channel.accessTokenEncrypted,
+        status: channel.status,
+        verification_token: channel.verificationToken,
+        created_by: channel.createdBy,
+        created_at: now,
+        updated_at: now,
+      });
     } catch (error) {
       if (isUniqueViolation(error, 'whatsapp_channels_org_number_key'))
         throw numberInUse(dto.number_id);

@@ -1,3 +1,4 @@
+import { SkipRateLimit } from '../../common/http/rate-limit.guard';
 import {
   applyDecorators,
   Controller,
@@ -20,7 +21,6 @@ import {
   ApiQuery,
   ApiTags,
 } from '@nestjs/swagger';
-import { SkipThrottle } from '@nestjs/throttler';
 import type { Request, Response } from 'express';
 import { Public } from '../../common/auth/principal';
 import { ProblemException } from '../../common/http/problem';
@@ -45,7 +45,7 @@ const noSuchChannel = () =>
 @Public()
 // Meta delivers a busy number's traffic from a few addresses: a per-address API limit would turn
 // it into 429s and retries. Each request is bounded (1 MiB, one HMAC, one insert).
-@SkipThrottle()
+@SkipRateLimit()
 @Controller('v1/webhooks')
 export class MetaWebhooksController {
   constructor(

@@ -3,16 +3,9 @@ import ipaddr from 'ipaddr.js';
 import { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
 import { Clock } from '../clock';
+import { WindowCounters } from '../http/window-counters';
 
 const WINDOW_MS = 60_000;
-/** Above this many tracked clients, expired windows are swept; above MAX_CLIENTS the oldest go. */
-const SWEEP_AT = 10_000;
-const MAX_CLIENTS = 100_000;
-
-interface FailureWindow {
-  endsAt: number;
-  failures: number;
-}
 
 /**
  * The client a failure is charged to: its IPv4 address, or the /64 prefix of its IPv6 address
@@ -34,7 +27,7 @@ export function clientOf(address: string | undefined): string {
  */
 @Injectable()
 export class AuthFailureLimiter {
-  private readonly windows = new Map<string, FailureWindow>();
+  private readonly failures: WindowCounters;
   private readonly limit: number;
 
   constructor(
@@ -42,44 +35,17 @@ export class AuthFailureLimiter {
     private readonly clock: Clock,
   ) {
     this.limit = config.authFailureLimitPerMinute;
+    this.failures = new WindowCounters(WINDOW_MS, clock);
   }
 
   /** Milliseconds until `client` may try again, or 0 when it may now. */
   blockedFor(client: string): number {
     if (this.limit === 0) return 0;
-    const window = this.current(client);
-    return window && window.failures >= this.limit ? window.endsAt - this.clock.now() : 0;
+    const window = this.failures.current(client);
+    return window && window.count >= this.limit ? window.endsAt - this.clock.now() : 0;
   }
 
   recordFailure(client: string): void {
-    if (this.limit === 0) return;
-    const window = this.current(client);
-    if (window) {
-      window.failures++;
-      return;
-    }
-    if (this.windows.size >= SWEEP_AT) this.sweep();
-    this.windows.set(client, { endsAt: this.clock.now() + WINDOW_MS, failures: 1 });
-  }
-
-  private current(client: string): FailureWindow | undefined {
-    const window = this.windows.get(client);
-    if (window && window.endsAt <= this.clock.now()) {
-      this.windows.delete(client);
-      return undefined;
-    }
-    return window;
-  }
-
-  private sweep(): void {
-    const now = this.clock.now();
-    for (const [client, window] of this.windows) {
-      if (window.endsAt <= now) this.windows.delete(client);
-    }
-    // Still full (a flood from very many addresses): forget the oldest windows; memory stays bounded.
-    for (const client of this.windows.keys()) {
-      if (this.windows.size < MAX_CLIENTS) break;
-      this.windows.delete(client);
-    }
+    if (this.limit !== 0) this.failures.hit(client);
   }
 }

@@ -6,6 +6,7 @@ import { ProblemException } from '../http/problem';
 import { AuthFailureLimiter, clientOf } from './auth-failure-limiter';
 import { readBearerToken } from './bearer-token';
 import { IS_PUBLIC, Principal } from './principal';
+import { VerifiedTokens } from './verified-tokens';
 
 /** Messages of passport-jwt / jsonwebtoken that are safe and useful to repeat to the caller. */
 function describeFailure(info: unknown): string {
@@ -46,6 +47,7 @@ export class JwtAuthGuard extends AuthGuard('jwt') {
   constructor(
     private readonly reflector: Reflector,
     private readonly failures: AuthFailureLimiter,
+    private readonly verified: VerifiedTokens,
   ) {
     super();
   }
@@ -56,10 +58,17 @@ export class JwtAuthGuard extends AuthGuard('jwt') {
       context.getClass(),
     ]);
     if (isPublic) return true;
-    const request = context.switchToHttp().getRequest<Request>();
+    const request = context.switchToHttp().getRequest<Request & { user?: Principal }>();
     const bearer = readBearerToken(request);
     if ('refusal' in bearer) throw this.refusal(request, bearer.refusal);
-    return (await super.canActivate(context)) as boolean;
+    const known = this.verified.get(bearer.token);
+    if (known) {
+      request.user = known;
+      return true;
+    }
+    const allowed = (await super.canActivate(context)) as boolean;
+    if (allowed && request.user) this.verified.remember(bearer.token, request.user);
+    return allowed;
   }
 
   /** 401, counted against the client's address; 429 once the address is past its limit. */
