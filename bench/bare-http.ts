@@ -4,7 +4,8 @@
  * - POST /v1/channels/whatsapp: HS256 JWT check (signature, exp, organization claim), the body's
  *   fields checked, the access token sealed with AES-256-GCM, one INSERT into the same table as
  *   agentline's (same schema, same unique indexes), a 201 with the channel;
- * - GET /v1/tools/specs: the JWT check, then the bytes agentline answered for the same page.
+ * - GET /v1/tools/specs: the JWT check, then the bytes agentline answered for the same page;
+ * - GET /health: `{"status":"ok"}`, the floor of any answer.
  * Started by bench/http.ts with DATABASE_URL, JWT_SECRET, ENCRYPTION_KEY and SPECS_FILE; prints
  * `listening <port>` when ready.
  */
@@ -127,7 +128,11 @@ async function createChannel(organization: string, raw: string, res: ServerRespo
   );
 }
 
+const HEALTHY = Buffer.from('{"status":"ok"}');
+
 const server = createServer((req, res) => {
+  // The floor of any answer: what agentline's GET /health answers, with no work at all.
+  if (req.method === 'GET' && req.url === '/health') return send(res, 200, HEALTHY);
   const organization = organizationOf(req);
   if (!organization) return send(res, 401, '{"title":"Unauthorized"}');
   if (req.method === 'GET' && req.url?.startsWith('/v1/tools/specs')) return send(res, 200, specs);

@@ -41,8 +41,9 @@ interface Route {
   path: string;
   /** Sent with a valid token. */
   authorized: boolean;
-  /** Whether the bare server runs it too. */
+  /** The servers that answer it besides agentline: the bare server, and the minimal Nest app. */
   baseline: boolean;
+  floor?: boolean;
   /** wrk counts non-2xx/3xx answers; a 401 route expects all of them to be. */
   expectErrors?: boolean;
   /** Goals from issue 10, as ratios to the baseline. */
@@ -74,7 +75,14 @@ const ROUTES: Route[] = [
     baseline: true,
     expectErrors: true,
   },
-  { name: '`GET /health`', method: 'GET', path: '/health', authorized: false, baseline: false },
+  {
+    name: '`GET /health` (`{"status":"ok"}`; the minimal Nest app answers it too)',
+    method: 'GET',
+    path: '/health',
+    authorized: false,
+    baseline: true,
+    floor: true,
+  },
 ];
 
 function freePort(): Promise<number> {
@@ -176,6 +184,28 @@ async function postgres(): Promise<{ url: string; drop: () => Promise<void> }> {
   };
 }
 
+/** Starts a bench/*.ts server that prints `listening <port>`; resolves to its URL. */
+async function startTsServer(
+  file: string,
+  env: Record<string, string>,
+  children: ChildProcess[],
+): Promise<string> {
+  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', file], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  children.push(child);
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`${file} exited (${code})`)));
+    child.stdout?.on('data', (chunk: Buffer) => {
+      const match = /listening (\d+)/.exec(chunk.toString('utf8'));
+      if (match) resolve(Number(match[1]));
+    });
+  });
+  return `http://127.0.0.1:${port}`;
+}
+
 const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
 const round1 = (value: number) => Math.round(value * 10) / 10;
 
@@ -236,42 +266,23 @@ export async function runHttpBench({ quick }: BenchOptions): Promise<void> {
     const specsFile = join(dir, 'specs.json');
     writeFileSync(specsFile, specsBytes);
 
-    const bare = spawn(
-      process.execPath,
-      ['-r', 'ts-node/register/transpile-only', 'bench/bare-http.ts'],
-      {
-        cwd: root,
-        env: {
-          PATH: process.env.PATH ?? '',
-          DATABASE_URL: db.url,
-          JWT_SECRET,
-          ENCRYPTION_KEY,
-          SPECS_FILE: specsFile,
-        },
-        stdio: ['ignore', 'pipe', 'inherit'],
-      },
+    const bareUrl = await startTsServer(
+      'bench/bare-http.ts',
+      { DATABASE_URL: db.url, JWT_SECRET, ENCRYPTION_KEY, SPECS_FILE: specsFile },
+      children,
     );
-    children.push(bare);
-    const barePort = await new Promise<number>((resolve, reject) => {
-      bare.once('exit', (code) => reject(new Error(`the bare server exited (${code})`)));
-      bare.stdout?.on('data', (chunk: Buffer) => {
-        const match = /listening (\d+)/.exec(chunk.toString('utf8'));
-        if (match) resolve(Number(match[1]));
-      });
-    });
-    const bareUrl = `http://127.0.0.1:${barePort}`;
+    const nestUrl = await startTsServer('bench/nest-floor.ts', {}, children);
 
     let run = 0;
     const rows: (string | number)[][] = [];
     await sql.connect();
     for (const route of ROUTES) {
-      const targets = route.baseline
-        ? [
-            ['bare', bareUrl],
-            ['agentline', agentlineUrl],
-          ]
-        : [['agentline', agentlineUrl]];
-      const loads: Record<string, Load[]> = { bare: [], agentline: [] };
+      const targets = [
+        ...(route.baseline ? [['bare', bareUrl]] : []),
+        ...(route.floor ? [['nest', nestUrl]] : []),
+        ['agentline', agentlineUrl],
+      ];
+      const loads: Record<string, Load[]> = { bare: [], nest: [], agentline: [] };
       // A short warm-up each, so that both are measured with their code optimized.
       for (const [, url] of targets) wrk(url, wrkScript(dir, route, token, ++run), 2);
       for (let round = 0; round < rounds; round++) {
@@ -296,6 +307,7 @@ export async function runHttpBench({ quick }: BenchOptions): Promise<void> {
       };
       const ours = summary('agentline');
       const base = summary('bare');
+      const nest = summary('nest');
       if (!ours) continue;
       if (ours.unexpected > 0 || (base?.unexpected ?? 0) > 0) {
         throw new Error(
@@ -310,6 +322,7 @@ export async function runHttpBench({ quick }: BenchOptions): Promise<void> {
         base ? `${base.p99s}` : '–',
         base ? (ours.rps / base.rps).toFixed(2) : '–',
         base ? (ours.p99 / base.p99).toFixed(1) : '–',
+        nest && base ? `${nest.rps} (${(nest.rps / base.rps).toFixed(2)})` : '–',
         route.goal ?? '–',
       ]);
     }
@@ -323,6 +336,7 @@ export async function runHttpBench({ quick }: BenchOptions): Promise<void> {
         'bare p99 ms',
         'req/s ratio',
         'p99 ratio',
+        'minimal Nest app req/s (ratio)',
         'goal',
       ],
       rows,
@@ -336,7 +350,9 @@ export async function runHttpBench({ quick }: BenchOptions): Promise<void> {
         `agentline runs \`node dist/src/main.js\` with LOG_LEVEL=info (an access line per request, to a file). ` +
         `The bare server (\`bench/bare-http.ts\`) is \`node:http\` + \`pg\` doing the same work: the HS256 check, the body's fields, ` +
         `AES-256-GCM of the token, one INSERT into the same table; and, for the catalog, the bytes agentline answered for the same page. ` +
-        `It has no logging, no problem details, no rate limit and no OpenAPI.\n\n${result}\n`,
+        `It has no logging, no problem details, no rate limit and no OpenAPI. ` +
+        `The minimal Nest app (\`bench/nest-floor.ts\`) is Nest on Express with one controller and nothing else: ` +
+        `the framework's own floor on this machine.\n\n${result}\n`,
     );
   } finally {
     await sql.end().catch(() => undefined);
