@@ -77,6 +77,37 @@ describe('Request ids and the access log (e2e)', () => {
     ]);
   });
 
+  it('names the request in every problem body, from the guard, the body parser and the handler', async () => {
+    const auth = bearer(tokenFor());
+    const answers = [
+      await t.http().get('/v1/tools').expect(401),
+      await t
+        .http()
+        .post('/v1/channels/whatsapp')
+        .set(auth)
+        .set('Content-Type', 'application/json')
+        .send('{"broken":')
+        .expect(400),
+      await t
+        .http()
+        .get('/v1/channels/whatsapp/0190a1b2-0000-7000-8000-000000000000')
+        .set(auth)
+        .expect(404),
+      await t
+        .http()
+        .get('/v1/tools')
+        .set(auth)
+        .set('X-Request-Id', 'caller-42')
+        .query({ limit: 0 })
+        .expect(400),
+    ];
+    for (const answer of answers) {
+      expect(answer.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(answer.body.request_id).toBe(answer.headers['x-request-id']);
+    }
+    expect(answers[3].body.request_id).toBe('caller-42');
+  });
+
   it('logs no line per route or module at start-up', () => {
     const boot = logLines(t).filter((line) =>
       ['RoutesResolver', 'RouterExplorer', 'InstanceLoader'].includes(String(line.context)),

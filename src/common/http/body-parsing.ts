@@ -1,13 +1,11 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import express from 'express';
 import { MAX_JSON_DEPTH, verifyJsonBody } from './input-guards';
-import { problem, PROBLEM_CONTENT_TYPE, ProblemDetails } from './problem';
+import { problem, ProblemDetails, sendProblem } from './problem';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
-function send(response: Response, body: ProblemDetails): void {
-  response.status(body.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(body));
-}
+const send = (response: Response, body: ProblemDetails): void => sendProblem(response, body);
 
 const hasBody = (request: Request): boolean =>
   request.headers['transfer-encoding'] !== undefined ||

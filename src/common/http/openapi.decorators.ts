@@ -38,6 +38,12 @@ export class ProblemDetailsDto {
     example: 1,
   })
   errors_total?: number;
+  @ApiPropertyOptional({
+    description:
+      'The id of the request (its `X-Request-Id` answer header): quote it to an operator, who finds every log line of the request under it.',
+    example: '0f9a2c4e-5b1d-4c3e-9a7f-2d8e6b1c0a94',
+  })
+  request_id?: string;
 }
 
 const DESCRIPTIONS: Record<number, string> = {

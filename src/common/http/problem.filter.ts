@@ -3,7 +3,7 @@ import type { Response } from 'express';
 import { databaseUnavailable, isDatabaseUnavailable } from '../database-errors';
 import { DatabaseAvailability } from '../../database/database-availability';
 import { ProblemCode } from './problem-codes';
-import { problem, PROBLEM_CONTENT_TYPE, ProblemDetails, ProblemException } from './problem';
+import { problem, ProblemDetails, ProblemException, sendProblem } from './problem';
 
 /**
  * Nest's own HttpExceptions (a route that does not exist, a framework pipe) by status. Any other
@@ -60,6 +60,6 @@ export class ProblemFilter implements ExceptionFilter {
       this.logger.error({ err: error }, 'unhandled error');
     }
     if (response.headersSent) return;
-    response.status(body.status).set(headers).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(body));
+    sendProblem(response, body, headers);
   }
 }

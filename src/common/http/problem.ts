@@ -1,3 +1,4 @@
+import type { Response } from 'express';
 import { ProblemCode, statusOf } from './problem-codes';
 
 export interface FieldError {
@@ -15,6 +16,23 @@ export interface ProblemDetails {
   errors?: FieldError[];
   /** How many field errors there were; `errors` lists at most MAX_FIELD_ERRORS of them. */
   errors_total?: number;
+  /** The request's id (its X-Request-Id): what to quote to an operator, who finds it in the log. */
+  request_id?: string;
+}
+
+/** Writes problem details, with the id of the request they answer as `request_id`. */
+export function sendProblem(
+  response: Response,
+  body: ProblemDetails,
+  headers: Record<string, string> = {},
+): void {
+  const requestId = response.getHeader('X-Request-Id');
+  const answered = typeof requestId === 'string' ? { ...body, request_id: requestId } : body;
+  response
+    .status(body.status)
+    .set(headers)
+    .type(PROBLEM_CONTENT_TYPE)
+    .send(JSON.stringify(answered));
 }
 
 /** A body can fail in tens of thousands of places; the answer names the first ones and counts all. */
