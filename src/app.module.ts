@@ -17,7 +17,7 @@ import { LoggingModule } from './common/logging/logging.module';
 import { loadConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
-import { HealthController } from './health.controller';
+import { HealthModule } from './health/health.module';
 import { readSchedulerConfig } from './scheduler/scheduler.config';
 import { SchedulerModule } from './scheduler/scheduler.module';
 import { readToolsConfig } from './tools/tools.config';
@@ -50,8 +50,8 @@ export function readConfiguration(env: NodeJS.ProcessEnv = process.env) {
     ChannelsModule,
     SchedulerModule,
     AgentlineToolkitModule,
+    HealthModule,
   ],
-  controllers: [HealthController],
   providers: [
     // Global, so that a test booting AppModule gets exactly what production runs.
     { provide: APP_GUARD, useClass: JwtAuthGuard },

@@ -93,11 +93,20 @@ onPostgres('Database outage (e2e, PostgreSQL)', () => {
       expect(health.headers['content-type']).toMatch(PROBLEM_JSON);
       expect(health.headers['retry-after']).toMatch(/^[1-9]\d*$/);
       expect(health.body).toMatchObject({ code: 'database_unavailable' });
+      // Liveness looks at the process only; readiness says what is wrong, without a stack.
+      await app.http().get('/health/live').expect(200, { status: 'ok' });
+      const ready = await app.http().get('/health/ready');
+      expect(ready.status).toBe(503);
+      expect(ready.headers['content-type']).toMatch(PROBLEM_JSON);
+      expect(ready.headers['retry-after']).toMatch(/^[1-9]\d*$/);
+      expect(ready.body).toMatchObject({ status: 503, code: 'not_ready' });
+      expect(ready.body.detail).toContain('database: it does not answer');
       // Let the scheduler tick (and fail) for a while.
       await new Promise((resolve) => setTimeout(resolve, 1_000));
 
       proxy.restore();
       await eventually(() => app.http().get('/health').expect(200, { status: 'ok' }), 10_000);
+      await eventually(() => app.http().get('/health/ready').expect(200), 10_000);
       const listed = await app.http().get('/v1/tools').set(auth).expect(200);
       expect(listed.body.data.total_count).toBe(1);
 
@@ -111,6 +120,9 @@ onPostgres('Database outage (e2e, PostgreSQL)', () => {
       expect(linesWith(logs, 'scheduler tick failed')).toEqual([]);
       expect(linesWith(logs, 'unhandled error')).toEqual([]);
       expect(logs).not.toContain('"stack"');
+      // Readiness failed for as long as the outage lasted: one line when it did, one when it ended.
+      expect(linesWith(logs, 'not ready: database')).toHaveLength(1);
+      expect(linesWith(logs, 'ready again')).toHaveLength(1);
       const accessLines = logs.split('\n').filter((line) => line.includes('"responseTime"'));
       // Readiness probes are not news: neither the healthy answers nor the 503s are access-logged.
       expect(accessLines.filter((line) => line.includes('"path":"/health"'))).toEqual([]);

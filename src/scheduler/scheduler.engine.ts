@@ -48,6 +48,8 @@ export class SchedulerEngine implements OnApplicationBootstrap, BeforeApplicatio
   private deliverAgain = false;
   private wakeTimer?: NodeJS.Timeout;
   private ticks = 0;
+  /** When a tick last ran to its end (performance.now()); readiness looks at it. */
+  private lastTickAt?: number;
 
   constructor(
     private readonly dispatcher: FollowUpDispatcher,
@@ -111,6 +113,19 @@ export class SchedulerEngine implements OnApplicationBootstrap, BeforeApplicatio
     return this.beating;
   }
 
+  /**
+   * For readiness: whether this process runs the scheduler, and how long ago a tick last ran to
+   * its end (undefined before the first one).
+   */
+  tickState(): { enabled: boolean; sinceLastTickMs?: number; tickMs: number } {
+    return {
+      enabled: this.enabled,
+      sinceLastTickMs:
+        this.lastTickAt === undefined ? undefined : performance.now() - this.lastTickAt,
+      tickMs: this.config.tickMs,
+    };
+  }
+
   /** Runs a tick now (or right after the current one): a follow-up was created or resumed here. */
   wake(): void {
     if (!this.enabled || this.stopping) return;
@@ -157,6 +172,7 @@ export class SchedulerEngine implements OnApplicationBootstrap, BeforeApplicatio
         await this.outbox.pruneProcesses(this.config.delivery.heartbeatTimeoutMs);
       }
       await this.wakeForEarliestDue();
+      this.lastTickAt = performance.now();
     } catch (error) {
       // A database outage is logged once by DatabaseAvailability, not once per tick.
       if (!this.availability.reportFailure(error)) {

@@ -52,6 +52,6 @@ import { SchedulerWorkers } from './scheduler-workers';
     },
   ],
   // For the Agentline toolkit, whose follow-up tools act as the HTTP API does.
-  exports: [FollowUpsService, SchedulerWorkers, ChannelMessagesService],
+  exports: [FollowUpsService, SchedulerWorkers, ChannelMessagesService, SchedulerEngine],
 })
 export class SchedulerModule {}

@@ -70,6 +70,10 @@ export const PROBLEM_CODES = {
     status: 503,
     when: 'The database cannot be reached; `Retry-After` says when to retry.',
   },
+  not_ready: {
+    status: 503,
+    when: '`GET /health/ready` only: a readiness check failed; `detail` names which, `Retry-After` says when to look again.',
+  },
   busy: {
     status: 503,
     when: "The scheduler's worker thread (schedules and phone numbers) has a full queue; `Retry-After` says when to retry.",

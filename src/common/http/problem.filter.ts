@@ -55,7 +55,7 @@ export class ProblemFilter implements ExceptionFilter {
     if (body.code === 'database_unavailable') {
       // One line per outage (DatabaseAvailability), not a stack trace per request.
       this.availability.reportFailure(error);
-    } else if (body.status >= 500) {
+    } else if (body.status >= 500 && !(error instanceof ProblemException)) {
       // The stack goes to the log (secrets are redacted there), never to the client.
       this.logger.error({ err: error }, 'unhandled error');
     }

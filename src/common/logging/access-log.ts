@@ -7,13 +7,15 @@ import { withLogContext } from './log-context';
 /** An incoming X-Request-Id is kept when it looks like an id; anything else gets a new one. */
 const REQUEST_ID = /^[A-Za-z0-9][A-Za-z0-9._:@/+=-]{0,127}$/;
 
+const PROBES = new Set(['/health', '/health/live', '/health/ready']);
+
 /**
  * Readiness probes come every few seconds from every load balancer: a healthy answer is not
- * news, and an outage is logged once by DatabaseAvailability, so `/health` answers stay out of
- * the access log. `503` (the database is away) is a warning: the outage itself is the error.
+ * news, and an outage is logged once (DatabaseAvailability, HealthController), so probe answers
+ * stay out of the access log. `503` (the database is away) is a warning: the outage itself is the error.
  */
 export function accessLogLevel(path: string, status: number): LevelWithSilent {
-  if (path === '/health' && (status === 200 || status === 503)) return 'silent';
+  if (PROBES.has(path) && (status === 200 || status === 503)) return 'silent';
   if (status === 503) return 'warn';
   return status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
 }
