@@ -324,6 +324,9 @@ describe('MCP toolkits (e2e)', () => {
     });
 
     it('picks up tools/list_changed', async () => {
+      const page = () => t.http().get('/v1/tools/specs?toolkit=AcmeIssueTracker').set(auth);
+      const before = await page().expect(200);
+      await page().set('If-None-Match', before.headers.etag).expect(304);
       await tracker.addTool({
         tool: {
           name: 'close_issue',
@@ -337,6 +340,10 @@ describe('MCP toolkits (e2e)', () => {
         run: (args) => ({ content: [{ type: 'text', text: `closed #${String(args.id)}` }] }),
       });
       const spec = await eventually(() => specNamed('AcmeIssueTracker', 'CloseIssue'));
+      // The page held before is no longer current: a new body under a new ETag.
+      const after = await page().set('If-None-Match', before.headers.etag).expect(200);
+      expect(after.headers.etag).not.toBe(before.headers.etag);
+      expect(after.text).toContain('CloseIssue');
       expect(param(spec, 'id')).toMatchObject({
         required: true,
         value_schema: { val_type: 'integer' },

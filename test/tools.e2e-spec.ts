@@ -63,6 +63,53 @@ describe('Tools (e2e)', () => {
       ).toBeGreaterThanOrEqual(3);
     });
 
+    it('answers the same page with the same strong ETag, and 304 to If-None-Match while it is current', async () => {
+      const first = await t.http().get('/v1/tools/specs?toolkit=math').set(auth).expect(200);
+      const etag = first.headers.etag;
+      expect(etag).toMatch(/^"[A-Za-z0-9_-]{27}"$/);
+      expect(first.headers['cache-control']).toBe('private, no-cache');
+      expect(first.headers['content-type']).toMatch(/^application\/json/);
+      // Another organization reads the same bytes: without an agent the page is everyone's.
+      const other = bearer(tokenFor());
+      const again = await t.http().get('/v1/tools/specs?toolkit=MATH').set(other).expect(200);
+      expect(again.headers.etag).toBe(etag);
+      expect(again.text).toBe(first.text);
+
+      for (const header of [etag, `W/${etag}`, `"nope", ${etag}`, '*']) {
+        const cached = await t
+          .http()
+          .get('/v1/tools/specs?toolkit=math')
+          .set(auth)
+          .set('If-None-Match', header)
+          .expect(304);
+        expect(cached.text).toBe('');
+        expect(cached.headers.etag).toBe(etag);
+      }
+      await t
+        .http()
+        .get('/v1/tools/specs?toolkit=math')
+        .set(auth)
+        .set('If-None-Match', '"something-else"')
+        .expect(200);
+      // The token is checked before any of it.
+      await t.http().get('/v1/tools/specs?toolkit=math').set('If-None-Match', etag).expect(401);
+    });
+
+    it('gives each format, toolkit and page its own ETag', async () => {
+      const etags = await Promise.all(
+        [
+          '?toolkit=math',
+          '?toolkit=math&format=anthropic',
+          '?toolkit=weather',
+          '?toolkit=math&limit=1',
+          '?toolkit=math&offset=1',
+        ].map(
+          async (query) => (await t.http().get(`/v1/tools/specs${query}`).set(auth)).headers.etag,
+        ),
+      );
+      expect(new Set(etags).size).toBe(etags.length);
+    });
+
     it('pages in a stable order', async () => {
       const all = await specs('?limit=200');
       const first = await specs('?offset=0&limit=3');

@@ -1,10 +1,24 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Param,
+  Post,
+  Query,
+  Req,
+  Res,
+} from '@nestjs/common';
+import type { Request, Response } from 'express';
 import {
   ApiBearerAuth,
   ApiCreatedResponse,
+  ApiHeader,
   ApiNoContentResponse,
   ApiOkResponse,
   ApiOperation,
+  ApiResponse,
   ApiTags,
 } from '@nestjs/swagger';
 import { CurrentPrincipal, Principal } from '../common/auth/principal';
@@ -17,6 +31,7 @@ import {
   ToolPageDto,
 } from './dto/tool.dto';
 import { ToolSpecificationPageDto } from './dto/tool-specification.dto';
+import { matchesIfNoneMatch } from './catalog/catalog-pages';
 import { toToolResponse } from './tool.mapper';
 import { ToolsService } from './tools.service';
 
@@ -44,13 +59,52 @@ export class ToolsController {
   }
 
   @Get('specs')
-  @ApiOperation({ summary: 'List tool specifications', operationId: 'listToolSpecifications' })
-  @ApiOkResponse({ type: DataEnvelope(ToolSpecificationPageDto) })
+  @ApiOperation({
+    summary: 'List tool specifications',
+    operationId: 'listToolSpecifications',
+    description:
+      'Every answer carries a strong `ETag`; send it back in `If-None-Match` to get `304 Not Modified` while the page is unchanged. ' +
+      'Without `agent_id` a page changes only when the catalog does (an MCP server’s tool list, for example).',
+  })
+  @ApiHeader({
+    name: 'If-None-Match',
+    required: false,
+    description:
+      'The `ETag` of a page already held: answered `304` with no body while it is current.',
+  })
+  @ApiOkResponse({
+    type: DataEnvelope(ToolSpecificationPageDto),
+    headers: {
+      ETag: { description: 'Strong entity tag of this page.', schema: { type: 'string' } },
+      'Cache-Control': {
+        description:
+          '`private, no-cache`: keep it, but ask again (cheaply, with If-None-Match) before each use.',
+        schema: { type: 'string' },
+      },
+    },
+  })
+  @ApiResponse({
+    status: 304,
+    description: 'The page named by If-None-Match is still current; no body.',
+  })
   async listSpecifications(
     @CurrentPrincipal() principal: Principal,
     @Query() query: ListToolSpecsQueryDto,
-  ): Promise<ToolSpecificationPageDto> {
-    return this.tools.listSpecifications(principal, query);
+    @Req() request: Request,
+    @Res() response: Response,
+  ): Promise<void> {
+    const page = await this.tools.specificationPage(principal, query);
+    // The bytes are sent as they are: serialized once for every caller of the same page.
+    response.setHeader('ETag', page.etag);
+    // Behind a token, so no shared cache; a client may keep it but asks again before each use.
+    response.setHeader('Cache-Control', 'private, no-cache');
+    if (matchesIfNoneMatch(request.headers['if-none-match'], page.etag)) {
+      response.status(304).end();
+      return;
+    }
+    response.setHeader('Content-Type', 'application/json; charset=utf-8');
+    response.setHeader('Content-Length', page.body.length);
+    response.status(200).end(page.body);
   }
 
   @Get()

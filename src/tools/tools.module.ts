@@ -1,3 +1,4 @@
+import { CatalogPages } from './catalog/catalog-pages';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfig } from '../config/app-config';
@@ -31,6 +32,7 @@ import { ToolsService } from './tools.service';
     ToolsService,
     // Loaded and validated at boot: a bad toolkit file stops the service with the file and field named.
     { provide: ToolCatalog, useFactory: () => loadToolCatalog() },
+    CatalogPages,
     // Connects the configured MCP servers and keeps their toolkits in the catalog.
     McpToolkits,
     // Tool execution: other modules register their executors into the registry on init.

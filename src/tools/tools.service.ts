@@ -9,6 +9,7 @@ import { notFound, ProblemException } from '../common/http/problem';
 import { isUuid, uuidv7 } from '../common/ids';
 import { ToolCatalog } from './catalog/tool-catalog';
 import { toSpecificationResponse } from './catalog/tool-specification.mapper';
+import { CatalogPages, SerializedPage, serializePage } from './catalog/catalog-pages';
 import {
   RequirementState,
   ResolvedAuthorizationRequirement,
@@ -70,6 +71,7 @@ export class ToolsService {
     private readonly authorization: OAuth2AuthorizationService,
     private readonly grants: OAuth2GrantsService,
     private readonly providers: OAuth2ProviderRegistry,
+    private readonly catalogPages: CatalogPages,
   ) {}
 
   async createTool(principal: Principal, dto: CreateToolDto): Promise<ToolEntity> {
@@ -175,6 +177,27 @@ export class ToolsService {
   async remove(organizationId: string, id: string): Promise<void> {
     const tool = await this.findOne(organizationId, id);
     await this.tools.delete({ id: tool.id, organizationId });
+  }
+
+  /**
+   * A page of the catalog as the bytes answered (`{data: page}`) with its ETag. Without an agent,
+   * the page is the same for everyone until the catalog changes: it is built once
+   * (CatalogPages); with one, the agent's attachments make it per call.
+   */
+  async specificationPage(
+    principal: Principal,
+    query: ListToolSpecsQueryDto,
+  ): Promise<SerializedPage> {
+    const build = async () =>
+      serializePage({ data: await this.listSpecifications(principal, query) });
+    if (query.agent_id !== undefined) return build();
+    const key = [
+      query.format ?? 'openai',
+      query.toolkit?.toLowerCase() ?? '',
+      query.offset ?? 0,
+      query.limit ?? DEFAULT_SPECS_LIMIT,
+    ].join('\u0000');
+    return this.catalogPages.get(key, build);
   }
 
   async listSpecifications(

@@ -61,6 +61,7 @@ export class ToolCatalog {
   private readonly builtin: readonly ResolvedToolkit[];
   private readonly dynamic = new Map<string, readonly ResolvedToolkit[]>();
   private view: CatalogView;
+  private changes = 0;
 
   constructor(toolkits: readonly ToolkitDefinition[]) {
     // Re-validate so hand-built definitions get the same guarantees (unique names) as files.
@@ -69,6 +70,11 @@ export class ToolCatalog {
     );
     this.builtin = valid.map((toolkit) => resolveToolkit(toolkit, () => BUILTIN_ORIGIN));
     this.view = buildView(this.builtin);
+  }
+
+  /** Moves on whenever the catalog may have changed: what was derived from it is stale. */
+  get generation(): number {
+    return this.changes;
   }
 
   get size(): number {
@@ -136,6 +142,7 @@ export class ToolCatalog {
     if (accepted.length > 0) this.dynamic.set(source, accepted);
     else this.dynamic.delete(source);
     this.view = buildView([...this.builtin, ...[...this.dynamic.values()].flat()]);
+    this.changes++;
     for (const { toolkit, reason } of skipped) {
       this.logger.warn(`Skipped toolkit "${toolkit}" of source "${source}": ${reason}`);
     }
