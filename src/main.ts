@@ -1,5 +1,7 @@
 import 'reflect-metadata';
+import { existsSync } from 'node:fs';
 import { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { AppModule, readConfiguration } from './app.module';
@@ -14,8 +16,15 @@ async function bootstrap(): Promise<void> {
   // message before Nest starts, instead of a framework stack trace; so does a database that is
   // not there yet, which start-up waits for with a line per attempt.
   const preflight = readConfiguration(process.env).app;
-  if (!preflight.databaseUrl) EmbeddedDatabaseLock.assertAvailable(preflight.dataDir);
-  else {
+  if (!preflight.databaseUrl) {
+    EmbeddedDatabaseLock.assertAvailable(preflight.dataDir);
+    // Logs are held until Nest is up; this one must show while the wait happens.
+    if (!existsSync(join(preflight.dataDir, 'pgdata', 'PG_VERSION'))) {
+      process.stderr.write(
+        `agentline: first start: creating the embedded database in ${preflight.dataDir} and applying the migrations (a few seconds)\n`,
+      );
+    }
+  } else {
     await waitForDatabase({
       url: preflight.databaseUrl,
       connectTimeoutMs: preflight.database.connectTimeoutMs,

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NestFactory } from '@nestjs/core';
 import { AppModule } from '../app.module';
-import { configureApp } from '../app.setup';
+import { buildOpenApiDocument, configureApp } from '../app.setup';
 
 async function main(): Promise<void> {
   // A throw-away embedded database: generating the document must not need the real one.
@@ -17,7 +17,9 @@ async function main(): Promise<void> {
     LOG_LEVEL: 'silent',
   });
   const app = await NestFactory.create(AppModule, { bodyParser: false, logger: false });
-  const document = configureApp(app);
+  configureApp(app);
+  await app.init();
+  const document = buildOpenApiDocument(app);
   await app.close();
   rmSync(dataDir, { recursive: true, force: true });
   const file = join(__dirname, '..', '..', 'openapi.json');

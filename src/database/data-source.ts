@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { MIGRATIONS } from '../../migrations';
 import { AppConfig } from '../config/app-config';
@@ -58,8 +59,18 @@ const MIGRATION_LOCK_KEY = 7_331_001;
  * first, so that each migration runs once; the embedded database has one process by construction.
  */
 export async function runMigrations(dataSource: DataSource): Promise<string[]> {
-  const apply = async () =>
-    (await dataSource.runMigrations({ transaction: 'each' })).map((migration) => migration.name);
+  const apply = async () => {
+    const started = performance.now();
+    const applied = (await dataSource.runMigrations({ transaction: 'each' })).map(
+      (migration) => migration.name,
+    );
+    if (applied.length > 0) {
+      new Logger('Database').log(
+        `applied ${applied.length} migration${applied.length === 1 ? '' : 's'} in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+      );
+    }
+    return applied;
+  };
   if (isEmbedded(dataSource.options)) return apply();
   const runner = dataSource.createQueryRunner();
   await runner.connect();
