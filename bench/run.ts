@@ -15,6 +15,7 @@ type Bench = (options: BenchOptions) => Promise<void>;
 
 const BENCHES: Record<string, () => Promise<Bench>> = {
   http: async () => (await import('./http')).runHttpBench,
+  startup: async () => (await import('./startup')).runStartupBench,
   delivery: async () => (await import('./delivery')).runDeliveryBench,
 };
 
