@@ -19,12 +19,11 @@ import { SecretBox } from '../src/common/crypto/secret-box';
 import { loadConfig } from '../src/config/app-config';
 import { dataSourceOptions, openDataSource } from '../src/database/data-source';
 import { FakeGraphApi } from '../test/support/fake-graph-api';
-import { machine, percentile, root, writeSection } from './report';
+import { benchDatabase, machine, percentile, root, writeSection } from './report';
 import type { BenchOptions } from './run';
 
 let FOLLOW_UPS = Number(process.env.BENCH_FOLLOW_UPS ?? 10_000);
 const NUMBERS = 10;
-const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const JWT_SECRET = randomBytes(32).toString('hex');
 const ENCRYPTION_KEY = randomBytes(32).toString('base64');
 const CHANNEL_ID = '01900000-0000-7000-8000-000000000001';
@@ -109,24 +108,15 @@ async function stop(services: ChildProcess[]): Promise<number[]> {
 }
 
 async function postgres(): Promise<{ url: string; sql: Sql; drop: () => Promise<void> }> {
-  const name = `agentline_bench_${randomBytes(4).toString('hex')}`;
-  const admin = new Client({ connectionString: ADMIN_URL });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${name}`;
-  const client = new Client({ connectionString: url.toString() });
+  const db = await benchDatabase('agentline_bench');
+  const client = new Client({ connectionString: db.url });
   await client.connect();
   return {
-    url: url.toString(),
+    url: db.url,
     sql: async (text, params) => (await client.query(text, params)).rows,
     drop: async () => {
       await client.end();
-      const again = new Client({ connectionString: ADMIN_URL });
-      await again.connect();
-      await again.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await again.end();
+      await db.drop();
     },
   };
 }

@@ -11,17 +11,16 @@
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import jwt from 'jsonwebtoken';
 import { Client } from 'pg';
 import { loadConfig } from '../src/config/app-config';
 import { dataSourceOptions, openDataSource } from '../src/database/data-source';
-import { machine, root, table, writeSection } from './report';
+import { freePort } from '../test/support/free-port';
+import { benchDatabase, machine, root, table, writeSection } from './report';
 import type { BenchOptions } from './run';
 
-const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const CONNECTIONS = 32;
 const JWT_SECRET = randomBytes(32).toString('hex');
 const ENCRYPTION_KEY = randomBytes(32).toString('base64');
@@ -84,17 +83,6 @@ const ROUTES: Route[] = [
     floor: true,
   },
 ];
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 async function waitUntilUp(url: string, child: ChildProcess, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -165,25 +153,6 @@ function wrk(url: string, script: string, seconds: number): Load {
   };
 }
 
-async function postgres(): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `agentline_bench_http_${randomBytes(4).toString('hex')}`;
-  const admin = new Client({ connectionString: ADMIN_URL });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const again = new Client({ connectionString: ADMIN_URL });
-      await again.connect();
-      await again.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await again.end();
-    },
-  };
-}
-
 /** Starts a bench/*.ts server that prints `listening <port>`; resolves to its URL. */
 async function startTsServer(
   file: string,
@@ -221,7 +190,7 @@ export async function runHttpBench({ quick }: BenchOptions): Promise<void> {
   const seconds = quick ? 5 : 10;
   const rounds = quick ? 1 : 3;
   const dir = mkdtempSync(join(tmpdir(), 'agentline-bench-http-'));
-  const db = await postgres();
+  const db = await benchDatabase('agentline_bench_http');
   const children: ChildProcess[] = [];
   const sql = new Client({ connectionString: db.url });
   try {

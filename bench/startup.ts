@@ -11,26 +11,13 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from 'pg';
-import { machine, root, table, writeSection } from './report';
+import { freePort } from '../test/support/free-port';
+import { benchDatabase, machine, root, table, writeSection } from './report';
 import type { BenchOptions } from './run';
 
-const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const IDLE_MS = 5_000;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 interface Started {
   firstAnswerMs: number;
@@ -93,17 +80,11 @@ async function start(
 }
 
 async function withPostgres<T>(work: (url: string) => Promise<T>): Promise<T> {
-  const name = `agentline_bench_start_${randomBytes(4).toString('hex')}`;
-  const admin = new Client({ connectionString: ADMIN_URL });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
+  const db = await benchDatabase('agentline_bench_start');
   try {
-    const url = new URL(ADMIN_URL);
-    url.pathname = `/${name}`;
-    return await work(url.toString());
+    return await work(db.url);
   } finally {
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.end();
+    await db.drop();
   }
 }
 
