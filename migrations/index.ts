@@ -11,6 +11,7 @@ import { DeliveryConversations1764200000200 } from './1764200000200-delivery-con
 import { ChannelLifecycle1764200000300 } from './1764200000300-channel-lifecycle';
 import { AgentEvents1764200000400 } from './1764200000400-agent-events';
 
+import { IdempotencyKeys1764300000000 } from './1764300000000-idempotency-keys';
 /** Every migration in order. Migrations are never edited after they land; add a new one. */
 export const MIGRATIONS = [
   InitialSchema1763800000000,
@@ -25,4 +26,5 @@ export const MIGRATIONS = [
   DeliveryConversations1764200000200,
   ChannelLifecycle1764200000300,
   AgentEvents1764200000400,
+  IdempotencyKeys1764300000000,
 ];

@@ -18,6 +18,8 @@ import { loadConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
+import { IdempotencyInterceptor } from './common/idempotency/idempotency.interceptor';
+import { IdempotencyModule } from './common/idempotency/idempotency.module';
 import { readSchedulerConfig } from './scheduler/scheduler.config';
 import { SchedulerModule } from './scheduler/scheduler.module';
 import { readToolsConfig } from './tools/tools.config';
@@ -51,6 +53,7 @@ export function readConfiguration(env: NodeJS.ProcessEnv = process.env) {
     SchedulerModule,
     AgentlineToolkitModule,
     HealthModule,
+    IdempotencyModule,
   ],
   providers: [
     // Global, so that a test booting AppModule gets exactly what production runs.
@@ -58,6 +61,8 @@ export function readConfiguration(env: NodeJS.ProcessEnv = process.env) {
     { provide: APP_GUARD, useClass: RateLimitGuard },
     { provide: APP_PIPE, useClass: StrictValidationPipe },
     { provide: APP_FILTER, useClass: ProblemFilter },
+    // Outermost, so that a replay answers the wrapped body exactly as it was sent.
+    { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
     { provide: APP_INTERCEPTOR, useClass: DataWrapperInterceptor },
   ],
 })

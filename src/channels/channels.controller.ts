@@ -1,3 +1,4 @@
+import { Idempotent } from '../common/idempotency/idempotency.interceptor';
 import {
   Body,
   Controller,
@@ -58,6 +59,7 @@ export class ChannelsController {
     toMessangerChannelResponse(channel, this.publicUrl);
 
   @Post('whatsapp')
+  @Idempotent()
   @ApiOperation({ summary: 'Create a WhatsApp channel', operationId: 'createWhatsappChannel' })
   @ApiCreatedResponse({ type: DataEnvelope(WhatsappChannelDto) })
   @ApiProblemResponses(409)
@@ -117,6 +119,7 @@ export class ChannelsController {
   }
 
   @Post('messanger')
+  @Idempotent()
   @ApiOperation({ summary: 'Create a Messanger channel', operationId: 'createMessangerChannel' })
   @ApiCreatedResponse({ type: DataEnvelope(MessangerChannelDto) })
   async createMessanger(

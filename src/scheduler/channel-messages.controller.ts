@@ -1,3 +1,4 @@
+import { Idempotent } from '../common/idempotency/idempotency.interceptor';
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import {
   ApiAcceptedResponse,
@@ -25,6 +26,7 @@ export class ChannelMessagesController {
   constructor(private readonly messages: ChannelMessagesService) {}
 
   @Post('whatsapp/:id/messages')
+  @Idempotent()
   @HttpCode(202)
   @ApiOperation({
     summary: 'Send a WhatsApp message now (text inside the 24-hour window, or a template)',
@@ -41,6 +43,7 @@ export class ChannelMessagesController {
   }
 
   @Post('messanger/:id/messages')
+  @Idempotent()
   @HttpCode(202)
   @ApiOperation({
     summary: 'Reply on Messenger now (inside its 24-hour window)',

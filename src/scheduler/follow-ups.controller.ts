@@ -1,3 +1,4 @@
+import { Idempotent } from '../common/idempotency/idempotency.interceptor';
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import {
   ApiBearerAuth,
@@ -31,6 +32,7 @@ export class FollowUpsController {
   constructor(private readonly followUps: FollowUpsService) {}
 
   @Post('follow-up/whatsapp')
+  @Idempotent()
   @BareResponse()
   @ApiOperation({
     summary: 'Create a WhatsApp follow-up',

@@ -1,3 +1,4 @@
+import { Idempotent } from '../common/idempotency/idempotency.interceptor';
 import {
   Body,
   Controller,
@@ -43,6 +44,7 @@ export class ToolsController {
   constructor(private readonly tools: ToolsService) {}
 
   @Post()
+  @Idempotent()
   @ApiOperation({
     summary: 'Attach a tool to an agent',
     description:

@@ -70,6 +70,14 @@ export const PROBLEM_CODES = {
     status: 503,
     when: 'The database cannot be reached; `Retry-After` says when to retry.',
   },
+  idempotency_key_reused: {
+    status: 422,
+    when: 'The `Idempotency-Key` was first used with another request (another body or path) within the last 24 hours.',
+  },
+  idempotency_key_in_use: {
+    status: 409,
+    when: 'A request with the same `Idempotency-Key` is still being handled; retry once it has answered.',
+  },
   not_ready: {
     status: 503,
     when: '`GET /health/ready` only: a readiness check failed; `detail` names which, `Retry-After` says when to look again.',

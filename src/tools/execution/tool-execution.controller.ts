@@ -1,3 +1,4 @@
+import { Idempotent } from '../../common/idempotency/idempotency.interceptor';
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, Principal } from '../../common/auth/principal';
@@ -19,6 +20,7 @@ export class ToolExecutionController {
   constructor(private readonly executions: ToolExecutionService) {}
 
   @Post(':id/execute')
+  @Idempotent()
   @HttpCode(200)
   @ApiOperation({
     summary: 'Execute a tool attachment',

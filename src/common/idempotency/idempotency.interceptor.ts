@@ -1,0 +1,111 @@
+import { createHash } from 'node:crypto';
+import {
+  applyDecorators,
+  CallHandler,
+  ExecutionContext,
+  HttpStatus,
+  Injectable,
+  NestInterceptor,
+  SetMetadata,
+} from '@nestjs/common';
+import { HTTP_CODE_METADATA } from '@nestjs/common/constants';
+import { Reflector } from '@nestjs/core';
+import { ApiHeader } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { catchError, from, mergeMap, Observable, of } from 'rxjs';
+import { Principal } from '../auth/principal';
+import { ApiProblemResponses } from '../http/openapi.decorators';
+import { ProblemException, validationFailed } from '../http/problem';
+import { IdempotencyKeys } from './idempotency-keys';
+
+const IDEMPOTENT = 'agentline:idempotent';
+/** Stripe's rule: up to 255 characters; printable ASCII, so it can be logged and compared as is. */
+const KEY = /^[\x21-\x7e]{1,255}$/;
+
+/**
+ * For POSTs that create or send: an `Idempotency-Key` makes a retry safe. Stripe's semantics:
+ * the same key and request within 24 hours answer what the first one answered
+ * (`Idempotent-Replayed: true`); the same key with another request is `422
+ * idempotency_key_reused`; while the first is still running, `409 idempotency_key_in_use`. Keys
+ * belong to the organization. Only a success is remembered: after an error the key is free, and
+ * a retry runs the request again.
+ */
+export const Idempotent = () =>
+  applyDecorators(
+    SetMetadata(IDEMPOTENT, true),
+    ApiHeader({
+      name: 'Idempotency-Key',
+      required: false,
+      description:
+        'Any unique string up to 255 printable ASCII characters (a UUID, say). Retrying with the same key and body within 24 hours answers the first response again, with `Idempotent-Replayed: true`, instead of doing the work twice. The same key with another body: `422 idempotency_key_reused`; while the first request is still running: `409 idempotency_key_in_use`.',
+      schema: { type: 'string', maxLength: 255, example: '5f2b6d1e-8c3a-4e7b-9d1f-2a6c4b8e0f13' },
+    }),
+    ApiProblemResponses(409, 422),
+  );
+
+@Injectable()
+export class IdempotencyInterceptor implements NestInterceptor {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly keys: IdempotencyKeys,
+  ) {}
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    if (
+      context.getType() !== 'http' ||
+      !this.reflector.get<boolean>(IDEMPOTENT, context.getHandler())
+    ) {
+      return next.handle();
+    }
+    const request = context.switchToHttp().getRequest<Request & { user?: Principal }>();
+    const key = request.headers['idempotency-key'];
+    if (key === undefined || !request.user) return next.handle();
+    if (typeof key !== 'string' || !KEY.test(key)) {
+      throw validationFailed(
+        [{ field: 'Idempotency-Key', message: 'must be 1 to 255 printable ASCII characters' }],
+        'The Idempotency-Key header must be 1 to 255 printable ASCII characters.',
+      );
+    }
+    const response = context.switchToHttp().getResponse<Response>();
+    const organizationId = request.user.organizationId;
+    const status =
+      this.reflector.get<number>(HTTP_CODE_METADATA, context.getHandler()) ?? HttpStatus.CREATED;
+    // What makes two requests "the same": the method, the path and the body as parsed.
+    const fingerprint = createHash('sha256')
+      .update(`${request.method} ${request.originalUrl}\n${JSON.stringify(request.body ?? null)}`)
+      .digest('base64url');
+
+    return from(this.keys.claim(organizationId, key, fingerprint)).pipe(
+      mergeMap((claim) => {
+        switch (claim.kind) {
+          case 'replay':
+            response.setHeader('Idempotent-Replayed', 'true');
+            return of(JSON.parse(claim.body) as unknown);
+          case 'reused':
+            throw new ProblemException(
+              'idempotency_key_reused',
+              'This Idempotency-Key was used with another request in the last 24 hours; use a new key for a new request.',
+            );
+          case 'in_progress':
+            throw new ProblemException(
+              'idempotency_key_in_use',
+              'A request with this Idempotency-Key is still being handled; retry once it has answered.',
+            );
+          case 'claimed':
+            return next.handle().pipe(
+              catchError(async (error: unknown) => {
+                await this.keys.release(organizationId, key).catch(() => undefined);
+                throw error;
+              }),
+              // After the work: if this write fails, the key stays held (a retry gets 409 until
+              // IN_PROGRESS_MS) rather than freed for a second run of work that was done.
+              mergeMap(async (body: unknown) => {
+                await this.keys.complete(organizationId, key, status, JSON.stringify(body));
+                return body;
+              }),
+            );
+        }
+      }),
+    );
+  }
+}
