@@ -1,5 +1,6 @@
 # Build stage: compile TypeScript.
-FROM node:20-bookworm-slim AS build
+# Node 24: the active LTS line (Node 20 reached its end of life in April 2026).
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -9,7 +10,7 @@ COPY migrations ./migrations
 RUN npm run build && npm prune --omit=dev
 
 # Runtime stage: compiled code, production dependencies and the tool catalog.
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
@@ -18,6 +19,9 @@ COPY package.json ./
 COPY catalog ./catalog
 # Embedded mode (no DATABASE_URL) keeps its data here, private to the service's user.
 RUN install -d -o node -g node -m 700 /app/data
+# A named volume mounted here starts as a copy of this directory, owned by `node`; a bind mount
+# must be writable by uid 1000, or start-up says in one line that it cannot write it.
+VOLUME ["/app/data"]
 USER node
 # Outside a container agentline listens on 127.0.0.1 when it runs on generated development
 # secrets; inside one, loopback is unreachable from the published port, so listen everywhere.

@@ -9,12 +9,15 @@ import { configureApp } from './app.setup';
 import { AppConfig } from './config/app-config';
 import { EmbeddedDatabaseLock } from './database/embedded-database.lock';
 import { APP_CONFIG } from './config/config.module';
+import { loadDotEnv } from './config/dot-env';
+import { describeStartupFailure } from './common/startup-failure';
 import { waitForDatabase } from './database/wait-for-database';
 
 async function bootstrap(): Promise<void> {
   // The operator's usual mistakes (bad configuration, a data directory in use) get a one-line
   // message before Nest starts, instead of a framework stack trace; so does a database that is
   // not there yet, which start-up waits for with a line per attempt.
+  loadDotEnv();
   const preflight = readConfiguration(process.env).app;
   if (!preflight.databaseUrl) {
     EmbeddedDatabaseLock.assertAvailable(preflight.dataDir);
@@ -55,9 +58,8 @@ async function bootstrap(): Promise<void> {
 }
 
 bootstrap().catch((error: unknown) => {
-  // Start-up failures (bad configuration, a locked data directory) are the operator's to fix: say what, not where.
-  process.stderr.write(
-    `agentline failed to start: ${error instanceof Error ? error.message : String(error)}\n`,
-  );
+  // Start-up failures (bad configuration, a locked data directory, a port in use) are the
+  // operator's to fix: say what, not where.
+  process.stderr.write(`agentline failed to start: ${describeStartupFailure(error)}\n`);
   process.exit(1);
 });

@@ -1,8 +1,10 @@
 import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import jwt from 'jsonwebtoken';
 import { aWhatsappChannel } from './support/factories';
 import { copyEmbeddedTemplate } from './support/template-database';
 import { bearer, startApp, tokenFor } from './support/test-app';
@@ -105,6 +107,59 @@ describe('Embedded database (e2e)', () => {
       await t.http().get('/v1/tools/specs').set(bearer(tokenFor())).expect(401);
     } finally {
       await t.close();
+    }
+  });
+
+  it('reads .env from the working directory, the environment winning over the file', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'agentline-dotenv-'));
+    const secret = 'dotenv-secret-'.padEnd(48, 'x');
+    writeFileSync(
+      join(dataDir, '.env'),
+      `# read by npm start, the token CLI and migration:run\nJWT_SECRET=${secret}\nJWT_ORGANIZATION_CLAIM=tenant\nDATA_DIR=${dataDir}\n`,
+    );
+    const mint = (env: Record<string, string>) =>
+      run(
+        process.execPath,
+        [...tsNode, join(root, 'src/cli/token.ts'), '--org', 'org-env', '--sub', 'env'],
+        { cwd: dataDir, env: { PATH: process.env.PATH, ...env } },
+      );
+    const fromFile = jwt.verify((await mint({})).stdout.trim(), secret) as jwt.JwtPayload;
+    expect(fromFile).toMatchObject({ tenant: 'org-env', sub: 'env' });
+    // A variable of the environment is not overridden by the file.
+    const fromEnv = jwt.decode(
+      (await mint({ JWT_ORGANIZATION_CLAIM: 'org' })).stdout.trim(),
+    ) as jwt.JwtPayload;
+    expect(fromEnv).toMatchObject({ org: 'org-env' });
+  });
+
+  it('says in one line that the port is taken, without a stack trace', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'agentline-port-'));
+    copyEmbeddedTemplate(dataDir);
+    const taken = createServer();
+    await new Promise<void>((done) => taken.listen(0, '127.0.0.1', done));
+    const { port } = taken.address() as AddressInfo;
+    try {
+      const child = spawn(process.execPath, [...tsNode, 'src/main.ts'], {
+        cwd: root,
+        env: {
+          PATH: process.env.PATH,
+          DATA_DIR: dataDir,
+          PORT: String(port),
+          HOST: '127.0.0.1',
+          JWT_SECRET: 'x'.repeat(40),
+          ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'),
+          LOG_LEVEL: 'silent',
+        },
+      });
+      let stderr = '';
+      child.stderr.on('data', (chunk) => (stderr += chunk));
+      const code = await new Promise<number | null>((done) => child.on('exit', done));
+      expect(code).toBe(1);
+      expect(stderr.trim()).toBe(
+        `agentline failed to start: port ${port} is already in use on 127.0.0.1: stop what listens there, or set PORT to another port`,
+      );
+    } finally {
+      taken.close();
     }
   });
 });

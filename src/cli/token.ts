@@ -5,6 +5,7 @@
 import { parseArgs } from 'node:util';
 import jwt from 'jsonwebtoken';
 import { loadConfig } from '../config/app-config';
+import { loadDotEnv } from '../config/dot-env';
 
 const USAGE = 'usage: npm run token -- --org <organization> --sub <user> [--ttl 24h]';
 
@@ -17,6 +18,7 @@ function main(): void {
     },
   });
   if (!values.org || !values.sub) throw new Error(USAGE);
+  loadDotEnv();
   const config = loadConfig();
   if (config.jwt.kind !== 'secret') {
     throw new Error(

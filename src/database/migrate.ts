@@ -1,10 +1,12 @@
 /* Applies pending migrations and exits: `npm run migration:run`. */
 import 'reflect-metadata';
 import { loadConfig } from '../config/app-config';
+import { loadDotEnv } from '../config/dot-env';
 import { dataSourceOptions, openDataSource } from './data-source';
 import { waitForDatabase } from './wait-for-database';
 
 async function main(): Promise<void> {
+  loadDotEnv();
   const config = loadConfig();
   if (config.databaseUrl) {
     await waitForDatabase({
