@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import jwt from 'jsonwebtoken';
+import { DataSource } from 'typeorm';
 import { aWhatsappChannel } from './support/factories';
 import { copyEmbeddedTemplate } from './support/template-database';
 import { bearer, startApp, tokenFor } from './support/test-app';
@@ -49,6 +50,21 @@ describe('Embedded database (e2e)', () => {
       });
     } finally {
       await second.close();
+    }
+  });
+
+  it('runs the embedded database with its memory settings (README: memory of the embedded database)', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'agentline-settings-'));
+    copyEmbeddedTemplate(dataDir);
+    const t = await startApp({ DATABASE_URL: undefined, DATA_DIR: dataDir });
+    try {
+      const db = t.app.get(DataSource);
+      expect(await db.query('SHOW shared_buffers')).toEqual([{ shared_buffers: '16MB' }]);
+      expect(await db.query('SHOW maintenance_work_mem')).toEqual([
+        { maintenance_work_mem: '16MB' },
+      ]);
+    } finally {
+      await t.close();
     }
   });
 
