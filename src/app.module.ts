@@ -18,6 +18,8 @@ import { loadConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
+import { MetricsModule } from './metrics/metrics.module';
+import { readMetricsConfig } from './metrics/metrics.config';
 import { IdempotencyInterceptor } from './common/idempotency/idempotency.interceptor';
 import { IdempotencyModule } from './common/idempotency/idempotency.module';
 import { readSchedulerConfig } from './scheduler/scheduler.config';
@@ -36,13 +38,15 @@ export function readConfiguration(env: NodeJS.ProcessEnv = process.env) {
   const scheduler = readSchedulerConfig(env, channels);
   const tools = readToolsConfig(env, app);
   const agentEvents = readAgentEventsConfig(env);
-  return { app, channels, scheduler, tools, agentEvents };
+  const metrics = readMetricsConfig(env);
+  return { app, channels, scheduler, tools, agentEvents, metrics };
 }
 
 @Module({
   imports: [
     ConfigModule,
     LoggingModule,
+    MetricsModule,
     CommonModule,
     CryptoModule,
     DatabaseModule,

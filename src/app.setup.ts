@@ -14,6 +14,8 @@ import { AppLogger, Loggers } from './common/logging/app-logger';
 import { LOGGERS } from './common/logging/logging.module';
 import { AppConfig } from './config/app-config';
 import { APP_CONFIG } from './config/config.module';
+import { httpMetrics } from './metrics/http-metrics';
+import { Metrics } from './metrics/metrics';
 
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
@@ -45,6 +47,7 @@ export function configureApp(app: INestApplication): void {
   // Whose X-Forwarded-For to believe for req.ip (rate limits per client address); none by default.
   http.set('trust proxy', app.get<AppConfig>(APP_CONFIG).trustProxy);
   app.use(accessLog(app.get<Loggers>(LOGGERS).access));
+  app.use(httpMetrics(app.get(Metrics)));
   app.use(WEBHOOK_PATH, parseRawWebhookBody, bodyParserErrors);
   app.use(requireJsonBody, parseJsonBody, bodyParserErrors);
   // Built on the first request for it, not at boot (about a tenth of the start-up time).

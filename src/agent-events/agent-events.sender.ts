@@ -1,3 +1,4 @@
+import { Metrics } from '../metrics/metrics';
 import {
   Inject,
   Injectable,
@@ -66,7 +67,23 @@ export class AgentEventsSender implements OnApplicationBootstrap, OnApplicationS
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(AGENT_EVENTS_CONFIG) private readonly config: AgentEventsConfig,
     private readonly clock: Clock,
-  ) {}
+    metrics: Metrics,
+  ) {
+    metrics.gauge(
+      'agentline_agent_events',
+      'Agent events not yet delivered (pending), and given up after AGENT_EVENTS_MAX_AGE_MS (failed, until pruned).',
+      ['state'],
+      async (gauge) => {
+        const [counts] = (await this.dataSource.query(
+          `SELECT count(*) FILTER (WHERE delivered_at IS NULL AND failed_at IS NULL) AS pending,
+                  count(*) FILTER (WHERE failed_at IS NOT NULL) AS failed
+             FROM agent_events`,
+        )) as { pending: string; failed: string }[];
+        gauge.set({ state: 'pending' }, Number(counts.pending));
+        gauge.set({ state: 'failed' }, Number(counts.failed));
+      },
+    );
+  }
 
   onApplicationBootstrap(): void {
     const target = this.config.target;

@@ -277,7 +277,7 @@ export class ChannelMessageSender {
   ): Promise<void> {
     const at = this.clock.now();
     try {
-      await this.dataSource.transaction(async (db) => {
+      const deactivatedNow = await this.dataSource.transaction(async (db) => {
         const deactivated = returnedRows<{ id: string }>(
           await db.query(
             `UPDATE ${channel.kind}_channels
@@ -289,7 +289,7 @@ export class ChannelMessageSender {
             [channel.id, channel.sealedToken, toIso(at), rejection.code, rejection.message],
           ),
         );
-        if (deactivated.length === 0) return;
+        if (deactivated.length === 0) return false;
         const deactivation = {
           kind: channel.kind,
           channelId: channel.id,
@@ -299,11 +299,20 @@ export class ChannelMessageSender {
           at,
         };
         for (const listener of this.deactivationListeners) await listener(db, deactivation);
+        return true;
       });
-      this.logger.warn(
-        { channelId: channel.id },
-        'Meta refused the channel token; channel is now inactive',
-      );
+      // Once, by the process that deactivated it: the operator must give it a new token.
+      if (deactivatedNow) {
+        this.logger.warn(
+          {
+            organization_id: channel.organizationId,
+            channel_id: channel.id,
+            code: rejection.code,
+            reason: rejection.message,
+          },
+          'Meta refused the channel token; channel is now inactive',
+        );
+      }
     } catch (error) {
       this.logger.error(
         { err: error, channelId: channel.id },

@@ -1,3 +1,4 @@
+import { withLogContext } from '../common/logging/log-context';
 import { hostname } from 'node:os';
 import {
   BeforeApplicationShutdown,
@@ -133,7 +134,8 @@ export class SchedulerEngine implements OnApplicationBootstrap, BeforeApplicatio
       this.tickAgain = true;
       return;
     }
-    this.ticking = this.tick().finally(() => {
+    // A tick is the scheduler's own work, even when a request woke it: not logged under its id.
+    this.ticking = withLogContext({}, () => this.tick()).finally(() => {
       this.ticking = undefined;
       if (this.tickAgain) {
         this.tickAgain = false;

@@ -17,6 +17,7 @@ import { FollowUpsService } from './follow-ups.service';
 import { readSchedulerConfig, SCHEDULER_CONFIG, SchedulerConfig } from './scheduler.config';
 import { SCHEDULER_ENTITIES } from './scheduler.entities';
 import { SchedulerEngine } from './scheduler.engine';
+import { SchedulerMetrics } from './scheduler.metrics';
 import { SchedulerWorkers } from './scheduler-workers';
 
 @Module({
@@ -41,6 +42,7 @@ import { SchedulerWorkers } from './scheduler-workers';
     DeliveryStatuses,
     DeliveryEvents,
     SchedulerEngine,
+    SchedulerMetrics,
     SchedulerWorkers,
     {
       provide: MessageComposer,

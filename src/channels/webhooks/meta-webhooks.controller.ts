@@ -28,6 +28,7 @@ import { ApiProblemResponses } from '../../common/http/openapi.decorators';
 import type { ChannelKind } from '../channel-transport';
 import { CHANNELS_CONFIG, ChannelsConfig } from '../channels.config';
 import { isSignedByMeta } from './meta-signature';
+import { Metrics } from '../../metrics/metrics';
 import { WebhookChannel, WebhookInbox } from './webhook-inbox';
 
 /** Longer challenges are refused: Meta's are short numbers, and we echo it back verbatim. */
@@ -51,6 +52,7 @@ export class MetaWebhooksController {
   constructor(
     private readonly inbox: WebhookInbox,
     @Inject(CHANNELS_CONFIG) private readonly config: ChannelsConfig,
+    private readonly metrics: Metrics,
   ) {}
 
   @Get('whatsapp/:channel_id')
@@ -148,6 +150,7 @@ export class MetaWebhooksController {
     const body: unknown = request.body;
     const raw = Buffer.isBuffer(body) ? body : Buffer.alloc(0);
     if (!isSignedByMeta(raw, signature, this.config.metaAppSecrets)) {
+      this.metrics.webhookNotifications.inc({ channel_kind: kind, result: 'bad_signature' });
       throw new ProblemException(
         'invalid_signature',
         this.config.metaAppSecrets.length === 0
@@ -156,8 +159,12 @@ export class MetaWebhooksController {
       );
     }
     const channel: WebhookChannel | undefined = await this.inbox.findChannel(kind, channelId);
-    if (!channel) throw noSuchChannel();
+    if (!channel) {
+      this.metrics.webhookNotifications.inc({ channel_kind: kind, result: 'unknown_channel' });
+      throw noSuchChannel();
+    }
     await this.inbox.store(channel, raw);
+    this.metrics.webhookNotifications.inc({ channel_kind: kind, result: 'accepted' });
   }
 }
 

@@ -1,3 +1,4 @@
+import { withLogContext } from '../../common/logging/log-context';
 import {
   Inject,
   Injectable,
@@ -184,14 +185,15 @@ export class WebhookInbox implements OnApplicationBootstrap, OnApplicationShutdo
       this.drainAgain = true;
       return this.draining;
     }
-    this.draining = (async () => {
+    // The inbox's own work, even when a webhook request started it: not logged under its id.
+    this.draining = withLogContext({}, async () => {
       do {
         this.drainAgain = false;
         while (!this.stopped && (await this.processNext())) {
           // one notification per transaction
         }
       } while (this.drainAgain && !this.stopped);
-    })()
+    })
       .catch((error: unknown) => {
         this.logger.warn(
           { err: error },

@@ -7,7 +7,8 @@ import { withLogContext } from './log-context';
 /** An incoming X-Request-Id is kept when it looks like an id; anything else gets a new one. */
 const REQUEST_ID = /^[A-Za-z0-9][A-Za-z0-9._:@/+=-]{0,127}$/;
 
-const PROBES = new Set(['/health', '/health/live', '/health/ready']);
+/** Asked every few seconds by machines; only their failures are news. */
+const PROBES = new Set(['/health', '/health/live', '/health/ready', '/metrics']);
 
 /**
  * Readiness probes come every few seconds from every load balancer: a healthy answer is not

@@ -1,3 +1,5 @@
+import { withLogContext } from '../../common/logging/log-context';
+import { Metrics } from '../../metrics/metrics';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
   ChannelMessageSender,
@@ -83,6 +85,7 @@ export class DeliveryWorker {
     private readonly clock: Clock,
     @Inject(SCHEDULER_CONFIG) private readonly config: SchedulerConfig,
     private readonly availability: DatabaseAvailability,
+    private readonly metrics: Metrics,
   ) {}
 
   /** Delivers until nothing is due (or `shouldStop`); returns how many deliveries it took. */
@@ -213,7 +216,7 @@ export class DeliveryWorker {
     }
   }
 
-  private async send(
+  private send(
     owner: string,
     delivery: ClaimedDelivery,
     channels: BatchChannels | undefined,
@@ -221,18 +224,46 @@ export class DeliveryWorker {
     recorder: OutcomeRecorder,
     shouldStop: () => boolean,
   ): Promise<void> {
-    try {
-      const outcome = await this.deliver(owner, delivery, channels, conversations, shouldStop);
-      if (!outcome) return; // stopping or taken over: not sent
-      this.setState(delivery, 'recording');
-      await recorder.record(outcome);
-      this.held.delete(claimKey(refOf(delivery)));
-    } catch (error) {
-      // Only when stopping: the outcome could not be written within the grace period. The row is
-      // taken over once this process stops beating, as after a crash.
-      this.logger.error(
-        { err: error, deliveryId: delivery.id },
-        'could not record a delivery outcome',
+    // Its own log context, never that of the request that happened to wake the scheduler.
+    const context = {
+      organization_id: delivery.organizationId,
+      follow_up_id: delivery.followUpId ?? undefined,
+      delivery_id: delivery.id,
+      channel_id: delivery.channelId,
+    };
+    return withLogContext(context, async () => {
+      try {
+        const outcome = await this.deliver(owner, delivery, channels, conversations, shouldStop);
+        if (!outcome) return; // stopping or taken over: not sent
+        this.setState(delivery, 'recording');
+        await recorder.record(outcome);
+        this.held.delete(claimKey(refOf(delivery)));
+        this.account(delivery, outcome);
+      } catch (error) {
+        // Only when stopping: the outcome could not be written within the grace period. The row is
+        // taken over once this process stops beating, as after a crash.
+        this.logger.error({ err: error }, 'could not record a delivery outcome');
+      }
+    });
+  }
+
+  /** Metrics for a recorded outcome, and one warning for a delivery that failed for good. */
+  private account(delivery: ClaimedDelivery, outcome: DeliveryOutcome): void {
+    const kind = delivery.channelKind;
+    this.metrics.deliveries.inc({
+      outcome: outcome.status === 'pending' ? 'retry' : outcome.status,
+      channel_kind: kind,
+    });
+    if (outcome.status === 'sent') {
+      this.metrics.deliveryLag.observe(
+        { channel_kind: kind },
+        Math.max(0, outcome.at - delivery.occurrenceAt) / 1000,
+      );
+    }
+    if (outcome.status === 'failed') {
+      this.logger.warn(
+        { code: outcome.errorCode, attempts: delivery.attempts, reason: outcome.errorMessage },
+        'delivery failed for good',
       );
     }
   }

@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { toIso as iso } from '../../common/time';
+import { Metrics } from '../../metrics/metrics';
 import { loadStoredSchedule } from '../schedule/schedule.parser';
 
 interface DueFollowUp {
@@ -22,11 +23,15 @@ interface DueFollowUp {
 export class FollowUpDispatcher {
   private readonly logger = new Logger(FollowUpDispatcher.name);
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly metrics: Metrics,
+  ) {}
 
   /** Dispatches one batch; returns how many follow-ups it took (a full batch means: call again). */
   async dispatchBatch(now: number, batchSize: number): Promise<number> {
-    return this.dataSource.transaction(async (db) => {
+    const dueAt: number[] = [];
+    const dispatched = await this.dataSource.transaction(async (db) => {
       const due: DueFollowUp[] = await db.query(
         `SELECT id, frequency, time_zone, anchor_at, next_run_at FROM follow_ups
           WHERE status = 'active' AND next_run_at <= $1
@@ -36,6 +41,7 @@ export class FollowUpDispatcher {
         [iso(now), batchSize],
       );
       if (due.length === 0) return 0;
+      dueAt.push(...due.map((followUp) => new Date(followUp.next_run_at).getTime()));
 
       const advanced = due.map((followUp) => {
         const next = this.nextRunAfter(followUp, now);
@@ -65,6 +71,10 @@ export class FollowUpDispatcher {
       );
       return due.length;
     });
+    // Once committed: the deliveries are queued now.
+    const queuedAt = Date.now();
+    for (const at of dueAt) this.metrics.dispatchLag.observe(Math.max(0, queuedAt - at) / 1000);
+    return dispatched;
   }
 
   /** The earliest next_run_at of an active follow-up (the partial due index answers it). */

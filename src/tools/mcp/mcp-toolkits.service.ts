@@ -1,3 +1,4 @@
+import { Metrics } from '../../metrics/metrics';
 import {
   Inject,
   Injectable,
@@ -65,7 +66,18 @@ export class McpToolkits implements OnApplicationBootstrap, OnApplicationShutdow
   constructor(
     @Inject(TOOLS_CONFIG) private readonly config: ToolsConfig,
     private readonly catalog: ToolCatalog,
+    metrics: Metrics,
   ) {
+    metrics.gauge(
+      'agentline_mcp_server_up',
+      'Configured MCP servers: 1 while connected, else 0.',
+      ['server'],
+      (gauge) => {
+        for (const server of this.status()) {
+          gauge.set({ server: server.id }, server.state === 'connected' ? 1 : 0);
+        }
+      },
+    );
     for (const server of config.mcp.servers) {
       this.servers.set(server.id, {
         config: server,

@@ -1,3 +1,4 @@
+import { Metrics } from '../../metrics/metrics';
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, In, Repository } from 'typeorm';
@@ -55,6 +56,7 @@ export class OAuth2GrantsService {
     private readonly tokens: OAuth2TokenClient,
     private readonly secrets: SecretBox,
     private readonly clock: Clock,
+    private readonly metrics: Metrics,
   ) {}
 
   async findByAgent(organizationId: string, agentId: string): Promise<OAuth2GrantEntity[]> {
@@ -183,6 +185,7 @@ export class OAuth2GrantsService {
             updatedAt: new Date(now),
           },
         );
+        this.metrics.oauth2Refreshes.inc({ outcome: 'refreshed' });
         this.logger.log({ provider: owner.providerId, grant: grant.id }, 'access token refreshed');
         return tokens.accessToken;
       }
@@ -201,10 +204,12 @@ export class OAuth2GrantsService {
           },
         );
         await this.failTools(db, owner, reason, now);
+        this.metrics.oauth2Refreshes.inc({ outcome: 'refused' });
         this.logger.warn({ provider: owner.providerId, grant: grant.id }, 'refresh refused');
         return null;
       }
       // Transient: the token still in hand (if any) is the best answer; the next call retries.
+      this.metrics.oauth2Refreshes.inc({ outcome: 'failed' });
       this.logger.warn({ provider: owner.providerId, reason: outcome.reason }, 'refresh failed');
       return current;
     });

@@ -1,0 +1,22 @@
+import { Transform } from 'class-transformer';
+import { IsInt, IsOptional, IsString, Max, Min, MinLength } from 'class-validator';
+import { readEnvironment, toInteger } from '../config/environment';
+
+export class MetricsEnvironment {
+  /** When set, `GET /metrics` on the API port needs `Authorization: Bearer <METRICS_TOKEN>`. */
+  @IsOptional() @IsString() @MinLength(16) METRICS_TOKEN?: string;
+  /** When set, metrics are served on this port (same HOST) instead of the API port. */
+  @IsOptional() @Transform(toInteger) @IsInt() @Min(1) @Max(65_535) METRICS_PORT?: number;
+}
+
+export interface MetricsConfig {
+  token?: string;
+  port?: number;
+}
+
+export const METRICS_CONFIG = Symbol('METRICS_CONFIG');
+
+export function readMetricsConfig(env: NodeJS.ProcessEnv): MetricsConfig {
+  const vars = readEnvironment(MetricsEnvironment, env);
+  return { token: vars.METRICS_TOKEN, port: vars.METRICS_PORT };
+}

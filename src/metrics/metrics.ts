@@ -1,0 +1,84 @@
+import { Injectable } from '@nestjs/common';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/** Seconds: from a millisecond to ten minutes, for request durations and lags alike. */
+const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 600];
+
+/**
+ * The process's Prometheus metrics (docs/operations.md lists them with example alerts). One
+ * registry per application, not prom-client's global one, so that several apps in one process
+ * (the tests) do not share counters. Counters are counted where things happen; gauges that
+ * describe a module's tables are registered by that module (`gauge`) and read at scrape time.
+ */
+@Injectable()
+export class Metrics {
+  readonly registry = new Registry();
+
+  readonly httpRequests = new Histogram({
+    name: 'agentline_http_request_duration_seconds',
+    help: 'HTTP requests by route template, method and status, with their duration.',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: SECONDS,
+    registers: [this.registry],
+  });
+
+  readonly deliveries = new Counter({
+    name: 'agentline_deliveries_total',
+    help: 'Delivery outcomes recorded by this process: sent, retry (will be tried again), failed, skipped.',
+    labelNames: ['outcome', 'channel_kind'] as const,
+    registers: [this.registry],
+  });
+
+  readonly deliveryLag = new Histogram({
+    name: 'agentline_delivery_lag_seconds',
+    help: 'From the moment a message was due to the moment Meta accepted it.',
+    labelNames: ['channel_kind'] as const,
+    buckets: SECONDS,
+    registers: [this.registry],
+  });
+
+  readonly dispatchLag = new Histogram({
+    name: 'agentline_dispatch_lag_seconds',
+    help: "From a follow-up occurrence's due time to its deliveries being queued.",
+    buckets: SECONDS,
+    registers: [this.registry],
+  });
+
+  readonly webhookNotifications = new Counter({
+    name: 'agentline_webhook_notifications_total',
+    help: "Meta's webhook notifications: accepted (stored), or rejected (bad signature, unknown channel).",
+    labelNames: ['channel_kind', 'result'] as const,
+    registers: [this.registry],
+  });
+
+  readonly oauth2Refreshes = new Counter({
+    name: 'agentline_oauth2_refreshes_total',
+    help: 'OAuth2 access token refreshes by outcome: refreshed, refused (the grant is gone), failed.',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
+  constructor() {
+    // Process metrics: CPU, memory, heap, handles, GC, and event-loop lag (nodejs_eventloop_lag_*).
+    collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** A gauge read at scrape time; `collect` sets its values (and may query the database). */
+  gauge<L extends string>(
+    name: string,
+    help: string,
+    labelNames: readonly L[],
+    collect: (gauge: Gauge<L>) => Promise<void> | void,
+  ): void {
+    new Gauge<L>({
+      name,
+      help,
+      labelNames,
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        await collect(this);
+      },
+    });
+  }
+}

@@ -1,0 +1,181 @@
+import { randomBytes } from 'node:crypto';
+import { eventually } from './support/eventually';
+import { aWhatsappChannel } from './support/factories';
+import { FakeGraphApi, graphErrorReply } from './support/fake-graph-api';
+import { freePort } from './support/free-port';
+import { postToWebhook, whatsappNotification } from './support/meta-webhooks';
+import { bearer, startApp, TestApp, tokenFor } from './support/test-app';
+
+const SECRET = 'metrics-app-secret';
+
+/** The value of one series of the exposition text, or undefined when it is not there. */
+const sample = (text: string, series: string): number | undefined => {
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+};
+
+describe('Metrics (e2e)', () => {
+  describe('on the API port', () => {
+    let graph: FakeGraphApi;
+    let t: TestApp;
+    const auth = bearer(tokenFor());
+    const scrape = async () => (await t.http().get('/metrics').expect(200)).text;
+
+    beforeAll(async () => {
+      graph = await FakeGraphApi.start();
+      t = await startApp({
+        SCHEDULER_ENABLED: 'true',
+        SCHEDULER_TICK_MS: '50',
+        GRAPH_API_URL: graph.url,
+        META_APP_SECRET: SECRET,
+      });
+    });
+    afterAll(async () => {
+      await t.close();
+      await graph.close();
+    });
+
+    it('counts requests by route template, method and status, with their duration', async () => {
+      await t.http().get('/v1/tools').expect(401);
+      const channel = (
+        await t.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201)
+      ).body.data;
+      await t.http().get(`/v1/channels/whatsapp/${channel.id}`).set(auth).expect(200);
+      const res = await t.http().get('/metrics').expect(200);
+      expect(res.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
+      const text = res.text;
+      expect(
+        sample(
+          text,
+          'agentline_http_request_duration_seconds_count{method="GET",route="/v1/tools",status="401"}',
+        ),
+      ).toBeGreaterThanOrEqual(1);
+      // One series for every channel id: the template, not the path.
+      expect(
+        sample(
+          text,
+          'agentline_http_request_duration_seconds_count{method="GET",route="/v1/channels/whatsapp/:id",status="200"}',
+        ),
+      ).toBe(1);
+      expect(text).not.toContain(channel.id);
+      // Process metrics, event-loop lag included.
+      expect(text).toContain('process_resident_memory_bytes');
+      expect(text).toContain('nodejs_eventloop_lag_p99_seconds');
+    });
+
+    it('counts deliveries by outcome and channel kind, their lag, and shows the outbox', async () => {
+      const channel = (
+        await t.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201)
+      ).body.data;
+      await t
+        .http()
+        .post(`/v1/channels/whatsapp/${channel.id}/messages`)
+        .set(auth)
+        .send({ to: '+34612345678', text: 'Hello' })
+        .expect(202);
+      await eventually(async () =>
+        expect(
+          sample(
+            await scrape(),
+            'agentline_deliveries_total{outcome="sent",channel_kind="whatsapp"}',
+          ),
+        ).toBe(1),
+      );
+      const text = await scrape();
+      expect(sample(text, 'agentline_delivery_lag_seconds_count{channel_kind="whatsapp"}')).toBe(1);
+      expect(sample(text, 'agentline_outbox_deliveries{status="pending",due="true"}')).toBe(0);
+      expect(sample(text, 'agentline_outbox_deliveries{status="claimed",due="true"}')).toBe(0);
+      expect(sample(text, 'agentline_agent_events{state="pending"}')).toBe(0);
+    });
+
+    it('counts a delivery that fails for good, and warns once with its context', async () => {
+      const org = `org-${randomBytes(6).toString('hex')}`;
+      const as = bearer(tokenFor({ org }));
+      const channel = (
+        await t.http().post('/v1/channels/whatsapp').set(as).send(aWhatsappChannel()).expect(201)
+      ).body.data;
+      graph.enqueue(graphErrorReply(400, 131026, 'Message undeliverable'));
+      const delivery = (
+        await t
+          .http()
+          .post(`/v1/channels/whatsapp/${channel.id}/messages`)
+          .set(as)
+          .send({ to: '+34612345679', text: 'Hello' })
+          .expect(202)
+      ).body.data;
+      await eventually(async () =>
+        expect(
+          sample(
+            await scrape(),
+            'agentline_deliveries_total{outcome="failed",channel_kind="whatsapp"}',
+          ),
+        ).toBe(1),
+      );
+      const warnings = t
+        .logs()
+        .split('\n')
+        .filter((line) => line.includes('delivery failed for good'))
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toMatchObject({
+        level: 40,
+        organization_id: org,
+        channel_id: channel.id,
+        delivery_id: delivery.id,
+        code: '131026',
+      });
+      // Background work: not logged under the id of the request that queued it.
+      expect(warnings[0].request_id).toBeUndefined();
+    });
+
+    it("counts Meta's notifications, accepted and rejected", async () => {
+      const channel = (
+        await t.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201)
+      ).body.data;
+      const payload = whatsappNotification(channel.number_id, { statuses: [] });
+      await postToWebhook(t, 'whatsapp', channel.id, payload, SECRET).expect(200);
+      await postToWebhook(t, 'whatsapp', channel.id, payload, 'wrong-secret').expect(401);
+      const text = await scrape();
+      expect(
+        sample(
+          text,
+          'agentline_webhook_notifications_total{channel_kind="whatsapp",result="accepted"}',
+        ),
+      ).toBe(1);
+      expect(
+        sample(
+          text,
+          'agentline_webhook_notifications_total{channel_kind="whatsapp",result="bad_signature"}',
+        ),
+      ).toBe(1);
+    });
+  });
+
+  it('asks for METRICS_TOKEN when it is set', async () => {
+    const token = randomBytes(24).toString('hex');
+    const t = await startApp({ METRICS_TOKEN: token });
+    try {
+      await t.http().get('/metrics').expect(401);
+      await t.http().get('/metrics').set('Authorization', 'Bearer not-the-token').expect(401);
+      // A user's JWT is not the metrics token.
+      await t.http().get('/metrics').set(bearer(tokenFor())).expect(401);
+      await t.http().get('/metrics').set('Authorization', `Bearer ${token}`).expect(200);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('serves them on METRICS_PORT instead, when it is set', async () => {
+    const port = await freePort();
+    const t = await startApp({ METRICS_PORT: String(port) });
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/metrics`);
+      expect(res.status).toBe(200);
+      expect(await res.text()).toContain('agentline_deliveries_total');
+      expect((await fetch(`http://127.0.0.1:${port}/other`)).status).toBe(404);
+      await t.http().get('/metrics').expect(404);
+    } finally {
+      await t.close();
+    }
+  });
+});
