@@ -191,10 +191,13 @@ describe('Agent events (e2e)', () => {
     const attempts = endpoint.events('message.received');
     expect(attempts).toHaveLength(4);
     expect(new Set(attempts.map((a) => a.headers['webhook-id'])).size).toBe(1);
-    const rows: { delivered_at: Date | null; attempts: number }[] = await t.app
-      .get(DataSource)
-      .query('SELECT delivered_at, attempts FROM agent_events WHERE organization_id = $1', [org]);
-    expect(rows).toEqual([{ delivered_at: expect.any(Date), attempts: 4 }]);
+    // The sender records the delivery after the endpoint's answer: it may lag the receipt.
+    await eventually(async () => {
+      const rows: { delivered_at: Date | null; attempts: number }[] = await t.app
+        .get(DataSource)
+        .query('SELECT delivered_at, attempts FROM agent_events WHERE organization_id = $1', [org]);
+      expect(rows).toEqual([{ delivered_at: expect.any(Date), attempts: 4 }]);
+    });
   });
 
   it('tells delivery.updated on a status and channel.deactivated when Meta rejects the token', async () => {

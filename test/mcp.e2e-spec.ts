@@ -361,6 +361,11 @@ describe('MCP toolkits (e2e)', () => {
     });
 
     it('picks up silent changes on refresh', async () => {
+      // A refresh that lists the same tools leaves the catalog, and its pages' ETags, as they were.
+      const page = () => t.http().get('/v1/tools/specs?toolkit=AcmeIssueTracker').set(auth);
+      const before = (await page().expect(200)).headers.etag;
+      await mcp.refresh('tracker');
+      await page().set('If-None-Match', before).expect(304);
       await tracker.addTool(
         {
           tool: { name: 'ping', description: 'Pings.', inputSchema: { type: 'object' } },

@@ -95,6 +95,16 @@ describe('Tools (e2e)', () => {
       await t.http().get('/v1/tools/specs?toolkit=math').set('If-None-Match', etag).expect(401);
     });
 
+    it('does not serve the unfiltered page to ?toolkit= (which matches no toolkit), nor the reverse', async () => {
+      const empty = await t.http().get('/v1/tools/specs?toolkit=').set(auth);
+      const all = await t.http().get('/v1/tools/specs').set(auth).expect(200);
+      const emptyAgain = await t.http().get('/v1/tools/specs?toolkit=').set(auth);
+      expect(emptyAgain.status).toBe(empty.status);
+      expect(emptyAgain.text).toBe(empty.text);
+      expect(all.body.data.total_count).toBeGreaterThan(0);
+      if (empty.status === 200) expect(empty.body.data.total_count).toBe(0);
+    });
+
     it('gives each format, toolkit and page its own ETag', async () => {
       const etags = await Promise.all(
         [

@@ -193,7 +193,8 @@ export class ToolsService {
     if (query.agent_id !== undefined) return build();
     const key = [
       query.format ?? 'openai',
-      query.toolkit?.toLowerCase() ?? '',
+      // `?toolkit=` (no toolkit matches '') is not the unfiltered page.
+      query.toolkit === undefined ? '*' : `=${query.toolkit.toLowerCase()}`,
       query.offset ?? 0,
       query.limit ?? DEFAULT_SPECS_LIMIT,
     ].join('\u0000');

@@ -60,6 +60,8 @@ export class ToolCatalog {
   private readonly logger = new Logger(ToolCatalog.name);
   private readonly builtin: readonly ResolvedToolkit[];
   private readonly dynamic = new Map<string, readonly ResolvedToolkit[]>();
+  /** Per source, what it last gave and what came of it: a refresh that lists the same is a no-op. */
+  private readonly lastGiven = new Map<string, { given: string; result: DynamicToolkitsResult }>();
   private view: CatalogView;
   private changes = 0;
 
@@ -114,6 +116,11 @@ export class ToolCatalog {
     source: string,
     toolkits: readonly DynamicToolkitDefinition[],
   ): DynamicToolkitsResult {
+    // An MCP server is listed again every few minutes: the same list keeps the catalog (and the
+    // pages served from it) as they are.
+    const given = JSON.stringify(toolkits);
+    const last = this.lastGiven.get(source);
+    if (last?.given === given) return last.result;
     const owners = new Map<string, string>();
     const functionNames = new Map<string, string>();
     const claim = (toolkit: ResolvedToolkit, owner: string) => {
@@ -146,7 +153,11 @@ export class ToolCatalog {
     for (const { toolkit, reason } of skipped) {
       this.logger.warn(`Skipped toolkit "${toolkit}" of source "${source}": ${reason}`);
     }
-    return { accepted: accepted.map((t) => t.name), skipped };
+    const result = { accepted: accepted.map((t) => t.name), skipped };
+    // What other sources gave may now resolve differently (a name this one freed): forget it.
+    this.lastGiven.clear();
+    this.lastGiven.set(source, { given, result });
+    return result;
   }
 
   /** The resolved toolkit, or why it cannot join the catalog. */
