@@ -127,6 +127,12 @@ describe('Follow-up delivery (e2e)', () => {
       expect(await getFollowUp(created.id)).toMatchObject({
         status: 'completed',
         next_run_at: null,
+        // What became of its messages, beside a status that says only that the schedule ended.
+        deliveries: {
+          latest_occurrence_at: created.next_run_at,
+          latest: { sent: 2, failed: 0, pending: 0 },
+          total: { sent: 2, failed: 0, pending: 0 },
+        },
       });
       // Nothing more is sent, however long we wait.
       clock.advance(48 * HOUR);

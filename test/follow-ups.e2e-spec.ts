@@ -55,6 +55,29 @@ describe('Follow-ups (e2e)', () => {
         created_by: 'carol',
         created_at: expect.any(Number),
         updated_at: expect.any(Number),
+        deliveries: {
+          latest_occurrence_at: null,
+          latest: {
+            pending: 0,
+            sending: 0,
+            sent: 0,
+            delivered: 0,
+            read: 0,
+            failed: 0,
+            cancelled: 0,
+            skipped: 0,
+          },
+          total: {
+            pending: 0,
+            sending: 0,
+            sent: 0,
+            delivered: 0,
+            read: 0,
+            failed: 0,
+            cancelled: 0,
+            skipped: 0,
+          },
+        },
       });
       // daily: the same wall-clock time tomorrow (23 to 25 hours away, by DST).
       const delta = res.body.next_run_at - res.body.created_at;

@@ -5,7 +5,7 @@ import {
   ListFollowUpsQueryDto,
   SchedulePreviewQueryDto,
 } from '../scheduler/dto/follow-up.dto';
-import { toFollowUpResponse } from '../scheduler/follow-up.mapper';
+import { toFollowUpResponse, toFollowUpResponses } from '../scheduler/follow-up.mapper';
 import { FollowUpsService } from '../scheduler/follow-ups.service';
 import { SchedulerWorkers, SchedulePreviewTimeout } from '../scheduler/scheduler-workers';
 import { requiredString } from '../tools/execution/required-input';
@@ -49,7 +49,10 @@ export function followUpExecutors(
           agent_id: context.agentId,
         });
         const page = await followUps.list(context.organizationId, query);
-        return { ...page, items: page.items.map(toFollowUpResponse) };
+        return {
+          ...page,
+          items: await toFollowUpResponses(followUps, context.organizationId, page.items),
+        };
       },
     },
     'Agentline.CancelFollowUp': {

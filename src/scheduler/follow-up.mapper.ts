@@ -1,9 +1,18 @@
 import { toMillis, toMillisOrNull } from '../common/time';
-import { DeliveryAttemptDto, DeliveryDto, FollowUpDto } from './dto/follow-up.dto';
+import {
+  DeliveryAttemptDto,
+  DeliveryDto,
+  FollowUpDeliveryCountsDto,
+  FollowUpDto,
+} from './dto/follow-up.dto';
+import { FollowUpsService, noDeliveries } from './follow-ups.service';
 import { DeliveryEntity } from './entities/delivery.entity';
 import { FollowUpEntity } from './entities/follow-up.entity';
 
-export function toFollowUpResponse(followUp: FollowUpEntity): FollowUpDto {
+export function toFollowUpResponse(
+  followUp: FollowUpEntity,
+  deliveries: FollowUpDeliveryCountsDto = noDeliveries(followUp),
+): FollowUpDto {
   return {
     id: followUp.id,
     agent_id: followUp.agentId,
@@ -23,7 +32,18 @@ export function toFollowUpResponse(followUp: FollowUpEntity): FollowUpDto {
     created_by: followUp.createdBy,
     created_at: toMillis(followUp.createdAt),
     updated_at: toMillis(followUp.updatedAt),
+    deliveries,
   };
+}
+
+/** Follow-ups with their delivery counts, as every read answers them. */
+export async function toFollowUpResponses(
+  service: FollowUpsService,
+  organizationId: string,
+  followUps: readonly FollowUpEntity[],
+): Promise<FollowUpDto[]> {
+  const counts = await service.deliveryCounts(organizationId, followUps);
+  return followUps.map((followUp) => toFollowUpResponse(followUp, counts.get(followUp.id)));
 }
 
 /** A row of delivery_attempts, as the deliveries list reads it. */

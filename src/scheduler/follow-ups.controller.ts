@@ -21,7 +21,8 @@ import {
   SchedulePreviewDto,
   SchedulePreviewQueryDto,
 } from './dto/follow-up.dto';
-import { toDeliveryResponse, toFollowUpResponse } from './follow-up.mapper';
+import { toDeliveryResponse, toFollowUpResponse, toFollowUpResponses } from './follow-up.mapper';
+import { FollowUpEntity } from './entities/follow-up.entity';
 import { FollowUpsService } from './follow-ups.service';
 
 @ApiTags('scheduler')
@@ -57,7 +58,7 @@ export class FollowUpsController {
     @CurrentPrincipal() principal: Principal,
     @Param('id') id: string,
   ): Promise<FollowUpDto> {
-    return toFollowUpResponse(await this.followUps.findOne(principal.organizationId, id));
+    return this.read(principal, await this.followUps.findOne(principal.organizationId, id));
   }
 
   @Get('follow-ups')
@@ -68,7 +69,10 @@ export class FollowUpsController {
     @Query() query: ListFollowUpsQueryDto,
   ): Promise<FollowUpPageDto> {
     const page = await this.followUps.list(principal.organizationId, query);
-    return { ...page, items: page.items.map(toFollowUpResponse) };
+    return {
+      ...page,
+      items: await toFollowUpResponses(this.followUps, principal.organizationId, page.items),
+    };
   }
 
   @Post('follow-up/whatsapp/:id/pause')
@@ -81,7 +85,7 @@ export class FollowUpsController {
     @CurrentPrincipal() principal: Principal,
     @Param('id') id: string,
   ): Promise<FollowUpDto> {
-    return toFollowUpResponse(await this.followUps.pause(principal.organizationId, id));
+    return this.read(principal, await this.followUps.pause(principal.organizationId, id));
   }
 
   @Post('follow-up/whatsapp/:id/resume')
@@ -99,7 +103,7 @@ export class FollowUpsController {
     @CurrentPrincipal() principal: Principal,
     @Param('id') id: string,
   ): Promise<FollowUpDto> {
-    return toFollowUpResponse(await this.followUps.resume(principal.organizationId, id));
+    return this.read(principal, await this.followUps.resume(principal.organizationId, id));
   }
 
   @Delete('follow-up/whatsapp/:id')
@@ -146,5 +150,12 @@ export class FollowUpsController {
   @ApiOkResponse({ type: DataEnvelope(SchedulePreviewDto) })
   async preview(@Query() query: SchedulePreviewQueryDto): Promise<SchedulePreviewDto> {
     return { occurrences: await this.followUps.preview(query) };
+  }
+
+  private async read(principal: Principal, followUp: FollowUpEntity): Promise<FollowUpDto> {
+    const [response] = await toFollowUpResponses(this.followUps, principal.organizationId, [
+      followUp,
+    ]);
+    return response;
   }
 }

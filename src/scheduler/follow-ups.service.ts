@@ -1,3 +1,8 @@
+import { DELIVERY_STATUSES, DeliveryStatus } from './entities/delivery.entity';
+import type {
+  DeliveryStatusCounts,
+  FollowUpDeliveryCountsDto as FollowUpDeliveryCounts,
+} from './dto/follow-up.dto';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { IsNull, Repository } from 'typeorm';
@@ -41,6 +46,17 @@ function scheduleOrErrors(
       return { errors: [{ field: error.field, message: error.message }] };
     throw error;
   }
+}
+
+/** Deliveries by status, all at 0: a follow-up that has sent nothing yet. */
+export function noDeliveries(followUp: FollowUpEntity): FollowUpDeliveryCounts {
+  const zero = () =>
+    Object.fromEntries(DELIVERY_STATUSES.map((status) => [status, 0])) as DeliveryStatusCounts;
+  return {
+    latest_occurrence_at: followUp.lastRunAt ? followUp.lastRunAt.getTime() : null,
+    latest: zero(),
+    total: zero(),
+  };
 }
 
 @Injectable()
@@ -107,6 +123,35 @@ export class FollowUpsService {
     await this.followUps.insert(followUp);
     this.engine.wake();
     return followUp;
+  }
+
+  /**
+   * Per follow-up, its deliveries by status: those of its latest occurrence (last_run_at), and
+   * all. One query for a whole page.
+   */
+  async deliveryCounts(
+    organizationId: string,
+    followUps: readonly FollowUpEntity[],
+  ): Promise<Map<string, FollowUpDeliveryCounts>> {
+    const counts = new Map<string, FollowUpDeliveryCounts>(
+      followUps.map((followUp) => [followUp.id, noDeliveries(followUp)]),
+    );
+    if (followUps.length === 0) return counts;
+    const rows = (await this.followUps.query(
+      `SELECT d.follow_up_id, d.status, d.occurrence_at = f.last_run_at AS latest, count(*) AS count
+         FROM deliveries d JOIN follow_ups f ON f.id = d.follow_up_id
+        WHERE d.organization_id = $1
+          AND d.follow_up_id IN (SELECT value::uuid FROM jsonb_array_elements_text($2::jsonb))
+        GROUP BY 1, 2, 3`,
+      [organizationId, JSON.stringify(followUps.map((followUp) => followUp.id))],
+    )) as { follow_up_id: string; status: DeliveryStatus; latest: boolean | null; count: string }[];
+    for (const row of rows) {
+      const entry = counts.get(row.follow_up_id);
+      if (!entry) continue;
+      entry.total[row.status] += Number(row.count);
+      if (row.latest) entry.latest[row.status] += Number(row.count);
+    }
+    return counts;
   }
 
   async findOne(organizationId: string, id: string): Promise<FollowUpEntity> {

@@ -137,6 +137,37 @@ export class CreateFollowUpDto {
   template?: FollowUpTemplateDto;
 }
 
+/** A count per delivery status, every status present (0 when none). */
+export type DeliveryStatusCounts = Record<DeliveryStatus, number>;
+
+const COUNTS_EXAMPLE = Object.fromEntries(
+  DELIVERY_STATUSES.map((status) => [status, status === 'sent' ? 2 : 0]),
+);
+
+export class FollowUpDeliveryCountsDto {
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    description: 'The latest occurrence sent out (ms), as last_run_at; null before the first.',
+    example: 1763802000000,
+  })
+  latest_occurrence_at!: number | null;
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'integer' },
+    description: "The latest occurrence's deliveries by status (one per client phone number).",
+    example: COUNTS_EXAMPLE,
+  })
+  latest!: DeliveryStatusCounts;
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'integer' },
+    description: 'Every delivery of the follow-up so far, by status.',
+    example: COUNTS_EXAMPLE,
+  })
+  total!: DeliveryStatusCounts;
+}
+
 export class FollowUpDto {
   @ApiProperty({ format: 'uuid' }) id!: string;
   @ApiProperty() agent_id!: string;
@@ -170,6 +201,12 @@ export class FollowUpDto {
   created_at!: number;
   @ApiProperty({ type: 'integer', format: 'date-time', example: 1763800000000 })
   updated_at!: number;
+  @ApiProperty({
+    type: FollowUpDeliveryCountsDto,
+    description:
+      'What became of its messages: a follow-up can be `completed` with every delivery failed.',
+  })
+  deliveries!: FollowUpDeliveryCountsDto;
 }
 
 export class SchedulePreviewQueryDto {
