@@ -166,19 +166,22 @@ describe('Tools (e2e)', () => {
         function: {
           name: 'Math_Calculate',
           description: expect.any(String),
-          parameters: expect.objectContaining({ type: 'object' }),
+          // Strict wherever the parameters allow (src/tools/catalog/openai-strict.spec.ts).
+          strict: expect.any(Boolean),
+          parameters: expect.objectContaining({ type: 'object', additionalProperties: false }),
         },
       });
       expect(await pick('&format=openai')).toEqual(openai);
-      expect(await pick('&format=anthropic')).toEqual({
+      const anthropic = await pick('&format=anthropic');
+      expect(anthropic).toEqual({
         name: 'Math_Calculate',
         description: expect.any(String),
-        input_schema: (openai.function as { parameters: unknown }).parameters,
+        input_schema: expect.objectContaining({ type: 'object', additionalProperties: false }),
       });
       expect(await pick('&format=mcp')).toEqual({
         name: 'Math_Calculate',
         description: expect.any(String),
-        inputSchema: (openai.function as { parameters: unknown }).parameters,
+        inputSchema: anthropic.input_schema,
       });
     });
 

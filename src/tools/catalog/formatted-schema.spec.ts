@@ -123,12 +123,13 @@ describe('toToolInputJsonSchema', () => {
 });
 
 describe('formatted tool schemas', () => {
-  it('wraps the schema for OpenAI function calling', () => {
+  it('wraps the schema for OpenAI function calling, not strict with a free-form JSON parameter', () => {
     expect(toOpenAiFunction(sink)).toEqual({
       type: 'function',
       function: {
         name: 'Kitchen_Sink',
         description: 'Takes one parameter of each type.',
+        strict: false,
         parameters: toToolInputJsonSchema(sink),
       },
     });
@@ -162,12 +163,26 @@ describe('formatted tool schemas', () => {
     expect(new Set(names.map((n) => n.toLowerCase())).size).toBe(names.length);
   });
 
-  it('maps a real tool', () => {
+  it('maps a real tool, strict: optional parameters required and nullable, maxLength described', () => {
     const spec = loadToolCatalog().find('Google.SendEmail')!;
-    const { parameters } = toOpenAiFunction(spec).function;
-    expect(parameters.required).toEqual(['recipient', 'subject', 'body']);
-    expect(parameters.properties.cc).toMatchObject({ type: 'array', items: { type: 'string' } });
-    expect(parameters.properties.is_html.type).toBe('boolean');
+    const { parameters, strict } = toOpenAiFunction(spec).function;
+    expect(strict).toBe(true);
+    expect(parameters.required).toEqual(spec.parameters.map((param) => param.name));
+    expect(parameters.properties.recipient.type).toBe('string');
+    expect(parameters.properties.cc).toMatchObject({
+      type: ['array', 'null'],
+      items: { type: 'string' },
+    });
+    expect(parameters.properties.is_html.type).toEqual(['boolean', 'null']);
+    for (const property of Object.values(parameters.properties)) {
+      expect(property).not.toHaveProperty('maxLength');
+    }
+    const subject = spec.parameters.find((param) => param.name === 'subject')!;
+    if (subject.value_schema.max_length !== undefined) {
+      expect(parameters.properties.subject.description).toContain(
+        `At most ${subject.value_schema.max_length} characters.`,
+      );
+    }
   });
 
   it('publishes bounds under their JSON Schema names, on the elements of arrays', () => {

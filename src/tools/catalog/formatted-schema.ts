@@ -6,6 +6,8 @@ import {
   JsonSchemaType,
   McpTool,
   OpenAiFunctionTool,
+  OpenAiStrictParameters,
+  OpenAiStrictProperty,
   ParameterDefinition,
   ToolInputJsonSchema,
   ToolSchemaFormat,
@@ -86,15 +88,57 @@ function jsonSchemaBounds(schema: ValueSchemaDefinition, type: ValType): JsonSch
   };
 }
 
+/**
+ * OpenAI's function, with `strict: true` wherever strict mode can express the parameters: every
+ * parameter is then in `required`, an optional one also accepting null (which agentline treats
+ * as absent), and `maxLength` moves into the description, since strict mode does not support it
+ * (the execution still enforces it). A free-form JSON parameter (`json`) has no properties to
+ * list, so its tool stays non-strict.
+ */
 export function toOpenAiFunction(spec: ToolSpecificationDefinition): OpenAiFunctionTool {
+  const parameters = toToolInputJsonSchema(spec);
+  const strict = spec.parameters.every((param) => param.value_schema.val_type !== 'json');
   return {
     type: 'function',
     function: {
       name: formattedToolName(spec.qualifiedName),
       description: spec.description,
-      parameters: toToolInputJsonSchema(spec),
+      strict,
+      parameters: strict ? toOpenAiStrictParameters(parameters) : parameters,
     },
   };
+}
+
+function toOpenAiStrictParameters(schema: ToolInputJsonSchema): OpenAiStrictParameters {
+  const required = new Set(schema.required);
+  const properties: Record<string, OpenAiStrictProperty> = {};
+  for (const [name, property] of Object.entries(schema.properties)) {
+    const { maxLength, items, type, enum: values, ...rest } = property;
+    const limits = [
+      maxLength !== undefined && `At most ${maxLength} characters.`,
+      items?.maxLength !== undefined && `Each item at most ${items.maxLength} characters.`,
+    ].filter((limit): limit is string => typeof limit === 'string');
+    const optional = !required.has(name);
+    properties[name] = {
+      ...rest,
+      description: [rest.description, ...limits].filter(Boolean).join(' '),
+      type: optional ? [type, 'null'] : type,
+      ...(values && { enum: optional ? [...values, null] : values }),
+      ...(items && { items: withoutMaxLength(items) }),
+    };
+  }
+  return {
+    type: 'object',
+    properties,
+    required: Object.keys(properties),
+    additionalProperties: false,
+  };
+}
+
+function withoutMaxLength<T extends { maxLength?: number }>(value: T): Omit<T, 'maxLength'> {
+  const { maxLength: _dropped, ...rest } = value;
+  void _dropped;
+  return rest;
 }
 
 export function toAnthropicTool(spec: ToolSpecificationDefinition): AnthropicTool {

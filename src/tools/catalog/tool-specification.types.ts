@@ -198,9 +198,35 @@ export interface ToolInputJsonSchema {
   additionalProperties: false;
 }
 
+/**
+ * A parameter as OpenAI's strict mode takes it: listed in `required` even when optional, which
+ * then also accepts null; no `maxLength` (not among the keywords strict mode supports).
+ */
+export interface OpenAiStrictProperty extends Omit<
+  JsonSchemaProperty,
+  'type' | 'enum' | 'maxLength' | 'items'
+> {
+  type: JsonSchemaType | [JsonSchemaType, 'null'];
+  enum?: (string | null)[];
+  items?: Omit<JsonSchemaItems, 'maxLength'>;
+}
+
+export interface OpenAiStrictParameters {
+  type: 'object';
+  properties: Record<string, OpenAiStrictProperty>;
+  required: string[];
+  additionalProperties: false;
+}
+
 export interface OpenAiFunctionTool {
   type: 'function';
-  function: { name: string; description: string; parameters: ToolInputJsonSchema };
+  function: {
+    name: string;
+    description: string;
+    /** True wherever the tool's parameters fit strict mode (every one but free-form JSON objects). */
+    strict: boolean;
+    parameters: ToolInputJsonSchema | OpenAiStrictParameters;
+  };
 }
 
 export interface AnthropicTool {

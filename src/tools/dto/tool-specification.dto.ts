@@ -91,7 +91,7 @@ export class ToolSpecificationDto {
     type: 'object',
     additionalProperties: true,
     description:
-      'OpenAI function-calling form by default: {type: "function", function: {name, description, parameters}}.',
+      'OpenAI function-calling form by default: {type: "function", function: {name, description, strict, parameters}}, with strict: true wherever strict mode can express the parameters (every optional one then in required and nullable).',
   })
   formatted_schema!: object;
   @ApiProperty({ type: ToolInputDto }) input!: ToolInputDto;
