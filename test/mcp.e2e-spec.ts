@@ -202,6 +202,26 @@ describe('MCP toolkits (e2e)', () => {
       expect(anthropic.items[0].formatted_schema).toHaveProperty('input_schema');
     });
 
+    it("keeps the server's outputSchema and annotations in the mcp format, and only there", async () => {
+      const mcpFormat = await specs('?toolkit=AcmeIssueTracker&format=mcp&limit=50');
+      const byName = (name: string) =>
+        mcpFormat.items.find((s) => s.name === name)!.formatted_schema as unknown as Record<
+          string,
+          unknown
+        >;
+      expect(byName('Add').annotations).toEqual({ readOnlyHint: true, idempotentHint: true });
+      expect(byName('SearchIssues').outputSchema).toEqual({
+        type: 'object',
+        properties: { received: { type: 'object' } },
+        required: ['received'],
+      });
+      expect(byName('SearchIssues')).not.toHaveProperty('annotations');
+      const openai = await specs('?toolkit=AcmeIssueTracker&limit=50');
+      for (const item of openai.items) {
+        expect(JSON.stringify(item.formatted_schema)).not.toContain('readOnlyHint');
+      }
+    });
+
     it('lets an agent attach an MCP tool by name', async () => {
       const res = await t
         .http()

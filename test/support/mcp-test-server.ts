@@ -64,6 +64,11 @@ export function issueTrackerTools(): McpTestTool[] {
           },
           required: ['query'],
         },
+        outputSchema: {
+          type: 'object',
+          properties: { received: { type: 'object' } },
+          required: ['received'],
+        },
       },
       run: (args) => ({
         content: [{ type: 'text', text: JSON.stringify(args) }],

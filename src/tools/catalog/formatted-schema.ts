@@ -150,10 +150,14 @@ export function toAnthropicTool(spec: ToolSpecificationDefinition): AnthropicToo
 }
 
 export function toMcpTool(spec: ToolSpecificationDefinition): McpTool {
+  const { origin } = spec;
   return {
     name: formattedToolName(spec.qualifiedName),
     description: spec.description,
     inputSchema: toToolInputJsonSchema(spec),
+    // An MCP server's tool keeps what its server said of its output and behaviour.
+    ...(origin.kind === 'mcp' && origin.outputSchema && { outputSchema: origin.outputSchema }),
+    ...(origin.kind === 'mcp' && origin.annotations && { annotations: origin.annotations }),
   };
 }
 

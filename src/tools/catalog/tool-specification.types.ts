@@ -111,8 +111,17 @@ export interface ToolkitDefinition {
 /** Where a tool comes from: a catalog data file, or a tool of an operator-configured MCP server. */
 export type ToolOrigin =
   | { kind: 'builtin' }
-  /** `server` is the configured server id, `tool` the tool's original MCP name. */
-  | { kind: 'mcp'; server: string; tool: string };
+  /**
+   * `server` is the configured server id, `tool` the tool's original MCP name; `outputSchema` and
+   * `annotations` are the server's own, passed on as they are in the `mcp` format.
+   */
+  | {
+      kind: 'mcp';
+      server: string;
+      tool: string;
+      outputSchema?: Record<string, unknown>;
+      annotations?: Record<string, unknown>;
+    };
 
 /** A tool handed to `ToolCatalog.setDynamicToolkits`; without an origin it counts as built-in. */
 export interface DynamicToolDefinition extends ToolDefinition {
@@ -239,6 +248,9 @@ export interface McpTool {
   name: string;
   description: string;
   inputSchema: ToolInputJsonSchema;
+  /** An MCP server's tool: its own output schema and annotations (title, readOnlyHint…). */
+  outputSchema?: Record<string, unknown>;
+  annotations?: Record<string, unknown>;
 }
 
 export const TOOL_SCHEMA_FORMATS = ['openai', 'anthropic', 'mcp'] as const;

@@ -273,7 +273,13 @@ export function toMcpToolkit(
         available_modes: ['value', 'error'],
         value_schema: { val_type: 'json' },
       },
-      origin: { kind: 'mcp', server: config.id, tool: tool.name },
+      origin: {
+        kind: 'mcp',
+        server: config.id,
+        tool: tool.name,
+        ...(tool.outputSchema && { outputSchema: tool.outputSchema as Record<string, unknown> }),
+        ...(tool.annotations && { annotations: tool.annotations as Record<string, unknown> }),
+      },
     });
   }
   const toolkit: DynamicToolkitDefinition | undefined =
