@@ -234,7 +234,16 @@ describe('toMcpToolkit', () => {
     });
     expect(toolkit!.tools.map((t) => [t.name, t.origin])).toEqual([
       ['Echo', { kind: 'mcp', server: 'tracker', tool: 'echo' }],
-      ['GetSum', { kind: 'mcp', server: 'tracker', tool: 'get-sum' }],
+      [
+        'GetSum',
+        {
+          kind: 'mcp',
+          server: 'tracker',
+          tool: 'get-sum',
+          // The server's annotations travel with the tool (the mcp format passes them on).
+          annotations: { idempotentHint: true, readOnlyHint: true },
+        },
+      ],
     ]);
     const sum = toolkit!.tools[1];
     expect(sum.description).toBe('Get Sum');
