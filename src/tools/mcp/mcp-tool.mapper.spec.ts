@@ -264,6 +264,7 @@ describe('toMcpToolkit', () => {
       kind: 'mcp',
       server: 'tracker',
       tool: 'get-sum',
+      annotations: { idempotentHint: true, readOnlyHint: true },
     });
   });
 
