@@ -17,19 +17,85 @@ import { APP_CONFIG } from './config/config.module';
 import { httpMetrics } from './metrics/http-metrics';
 import { Metrics } from './metrics/metrics';
 
+const API_DESCRIPTION = `Tools, messaging channels and scheduled WhatsApp follow-ups for AI agents.
+
+**Authentication.** Every \`/v1\` operation takes \`Authorization: Bearer <JWT>\`. On a laptop,
+mint one with \`npm run token -- --org acme --sub alice\` (or \`docker compose exec agentline
+node dist/src/cli/token.js --org acme --sub alice\`); in production your identity provider issues
+them (JWT_PUBLIC_KEY or JWT_JWKS_URL). Press **Authorize** and paste the token: it is kept across
+reloads of this page.
+
+**Errors** are RFC 9457 problem details with a stable \`code\` and the request's \`request_id\`.
+**Retries**: the POSTs that create or send take an \`Idempotency-Key\`.
+**Rate limit**: per organization; every answer carries \`RateLimit-*\` headers, \`429\` with \`Retry-After\` past it.`;
+
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
     .setTitle('agentline')
-    .setDescription(
-      'Tools, messaging channels and scheduled WhatsApp follow-ups for AI agents. ' +
-        'Every /v1 operation takes `Authorization: Bearer <JWT>`; errors are RFC 9457 problem details.',
-    )
+    .setDescription(API_DESCRIPTION)
     .setVersion('1.0.0')
+    .addServer(app.get<AppConfig>(APP_CONFIG).publicUrl)
+    .addTag(
+      'tools',
+      'The tool catalog, tools attached to agents, their authorization and execution.',
+    )
+    .addTag(
+      'channels',
+      'WhatsApp numbers and Messenger pages bound to an agent; sending now; conversations.',
+    )
+    .addTag(
+      'scheduler',
+      'Follow-ups: recurring messages to a list of clients, and their deliveries.',
+    )
+    .addTag('webhooks', "Meta's webhook callbacks (public, signed by Meta).")
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' })
     .build();
-  return SwaggerModule.createDocument(app, config, {
+  // package.json's "UNLICENSED": private, no public license (setLicense would demand a URL).
+  config.info.license = { name: 'UNLICENSED (private)' };
+  const document = SwaggerModule.createDocument(app, config, {
     operationIdFactory: (_controller, method) => method,
   });
+  documentRateLimit(document);
+  return document;
+}
+
+const RATE_LIMIT_HEADERS = {
+  'RateLimit-Limit': 'Requests allowed per window (one minute) for the organization.',
+  'RateLimit-Remaining': 'Requests left in the current window.',
+  'RateLimit-Reset': 'Seconds until the window ends.',
+};
+
+/**
+ * Every operation behind the rate limit (all but Meta's webhooks) may answer 429 with
+ * Retry-After, and every answer carries the RateLimit-* headers: added here once rather than
+ * on each of the operations.
+ */
+function documentRateLimit(document: OpenAPIObject): void {
+  for (const [path, item] of Object.entries(document.paths)) {
+    if (path.startsWith('/v1/webhooks')) continue;
+    for (const method of ['get', 'post', 'put', 'delete', 'patch'] as const) {
+      const operation = item[method];
+      if (!operation) continue;
+      operation.responses['429'] ??= {
+        description:
+          "Too many requests for the organization (or, without a token, the client's address): retry after Retry-After seconds.",
+        headers: {
+          'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } },
+          ...Object.fromEntries(
+            Object.entries(RATE_LIMIT_HEADERS).map(([name, description]) => [
+              name,
+              { description, schema: { type: 'integer' } },
+            ]),
+          ),
+        },
+        content: {
+          'application/problem+json': {
+            schema: { $ref: '#/components/schemas/ProblemDetailsDto' },
+          },
+        },
+      };
+    }
+  }
 }
 
 /**
@@ -53,5 +119,7 @@ export function configureApp(app: INestApplication): void {
   // Built on the first request for it, not at boot (about a tenth of the start-up time).
   SwaggerModule.setup('docs', app, () => buildOpenApiDocument(app), {
     jsonDocumentUrl: 'v1/openapi.json',
+    // The token pasted into Authorize survives a reload of the page.
+    swaggerOptions: { persistAuthorization: true },
   });
 }
