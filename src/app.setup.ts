@@ -72,7 +72,11 @@ const RATE_LIMIT_HEADERS = {
  */
 function documentRateLimit(document: OpenAPIObject): void {
   for (const [path, item] of Object.entries(document.paths)) {
-    if (path.startsWith('/v1/webhooks')) continue;
+    if (path.startsWith('/v1/webhooks')) {
+      // Public: Meta signs its calls instead (X-Hub-Signature-256); said, not left implicit.
+      for (const operation of [item.get, item.post]) if (operation) operation.security = [];
+      continue;
+    }
     for (const method of ['get', 'post', 'put', 'delete', 'patch'] as const) {
       const operation = item[method];
       if (!operation) continue;
