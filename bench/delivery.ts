@@ -50,6 +50,8 @@ interface Result {
   p99: number;
   maxLag: number;
   peakRssMb: number[];
+  /** CPU time per 1,000 deliveries (ms): the processes, their PostgreSQL backends, this process. */
+  cpuPerThousand?: { service: number; database: number; bench: number };
 }
 
 /** The channel every follow-up sends through (its token sealed as agentline seals it). */
@@ -173,6 +175,12 @@ function startBare(env: Record<string, string>): Service {
   return { process: child, ready };
 }
 
+/** User + system CPU time of a process so far, in ms (Linux clock ticks are 10 ms). */
+const cpuMs = (pid: number): number => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+};
+
 const peakRssMb = (pid: number) =>
   Math.round(
     Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024,
@@ -258,6 +266,10 @@ async function burst(
   { followUps, numbers, processes, embedded = false, bare = false }: BurstOptions,
 ): Promise<Result> {
   graph.reset();
+  const benchStart = process.cpuUsage();
+  let backendsCpu = async () => 0;
+  /** CPU the processes spent starting (PGlite's start-up is counted: it is not told apart). */
+  let startedCpu = 0;
   const messages = followUps * numbers;
   let dueAt: number;
   let services: Service[];
@@ -283,17 +295,36 @@ async function burst(
           Array.from({ length: processes }, async () => startService(env, await freePort())),
         );
     await Promise.all(services.map((service) => service.ready));
+    startedCpu = services.reduce((sum, service) => sum + cpuMs(service.process.pid as number), 0);
     // Time to write the rows before they are due (the bare drain's are 10 rows per follow-up).
     dueAt = Date.now() + 2_000 + messages / 20;
     await seedFollowUps(db.sql, dueAt, followUps, numbers);
     if (bare) await seedDeliveries(db.sql, dueAt);
     if (Date.now() > dueAt) process.stderr.write(`${scenario}: seeded after the due time\n`);
     cleanup = db.drop;
+    backendsCpu = async () => {
+      const backends = (await db.sql(
+        'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+      )) as { pid: number }[];
+      return backends.reduce((sum, { pid }) => sum + cpuMs(pid), 0);
+    };
   }
   await graph.waitForMessages(messages, 600_000);
+  const serviceCpu =
+    services.reduce((sum, service) => sum + cpuMs(service.process.pid as number), 0) - startedCpu;
+  const databaseCpu = await backendsCpu();
+  const benchCpu = process.cpuUsage(benchStart);
   const peaks = await stop(services);
   await cleanup();
-  return summarize(scenario, graph, dueAt, peaks);
+  const perThousand = (ms: number) => Math.round((ms * 1000) / messages);
+  return {
+    ...summarize(scenario, graph, dueAt, peaks),
+    cpuPerThousand: {
+      service: perThousand(serviceCpu),
+      database: perThousand(databaseCpu),
+      bench: perThousand((benchCpu.user + benchCpu.system) / 1000),
+    },
+  };
 }
 
 async function singleLag(graph: FakeGraphApi, samples: number): Promise<Result> {
