@@ -1,4 +1,4 @@
-import { Injectable, OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { ChannelDeactivation, ChannelMessageSender } from '../../channels/channel-message-sender';
@@ -144,6 +144,8 @@ interface ClaimRow {
  */
 @Injectable()
 export class DeliveryOutbox implements OnModuleInit {
+  private readonly logger = new Logger(DeliveryOutbox.name);
+
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly channels: ChannelMessageSender,
@@ -354,37 +356,42 @@ export class DeliveryOutbox implements OnModuleInit {
       channel_kind: ChannelKind | null;
       wa_message_id: string | null;
     }[];
-    // In one transaction with the outcomes: the statuses Meta sent before a send's outcome was
-    // written (they find the row now), and, with agent events on, the events of settled outcomes.
-    const written: Written =
-      this.events.enabled || outcomes.some((o) => o.status === 'sent')
-        ? await this.dataSource.transaction(async (db) => {
-            const result = (await db.query(sql, parameters)) as Written;
-            const settled = new Set(
-              outcomes.filter((o) => o.status !== 'pending').map((o) => o.id),
-            );
-            await this.events.tell(
-              db,
-              result.filter((row) => row.held && settled.has(row.id)).map((row) => row.id),
-            );
-            await this.statuses.catchUp(
-              db,
-              result.flatMap((row) =>
-                row.held && row.status === 'sent' && row.wa_message_id && row.channel_id
-                  ? [
-                      {
-                        organizationId: row.organization_id as string,
-                        channelId: row.channel_id,
-                        kind: row.channel_kind ?? 'whatsapp',
-                        waMessageId: row.wa_message_id,
-                      },
-                    ]
-                  : [],
-              ),
-            );
-            return result;
-          })
-        : ((await this.dataSource.query(sql, parameters)) as Written);
+    const sent = (rows: Written) =>
+      rows.flatMap((row) =>
+        row.held && row.status === 'sent' && row.wa_message_id && row.channel_id
+          ? [
+              {
+                organizationId: row.organization_id as string,
+                channelId: row.channel_id,
+                kind: row.channel_kind ?? 'whatsapp',
+                waMessageId: row.wa_message_id,
+              },
+            ]
+          : [],
+      );
+    if (!this.events.enabled) {
+      const written = (await this.dataSource.query(sql, parameters)) as Written;
+      // The statuses Meta sent before these outcomes were written are applied now, after the
+      // commit: a status committed before that is read here, a later one finds the row itself
+      // (applying is forward only). Reading inside the outcome's transaction would see no more.
+      await this.statuses.catchUp(this.dataSource.manager, sent(written)).catch((error: unknown) =>
+        // The outcome stands; only the status that overtook it is not applied to the delivery.
+        this.logger.warn({ err: error }, 'could not apply statuses received before their sends'),
+      );
+      return written.filter((row) => !row.held).map((row) => row.id);
+    }
+    // With agent events on, in one transaction with the outcomes: the events of settled outcomes,
+    // and the statuses Meta sent before a send's outcome was written (they find the row now).
+    const written: Written = await this.dataSource.transaction(async (db) => {
+      const result = (await db.query(sql, parameters)) as Written;
+      const settled = new Set(outcomes.filter((o) => o.status !== 'pending').map((o) => o.id));
+      await this.events.tell(
+        db,
+        result.filter((row) => row.held && settled.has(row.id)).map((row) => row.id),
+      );
+      await this.statuses.catchUp(db, sent(result));
+      return result;
+    });
     return written.filter((row) => !row.held).map((row) => row.id);
   }
 
