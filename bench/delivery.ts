@@ -1,16 +1,24 @@
 /*
- * Delivery benchmark (not a test): `npm run bench -- --only=delivery`. Writes its section of
- * docs/benchmarks.md.
+ * Delivery benchmark (not a test): `npm run bench -- --only=delivery [--quick]`. Writes its section
+ * of docs/benchmarks.md.
  *
- * Scenario A: 10,000 follow-ups x 10 numbers due at the same moment, against the fake Graph API
- * (in this process) with the per-channel rate limit lifted: deliveries per second, lag (send time
- * minus due time) p50/p99, peak RSS of the service processes. On PGlite (one process) and on
- * PostgreSQL with one and three processes.
- * Scenario B: lag of a single due follow-up on an idle system (PostgreSQL, one process).
+ * Bursts, against the fake Graph API (in this process) with the per-channel rate limit lifted:
+ * deliveries per second, lag (send time minus due time) p50/p99, peak RSS of the service processes.
+ * - 10,000 follow-ups x 10 numbers and 10 follow-ups x 2,000 numbers due at the same moment, each
+ *   first drained by the bare outbox (bench/bare-outbox.ts, the same rows in a fresh database),
+ *   then by one agentline process: the ratio of the two is the figure that compares across runs
+ *   on a shared machine.
+ * - The first on PostgreSQL with three processes, and on PGlite (embedded).
+ * And the lag of a single due follow-up on an idle system (PostgreSQL, one process).
+ *
+ * BENCH_ONLY=single,pg1-bare,pg1,pg1-wide-bare,pg1-wide,pg3,pglite runs some scenarios;
+ * BENCH_FOLLOW_UPS changes the 10,000; BENCH_CPU_PROF=<dir> profiles the child processes.
  */
 import { ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, get } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -22,8 +30,6 @@ import { FakeGraphApi } from '../test/support/fake-graph-api';
 import { benchDatabase, machine, percentile, root, writeSection } from './report';
 import type { BenchOptions } from './run';
 
-let FOLLOW_UPS = Number(process.env.BENCH_FOLLOW_UPS ?? 10_000);
-const NUMBERS = 10;
 const JWT_SECRET = randomBytes(32).toString('hex');
 const ENCRYPTION_KEY = randomBytes(32).toString('base64');
 const CHANNEL_ID = '01900000-0000-7000-8000-000000000001';
@@ -33,6 +39,8 @@ type Sql = (text: string, params?: unknown[]) => Promise<unknown[]>;
 
 interface Result {
   scenario: string;
+  /** agentline's deliveries/s over the bare drain's, same scenario, same run. */
+  ofBare?: number;
   firstLag?: number;
   deliveries: number;
   seconds: number;
@@ -41,10 +49,12 @@ interface Result {
   p99: number;
   maxLag: number;
   peakRssMb: number[];
+  /** CPU time per 1,000 deliveries (ms): the processes, their PostgreSQL backends, this process. */
+  cpuPerThousand?: { service: number; database: number; bench: number };
 }
 
-/** A channel and FOLLOW_UPS `once` follow-ups, all due at `dueAt`. */
-async function seed(sql: Sql, dueAt: number, followUps: number, numbers: number): Promise<void> {
+/** The channel every follow-up sends through (its token sealed as agentline seals it). */
+async function seedChannel(sql: Sql): Promise<void> {
   const box = new SecretBox(Buffer.from(ENCRYPTION_KEY, 'base64'));
   const now = new Date().toISOString();
   await sql(
@@ -59,6 +69,15 @@ async function seed(sql: Sql, dueAt: number, followUps: number, numbers: number)
       now,
     ],
   );
+}
+
+/** `followUps` `once` follow-ups of `numbers` numbers each, all due at `dueAt`. */
+async function seedFollowUps(
+  sql: Sql,
+  dueAt: number,
+  followUps: number,
+  numbers: number,
+): Promise<void> {
   await sql(
     `INSERT INTO follow_ups (id, organization_id, agent_id, channel_id, channel_type, client_phone_numbers,
        frequency, time_zone, prompt, title, description, status, anchor_at, next_run_at, created_by, created_at, updated_at)
@@ -70,12 +89,45 @@ async function seed(sql: Sql, dueAt: number, followUps: number, numbers: number)
   );
 }
 
-function startService(env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ['dist/src/main.js'], {
+/**
+ * For the bare drain: the follow-ups' deliveries already in the outbox, due at `dueAt`, as
+ * agentline's dispatch writes them (agentline dispatches its own within the measured time).
+ */
+async function seedDeliveries(sql: Sql, dueAt: number): Promise<void> {
+  await sql(
+    `INSERT INTO deliveries (organization_id, follow_up_id, channel_id, occurrence_at, phone, status,
+       next_attempt_at, created_at, updated_at)
+     SELECT f.organization_id, f.id, f.channel_id, $1, p.phone, 'pending', $1, now(), now()
+       FROM follow_ups f, jsonb_array_elements_text(f.client_phone_numbers) AS p(phone)`,
+    [new Date(dueAt).toISOString()],
+  );
+  await sql(`UPDATE follow_ups SET status = 'completed', next_run_at = NULL`);
+}
+
+/** A free loopback port for a child's HTTP server (so that the bench can ask it /health). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((done) => server.close(done));
+  return port;
+}
+
+/** Extra node flags for the children: BENCH_CPU_PROF=<dir> writes a .cpuprofile per process. */
+const nodeFlags = (): string[] =>
+  process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+
+interface Service {
+  process: ChildProcess;
+  ready: Promise<void>;
+}
+
+function startService(env: Record<string, string>, port = 0): Service {
+  const child = spawn(process.execPath, [...nodeFlags(), 'dist/src/main.js'], {
     cwd: root,
     env: {
       PATH: process.env.PATH ?? '',
-      PORT: '0',
+      PORT: String(port),
       JWT_SECRET,
       ENCRYPTION_KEY,
       LOG_LEVEL: 'warn',
@@ -86,21 +138,61 @@ function startService(env: Record<string, string>): ChildProcess {
     },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
+  return { process: child, ready: port ? healthy(port, child) : Promise.resolve() };
 }
+
+/** Resolves once the service answers /health (its scheduler is running then). */
+async function healthy(port: number, child: ChildProcess): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    if (child.exitCode !== null) throw new Error(`agentline exited with ${child.exitCode}`);
+    const status = await new Promise<number>((done) =>
+      get({ host: '127.0.0.1', port, path: '/health' }, (res) => {
+        res.resume();
+        done(res.statusCode ?? 0);
+      }).on('error', () => done(0)),
+    );
+    if (status === 200) return;
+    await new Promise((done) => setTimeout(done, 100));
+  }
+  throw new Error('agentline did not become healthy within 60 s');
+}
+
+function startBare(env: Record<string, string>): Service {
+  const child = spawn(
+    process.execPath,
+    [...nodeFlags(), '-r', 'ts-node/register/transpile-only', 'bench/bare-outbox.ts'],
+    {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? '', ENCRYPTION_KEY, CONCURRENCY, ...env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  const ready = new Promise<void>((done, fail) => {
+    child.stdout?.once('data', () => done());
+    child.once('exit', (code) => fail(new Error(`the bare outbox exited with ${code}`)));
+  });
+  return { process: child, ready };
+}
+
+/** User + system CPU time of a process so far, in ms (Linux clock ticks are 10 ms). */
+const cpuMs = (pid: number): number => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+};
 
 const peakRssMb = (pid: number) =>
   Math.round(
     Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024,
   );
 
-async function stop(services: ChildProcess[]): Promise<number[]> {
-  const peaks = services.map((service) => peakRssMb(service.pid as number));
+async function stop(services: Service[]): Promise<number[]> {
+  const peaks = services.map((service) => peakRssMb(service.process.pid as number));
   await Promise.all(
     services.map(
-      (service) =>
+      ({ process: child }) =>
         new Promise<void>((done) => {
-          service.once('exit', () => done());
-          service.kill('SIGTERM');
+          child.once('exit', () => done());
+          child.kill('SIGTERM');
         }),
     ),
   );
@@ -144,51 +236,102 @@ function summarize(scenario: string, graph: FakeGraphApi, dueAt: number, peaks: 
   };
 }
 
+interface BurstOptions {
+  followUps: number;
+  numbers: number;
+  /** Service processes (agentline), or the bare drain instead. */
+  processes: number;
+  embedded?: boolean;
+  bare?: boolean;
+}
+
+/**
+ * `followUps` x `numbers` deliveries due at one moment. On PostgreSQL the processes start first and
+ * the follow-ups are written once they answer, due shortly after; PGlite's data directory belongs
+ * to its process, so there they are written before it starts, due once it surely has.
+ */
 async function burst(
   scenario: string,
   graph: FakeGraphApi,
-  processes: number,
-  embedded: boolean,
+  { followUps, numbers, processes, embedded = false, bare = false }: BurstOptions,
 ): Promise<Result> {
   graph.reset();
-  const leadMs = 15_000 + processes * 3_000; // time for the processes to start before the due moment
-  let env: Record<string, string>;
+  const benchStart = process.cpuUsage();
+  let backendsCpu = async () => 0;
+  /** CPU the processes spent starting (PGlite's start-up is counted: it is not told apart). */
+  let startedCpu = 0;
+  const messages = followUps * numbers;
+  let dueAt: number;
+  let services: Service[];
   let cleanup: () => Promise<void>;
-  const dueAt = Date.now() + leadMs;
   if (embedded) {
+    dueAt = Date.now() + 15_000;
     const dataDir = mkdtempSync(join(tmpdir(), 'agentline-bench-'));
     const dataSource = await migrate({ DATA_DIR: dataDir });
-    await seed((text, params) => dataSource.query(text, params), dueAt, FOLLOW_UPS, NUMBERS);
+    const sql: Sql = (text, params) => dataSource.query(text, params);
+    await seedChannel(sql);
+    await seedFollowUps(sql, dueAt, followUps, numbers);
     await dataSource.destroy();
-    env = { DATA_DIR: dataDir };
+    services = [startService({ DATA_DIR: dataDir, GRAPH_API_URL: graph.url })];
     cleanup = async () => rmSync(dataDir, { recursive: true, force: true });
   } else {
     const db = await postgres();
-    (await migrate({ DATABASE_URL: db.url })).destroy();
-    await seed(db.sql, dueAt, FOLLOW_UPS, NUMBERS);
-    env = { DATABASE_URL: db.url };
+    await (await migrate({ DATABASE_URL: db.url })).destroy();
+    await seedChannel(db.sql);
+    const env = { DATABASE_URL: db.url, GRAPH_API_URL: graph.url };
+    services = bare
+      ? [startBare(env)]
+      : await Promise.all(
+          Array.from({ length: processes }, async () => startService(env, await freePort())),
+        );
+    await Promise.all(services.map((service) => service.ready));
+    startedCpu = services.reduce((sum, service) => sum + cpuMs(service.process.pid as number), 0);
+    // Time to write the rows before they are due (the bare drain's are 10 rows per follow-up).
+    dueAt = Date.now() + 2_000 + messages / 20;
+    await seedFollowUps(db.sql, dueAt, followUps, numbers);
+    if (bare) await seedDeliveries(db.sql, dueAt);
+    if (Date.now() > dueAt) process.stderr.write(`${scenario}: seeded after the due time\n`);
     cleanup = db.drop;
+    backendsCpu = async () => {
+      const backends = (await db.sql(
+        'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+      )) as { pid: number }[];
+      return backends.reduce((sum, { pid }) => sum + cpuMs(pid), 0);
+    };
   }
-  const services = Array.from({ length: processes }, () =>
-    startService({ ...env, GRAPH_API_URL: graph.url }),
-  );
-  await graph.waitForMessages(FOLLOW_UPS * NUMBERS, leadMs + 600_000);
+  await graph.waitForMessages(messages, 600_000);
+  const serviceCpu =
+    services.reduce((sum, service) => sum + cpuMs(service.process.pid as number), 0) - startedCpu;
+  const databaseCpu = await backendsCpu();
+  const benchCpu = process.cpuUsage(benchStart);
   const peaks = await stop(services);
   await cleanup();
-  return summarize(scenario, graph, dueAt, peaks);
+  const perThousand = (ms: number) => Math.round((ms * 1000) / messages);
+  return {
+    ...summarize(scenario, graph, dueAt, peaks),
+    cpuPerThousand: {
+      service: perThousand(serviceCpu),
+      database: perThousand(databaseCpu),
+      bench: perThousand((benchCpu.user + benchCpu.system) / 1000),
+    },
+  };
 }
 
 async function singleLag(graph: FakeGraphApi, samples: number): Promise<Result> {
   graph.reset();
   const db = await postgres();
-  (await migrate({ DATABASE_URL: db.url })).destroy();
-  await seed(db.sql, Date.now() + 3_600_000, 0, 1);
-  const [service] = [startService({ DATABASE_URL: db.url, GRAPH_API_URL: graph.url })];
-  await new Promise((done) => setTimeout(done, 8_000));
+  await (await migrate({ DATABASE_URL: db.url })).destroy();
+  await seedChannel(db.sql);
+  const service = startService(
+    { DATABASE_URL: db.url, GRAPH_API_URL: graph.url },
+    await freePort(),
+  );
+  await service.ready;
+  await new Promise((done) => setTimeout(done, 2_000));
   const lags: number[] = [];
   for (let i = 0; i < samples; i++) {
     const dueAt = Date.now() + 1_500;
-    await seed(db.sql, dueAt, 1, 1);
+    await seedFollowUps(db.sql, dueAt, 1, 1);
     const [message] = (await graph.waitForMessages(i + 1, 10_000)).slice(i);
     lags.push(message.receivedAt - dueAt);
   }
@@ -210,11 +353,11 @@ async function singleLag(graph: FakeGraphApi, samples: number): Promise<Result> 
 function report(results: Result[]): string {
   const rows = results.map(
     (r) =>
-      `| ${r.scenario} | ${r.deliveries} | ${r.seconds || '–'} | ${r.perSecond || '–'} | ${r.p50} | ${r.p99} | ${r.maxLag} | ${r.peakRssMb.join(', ')} |`,
+      `| ${r.scenario} | ${r.deliveries} | ${r.seconds || '–'} | ${r.perSecond || '–'} | ${r.ofBare ?? '–'} | ${r.p50} | ${r.p99} | ${r.maxLag} | ${r.peakRssMb.join(', ')} |`,
   );
   return [
-    '| scenario | deliveries | drain (s) | deliveries/s | lag p50 (ms) | lag p99 (ms) | lag max (ms) | peak RSS per process (MiB) |',
-    '|---|---|---|---|---|---|---|---|',
+    '| scenario | deliveries | drain (s) | deliveries/s | of bare | lag p50 (ms) | lag p99 (ms) | lag max (ms) | peak RSS per process (MiB) |',
+    '|---|---|---|---|---|---|---|---|---|',
     ...rows,
   ].join('\n');
 }
@@ -236,27 +379,47 @@ const LIMITS = `### What limits it
 `;
 
 export async function runDeliveryBench({ quick }: BenchOptions): Promise<void> {
-  if (quick && !process.env.BENCH_FOLLOW_UPS) FOLLOW_UPS = 1_000;
+  const many = {
+    followUps: Number(process.env.BENCH_FOLLOW_UPS ?? (quick ? 1_000 : 10_000)),
+    numbers: 10,
+  };
+  const wide = { followUps: 10, numbers: quick ? 1_000 : 2_000 };
+  const size = ({ followUps, numbers }: typeof many) => `${followUps} x ${numbers} due at once`;
   const graph = await FakeGraphApi.start();
   const results: Result[] = [];
   const only = process.env.BENCH_ONLY;
   const run = async (key: string, scenario: () => Promise<Result>) => {
-    if (only && !only.split(',').includes(key)) return;
+    if (only && !only.split(',').includes(key)) return undefined;
     const result = await scenario();
     process.stdout.write(`${JSON.stringify(result)}\n`);
     results.push(result);
+    return result;
+  };
+  /** The bare drain, then agentline, on the same scenario: the ratio is the comparable figure. */
+  const sideBySide = async (key: string, shape: typeof many) => {
+    const bare = await run(`${key}-bare`, () =>
+      burst(`${size(shape)}, PostgreSQL, bare outbox drain`, graph, {
+        ...shape,
+        processes: 1,
+        bare: true,
+      }),
+    );
+    const agentline = await run(key, () =>
+      burst(`${size(shape)}, PostgreSQL, 1 process`, graph, { ...shape, processes: 1 }),
+    );
+    if (bare && agentline)
+      agentline.ofBare = Math.round((agentline.perSecond / bare.perSecond) * 100) / 100;
   };
   await run('single', () => singleLag(graph, quick ? 10 : 30));
-  await run('pg1', () =>
-    burst(`${FOLLOW_UPS} x ${NUMBERS} due at once, PostgreSQL, 1 process`, graph, 1, false),
-  );
+  await sideBySide('pg1', many);
+  await sideBySide('pg1-wide', wide);
   if (!quick) {
     await run('pg3', () =>
-      burst(`${FOLLOW_UPS} x ${NUMBERS} due at once, PostgreSQL, 3 processes`, graph, 3, false),
+      burst(`${size(many)}, PostgreSQL, 3 processes`, graph, { ...many, processes: 3 }),
     );
   }
   await run('pglite', () =>
-    burst(`${FOLLOW_UPS} x ${NUMBERS} due at once, PGlite, 1 process`, graph, 1, true),
+    burst(`${size(many)}, PGlite, 1 process`, graph, { ...many, processes: 1, embedded: true }),
   );
   await graph.close();
 
@@ -266,6 +429,8 @@ export async function runDeliveryBench({ quick }: BenchOptions): Promise<void> {
     'delivery',
     `## Delivery\n\n\`npm run bench -- --only=delivery${quick ? ' --quick' : ''}\` on ${new Date().toISOString().slice(0, 10)}: ${machine()}.\n` +
       `The fake Graph API runs in the benchmark's own process on the same machine; DELIVERY_CONCURRENCY=${CONCURRENCY}, ` +
-      `SCHEDULER_TICK_MS=1000, rate limit lifted. Lag is the fake's receive time minus the due time.\n\n${rows}\n\n${LIMITS}`,
+      `SCHEDULER_TICK_MS=1000, rate limit lifted. Lag is the fake's receive time minus the due time. ` +
+      `"of bare" is agentline's deliveries/s over the bare outbox drain's (\`bench/bare-outbox.ts\`), ` +
+      `run just before it on the same scenario.\n\n${rows}\n\n${LIMITS}`,
   );
 }

@@ -113,7 +113,8 @@ export class DeliveryStatuses implements OnModuleInit {
 
   /**
    * Statuses that overtook their send: Meta may report `delivered` (even `read`) before the send's
-   * own answer is written. Applied in the transaction that writes the sends' outcomes.
+   * own answer is written. Applied once the outcomes are written (in their transaction when agent
+   * events are on).
    */
   async catchUp(
     db: EntityManager,

@@ -24,6 +24,7 @@ import {
   DeliveryOutbox,
   DeliveryOutcome,
 } from './delivery-outbox';
+import { CallStarts } from './call-starts';
 import { ComposeError, fillTemplate, MessageComposer } from './message-composer';
 import { OutcomeRecorder } from './outcome-recorder';
 import { SCHEDULER_CONFIG, SchedulerConfig } from '../scheduler.config';
@@ -76,6 +77,7 @@ export class DeliveryWorker {
   /** Every send in flight, whichever run of the loop started it. */
   private readonly inFlight = new Set<Promise<void>>();
   private recorder?: OutcomeRecorder;
+  private callStarts?: CallStarts;
 
   constructor(
     private readonly outbox: DeliveryOutbox,
@@ -407,28 +409,30 @@ export class DeliveryWorker {
 
   /**
    * The in-memory check above is not enough: after a stall (or a long compose) the row may have
-   * been taken over, or its follow-up deleted or paused, without this process knowing. One
-   * conditional UPDATE per send decides on the database; a claim refused is given back if it is
-   * still this process's (pending and uncounted, or cancelled for a deleted follow-up).
+   * been taken over, or its follow-up deleted or paused, without this process knowing. A
+   * conditional UPDATE decides on the database (one for the sends that get here together, see
+   * CallStarts); a claim refused is given back if it is still this process's (pending and
+   * uncounted, or cancelled for a deleted follow-up).
    */
   private async startCall(
     owner: string,
     delivery: ClaimedDelivery,
   ): Promise<'started' | 'refused' | 'unreachable'> {
     const { leaseMs, heartbeatTimeoutMs } = this.config.delivery;
-    const now = this.clock.now();
+    const starts = (this.callStarts ??= new CallStarts(this.outbox, owner, () => ({
+      now: this.clock.now(),
+      leaseMs,
+      heartbeatTimeoutMs,
+    })));
     try {
-      if (
-        await this.outbox.startCall(owner, refOf(delivery), { now, leaseMs, heartbeatTimeoutMs })
-      ) {
-        return 'started';
-      }
+      if (await starts.start(refOf(delivery))) return 'started';
     } catch (error) {
       if (!this.availability.reportFailure(error)) {
         this.logger.error({ err: error, deliveryId: delivery.id }, 'could not start a call');
       }
       return 'unreachable';
     }
+    const now = this.clock.now();
     this.held.delete(claimKey(refOf(delivery)));
     this.logger.debug(
       { deliveryId: delivery.id },
