@@ -60,7 +60,12 @@ export class ChannelsController {
 
   @Post('whatsapp')
   @Idempotent()
-  @ApiOperation({ summary: 'Create a WhatsApp channel', operationId: 'createWhatsappChannel' })
+  @ApiOperation({
+    summary: 'Create a WhatsApp channel',
+    operationId: 'createWhatsappChannel',
+    description:
+      "Binds a WhatsApp Cloud API phone number (its `number_id` and a Meta access token) to an agent. The token is stored encrypted and never returned. The answer's `webhook_url` and `verification_token` go into the Meta App Dashboard.",
+  })
   @ApiCreatedResponse({ type: DataEnvelope(WhatsappChannelDto) })
   @ApiProblemResponses(409)
   async createWhatsapp(
@@ -74,6 +79,8 @@ export class ChannelsController {
   @ApiOperation({
     summary: 'List WhatsApp channels, newest first',
     operationId: 'listWhatsappChannels',
+    description:
+      "The organization's WhatsApp channels for one agent (`agent_id`), paged with `offset` and `limit`.",
   })
   @ApiOkResponse({ type: PageEnvelope(WhatsappChannelDto) })
   async listWhatsapp(
@@ -85,7 +92,12 @@ export class ChannelsController {
   }
 
   @Get('whatsapp/:id')
-  @ApiOperation({ summary: 'Get a WhatsApp channel', operationId: 'getWhatsappChannel' })
+  @ApiOperation({
+    summary: 'Get a WhatsApp channel',
+    operationId: 'getWhatsappChannel',
+    description:
+      'One WhatsApp channel of the organization, with its `status` and, when Meta refused its token, `status_reason`.',
+  })
   @ApiOkResponse({ type: DataEnvelope(WhatsappChannelDto) })
   @ApiProblemResponses(404)
   async getWhatsapp(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
@@ -94,7 +106,12 @@ export class ChannelsController {
 
   @Put('whatsapp/:id')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Modify a WhatsApp channel', operationId: 'updateWhatsappChannel' })
+  @ApiOperation({
+    summary: 'Modify a WhatsApp channel',
+    operationId: 'updateWhatsappChannel',
+    description:
+      'A new `access_token`, a new `number_id`, or both. A new token is how an inactive channel becomes `active` again.',
+  })
   @ApiOkResponse({ type: DataEnvelope(WhatsappChannelDto) })
   @ApiProblemResponses(404, 409)
   async updateWhatsapp(
@@ -111,6 +128,8 @@ export class ChannelsController {
     summary:
       'Remove a WhatsApp channel: its pending deliveries are cancelled, its follow-ups stop, its webhooks answer 403',
     operationId: 'deleteWhatsappChannel',
+    description:
+      'Soft delete: the channel disappears, its follow-ups end, pending deliveries are cancelled, and its webhook URL answers 403. The number can be bound again.',
   })
   @ApiNoContentResponse()
   @ApiProblemResponses(404)
@@ -120,7 +139,12 @@ export class ChannelsController {
 
   @Post('messanger')
   @Idempotent()
-  @ApiOperation({ summary: 'Create a Messanger channel', operationId: 'createMessangerChannel' })
+  @ApiOperation({
+    summary: 'Create a Messanger channel',
+    operationId: 'createMessangerChannel',
+    description:
+      'Binds a Facebook Page (its id as `user_id`, and a Page access token) to an agent. The token is stored encrypted and never returned.',
+  })
   @ApiCreatedResponse({ type: DataEnvelope(MessangerChannelDto) })
   async createMessanger(
     @CurrentPrincipal() principal: Principal,
@@ -133,6 +157,8 @@ export class ChannelsController {
   @ApiOperation({
     summary: 'List Messanger channels, newest first',
     operationId: 'listMessangerChannels',
+    description:
+      "The organization's Messenger channels for one agent (`agent_id`), paged with `offset` and `limit`.",
   })
   @ApiOkResponse({ type: PageEnvelope(MessangerChannelDto) })
   async listMessanger(
@@ -144,7 +170,12 @@ export class ChannelsController {
   }
 
   @Get('messanger/:id')
-  @ApiOperation({ summary: 'Get a Messanger channel', operationId: 'getMessangerChannel' })
+  @ApiOperation({
+    summary: 'Get a Messanger channel',
+    operationId: 'getMessangerChannel',
+    description:
+      'One Messenger channel of the organization; `status_reason` says why Meta stopped accepting its token, if it did.',
+  })
   @ApiOkResponse({ type: DataEnvelope(MessangerChannelDto) })
   @ApiProblemResponses(404)
   async getMessanger(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
@@ -153,7 +184,11 @@ export class ChannelsController {
 
   @Put('messanger/:id')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Modify a Messanger channel', operationId: 'updateMessangerChannel' })
+  @ApiOperation({
+    summary: 'Modify a Messanger channel',
+    operationId: 'updateMessangerChannel',
+    description: 'A new Page id (`user_id`) and Page access token.',
+  })
   @ApiOkResponse({ type: DataEnvelope(MessangerChannelDto) })
   @ApiProblemResponses(404)
   async updateMessanger(
@@ -169,6 +204,8 @@ export class ChannelsController {
   @ApiOperation({
     summary: 'Remove a Messanger channel; its webhooks answer 403',
     operationId: 'deleteMessangerChannel',
+    description:
+      'Soft delete: the channel disappears, its pending deliveries are cancelled, and its webhook URL answers 403.',
   })
   @ApiNoContentResponse()
   @ApiProblemResponses(404)

@@ -31,6 +31,8 @@ export class ChannelMessagesController {
   @ApiOperation({
     summary: 'Send a WhatsApp message now (text inside the 24-hour window, or a template)',
     operationId: 'sendWhatsappMessage',
+    description:
+      'Queues a message to one number through the outbox and answers 202 with the delivery; follow its `status` in the channel deliveries. An opted-out number gets a delivery already `skipped`.',
   })
   @ApiAcceptedResponse({ type: DataEnvelope(DeliveryDto) })
   @ApiProblemResponses(422)
@@ -48,6 +50,8 @@ export class ChannelMessagesController {
   @ApiOperation({
     summary: 'Reply on Messenger now (inside its 24-hour window)',
     operationId: 'sendMessangerMessage',
+    description:
+      "Queues a reply to a person (PSID) through the outbox and answers 202 with the delivery; 422 outside Messenger's 24-hour window.",
   })
   @ApiAcceptedResponse({ type: DataEnvelope(DeliveryDto) })
   @ApiProblemResponses(422)
@@ -63,6 +67,8 @@ export class ChannelMessagesController {
   @ApiOperation({
     summary: "A WhatsApp channel's deliveries, newest first",
     operationId: 'listWhatsappDeliveries',
+    description:
+      "Every delivery through the channel (follow-ups' and messages sent now), newest first, optionally by `status`.",
   })
   @ApiOkResponse({ type: PageEnvelope(DeliveryDto) })
   async whatsappDeliveries(
@@ -77,6 +83,8 @@ export class ChannelMessagesController {
   @ApiOperation({
     summary: "A Messanger channel's deliveries, newest first",
     operationId: 'listMessangerDeliveries',
+    description:
+      'Every delivery through the Page (messages sent now), newest first, optionally by `status`.',
   })
   @ApiOkResponse({ type: PageEnvelope(DeliveryDto) })
   async messangerDeliveries(

@@ -51,7 +51,12 @@ export class FollowUpsController {
 
   @Get('follow-up/whatsapp/:id')
   @BareResponse()
-  @ApiOperation({ summary: 'Get a WhatsApp follow-up', operationId: 'getWhatsappFollowUp' })
+  @ApiOperation({
+    summary: 'Get a WhatsApp follow-up',
+    operationId: 'getWhatsappFollowUp',
+    description:
+      'One follow-up of the organization, bare (no `data` wrapper), with `status`, `next_run_at` and its `deliveries` by status.',
+  })
   @ApiOkResponse({ type: FollowUpDto })
   @ApiProblemResponses(404)
   async findOne(
@@ -62,7 +67,12 @@ export class FollowUpsController {
   }
 
   @Get('follow-ups')
-  @ApiOperation({ summary: 'List follow-ups', operationId: 'listFollowUps' })
+  @ApiOperation({
+    summary: 'List follow-ups',
+    operationId: 'listFollowUps',
+    description:
+      "The organization's follow-ups, newest first, optionally for one agent or channel; each with its `deliveries` by status.",
+  })
   @ApiOkResponse({ type: DataEnvelope(FollowUpPageDto) })
   async list(
     @CurrentPrincipal() principal: Principal,
@@ -78,7 +88,12 @@ export class FollowUpsController {
   @Post('follow-up/whatsapp/:id/pause')
   @HttpCode(200)
   @BareResponse()
-  @ApiOperation({ summary: 'Pause a follow-up', operationId: 'pauseFollowUp' })
+  @ApiOperation({
+    summary: 'Pause a follow-up',
+    operationId: 'pauseFollowUp',
+    description:
+      'Stops new occurrences and holds its pending deliveries (retries too) until it is resumed. A completed follow-up answers 409.',
+  })
   @ApiOkResponse({ type: FollowUpDto })
   @ApiProblemResponses(404, 409)
   async pause(
@@ -120,7 +135,12 @@ export class FollowUpsController {
   }
 
   @Get('follow-up/whatsapp/:id/deliveries')
-  @ApiOperation({ summary: "List a follow-up's deliveries", operationId: 'listDeliveries' })
+  @ApiOperation({
+    summary: "List a follow-up's deliveries",
+    operationId: 'listDeliveries',
+    description:
+      'One row per client number and occurrence, newest occurrence first, with its status, attempts (the last 10 in `attempt_history`) and last error.',
+  })
   @ApiOkResponse({ type: DataEnvelope(DeliveryPageDto) })
   @ApiProblemResponses(404)
   async deliveries(

@@ -35,6 +35,8 @@ export class ConversationsController {
   @ApiOperation({
     summary: 'Inbound messages of a WhatsApp channel, newest first',
     operationId: 'listWhatsappMessages',
+    description:
+      'What clients wrote to the number, as Meta notified it (every message type, each once), optionally only from one number (`from`).',
   })
   @ApiOkResponse({ type: DataEnvelope(ChannelMessagePageDto) })
   async whatsappMessages(
@@ -52,6 +54,8 @@ export class ConversationsController {
   @ApiOperation({
     summary: 'Inbound messages of a Messanger channel, newest first',
     operationId: 'listMessangerMessages',
+    description:
+      'What people wrote to the Page, as Meta notified it, optionally only from one PSID (`from`).',
   })
   @ApiOkResponse({ type: DataEnvelope(ChannelMessagePageDto) })
   async messangerMessages(
@@ -69,6 +73,8 @@ export class ConversationsController {
   @ApiOperation({
     summary: 'Numbers opted out of a WhatsApp channel',
     operationId: 'listWhatsappOptOuts',
+    description:
+      'The numbers that opted out (with a keyword of OPT_OUT_KEYWORDS, or through this API); follow-ups and sends skip them.',
   })
   @ApiOkResponse({ type: DataEnvelope(OptOutPageDto) })
   async optOuts(
@@ -84,6 +90,8 @@ export class ConversationsController {
   @ApiOperation({
     summary: 'Opt a number out of a WhatsApp channel',
     operationId: 'optOutWhatsappNumber',
+    description:
+      'Opts a number out by hand: deliveries to it are skipped, including those already in the outbox.',
   })
   @ApiNoContentResponse()
   async optOut(
@@ -96,7 +104,11 @@ export class ConversationsController {
 
   @Delete('whatsapp/:id/opt-outs/:phone')
   @HttpCode(204)
-  @ApiOperation({ summary: 'Opt a number back in', operationId: 'optInWhatsappNumber' })
+  @ApiOperation({
+    summary: 'Opt a number back in',
+    operationId: 'optInWhatsappNumber',
+    description: 'Removes an opt-out: the number receives follow-ups again.',
+  })
   @ApiNoContentResponse()
   async optIn(
     @CurrentPrincipal() principal: Principal,

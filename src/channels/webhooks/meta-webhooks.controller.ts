@@ -59,6 +59,8 @@ export class MetaWebhooksController {
   @ApiOperation({
     summary: "Meta's verification handshake (WhatsApp)",
     operationId: 'verifyWhatsappWebhook',
+    description:
+      "Meta calls it once when the callback URL is saved: `hub.challenge` is echoed when `hub.verify_token` is the channel's `verification_token`.",
   })
   @VerificationDocs()
   async verifyWhatsapp(
@@ -73,6 +75,8 @@ export class MetaWebhooksController {
   @ApiOperation({
     summary: "Meta's verification handshake (Messenger)",
     operationId: 'verifyMessangerWebhook',
+    description:
+      "Meta calls it once when the callback URL is saved: `hub.challenge` is echoed when `hub.verify_token` is the channel's `verification_token`.",
   })
   @VerificationDocs()
   async verifyMessanger(
@@ -88,6 +92,8 @@ export class MetaWebhooksController {
   @ApiOperation({
     summary: "Meta's notification (WhatsApp)",
     operationId: 'receiveWhatsappWebhook',
+    description:
+      "Meta's notifications (messages and statuses), signed with X-Hub-Signature-256. Stored before the 200, then processed by any replica.",
   })
   @NotificationDocs()
   async receiveWhatsapp(
@@ -103,6 +109,8 @@ export class MetaWebhooksController {
   @ApiOperation({
     summary: "Meta's notification (Messenger)",
     operationId: 'receiveMessangerWebhook',
+    description:
+      "Meta's Messenger notifications (messages, deliveries, reads), signed with X-Hub-Signature-256. Stored before the 200, then processed by any replica.",
   })
   @NotificationDocs()
   async receiveMessanger(
