@@ -9,6 +9,7 @@ import {
   WEBHOOK_PATH,
 } from './common/http/body-parsing';
 import { applyServerTimeouts } from './common/http/http-server';
+import { problemContent } from './common/http/openapi.decorators';
 import { accessLog } from './common/logging/access-log';
 import { AppLogger, Loggers } from './common/logging/app-logger';
 import { LOGGERS } from './common/logging/logging.module';

@@ -18,7 +18,7 @@ async function operations(
   };
   return Object.entries(doc.paths).flatMap(([path, methods]) =>
     Object.entries(methods)
-      .filter(([, operation]) => (operation.security !== undefined) === (which === 'bearer'))
+      .filter(([, operation]) => (operation.security?.length ?? 0) > 0 === (which === 'bearer'))
       .map(([method]): [string, string] => [
         method,
         path.replace(/\{[^}]+\}/g, '00000000-0000-7000-8000-000000000000'),

@@ -6,7 +6,7 @@ import {
   getSchemaPath,
   ApiExtraModels,
 } from '@nestjs/swagger';
-import { PROBLEM_CONTENT_TYPE } from './problem';
+import { problem, PROBLEM_CONTENT_TYPE, ProblemDetails } from './problem';
 import { PROBLEM_CODE_NAMES, ProblemCode } from './problem-codes';
 
 export class FieldErrorDto {
@@ -56,16 +56,47 @@ const DESCRIPTIONS: Record<number, string> = {
   422: 'The request is well-formed but references something unusable.',
 };
 
-/** Documents the problem+json responses an operation can give. */
+const REQUEST_ID = '0f9a2c4e-5b1d-4c3e-9a7f-2d8e6b1c0a94';
+
+/** Each status's own example body, as the service writes it (problem() and the codes registry). */
+export const PROBLEM_EXAMPLES: Record<number, ProblemDetails> = {
+  400: problem('validation_failed', 'The request is not valid.', [
+    { field: 'agent_id', message: 'agent_id should not be empty' },
+  ]),
+  401: problem('unauthorized', 'The token has expired.'),
+  404: problem('not_found', 'WhatsApp channel was not found.'),
+  409: problem(
+    'conflict',
+    'A WhatsApp channel for number_id 106540352242922 already exists in this organization.',
+  ),
+  413: problem('payload_too_large', 'The body exceeds 1 MiB.'),
+  415: problem('unsupported_media_type', 'Send the body as application/json.'),
+  422: problem(
+    'unknown_tool',
+    'No tool named "Weather.GetForecast" is in the catalog; GET /v1/tools/specs lists them.',
+  ),
+  429: problem(
+    'rate_limited',
+    'Too many requests: at most 1200 per minute for an organization. Retry in 12 s.',
+  ),
+  500: problem('internal_error', 'An unexpected error occurred; it has been logged.'),
+};
+for (const example of Object.values(PROBLEM_EXAMPLES)) example.request_id = REQUEST_ID;
+
+/** problem+json with the status's example, for the responses documented here and in app.setup. */
+export const problemContent = (status: number) => ({
+  [PROBLEM_CONTENT_TYPE]: {
+    schema: { $ref: getSchemaPath(ProblemDetailsDto) },
+    ...(PROBLEM_EXAMPLES[status] && { example: PROBLEM_EXAMPLES[status] }),
+  },
+});
+
+/** Documents the problem+json responses an operation can give, each with its own example. */
 export function ApiProblemResponses(...statuses: number[]) {
   return applyDecorators(
     ApiExtraModels(ProblemDetailsDto),
     ...statuses.map((status) =>
-      ApiResponse({
-        status,
-        description: DESCRIPTIONS[status],
-        content: { [PROBLEM_CONTENT_TYPE]: { schema: { $ref: getSchemaPath(ProblemDetailsDto) } } },
-      }),
+      ApiResponse({ status, description: DESCRIPTIONS[status], content: problemContent(status) }),
     ),
   );
 }

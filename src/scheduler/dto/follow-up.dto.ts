@@ -72,7 +72,12 @@ export class CreateFollowUpDto {
   @MaxLength(200)
   agent_id!: string;
 
-  @ApiProperty({ format: 'uuid', description: 'A WhatsApp channel of the same agent.' })
+  @ApiProperty({
+    format: 'uuid',
+    description:
+      'A WhatsApp channel of the same agent: the `id` that `POST /v1/channels/whatsapp` answered (or `GET /v1/channels/whatsapp?agent_id=` lists). The example is a placeholder: paste your own.',
+    example: '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b',
+  })
   @IsString()
   @IsNotEmpty()
   @MaxLength(200)

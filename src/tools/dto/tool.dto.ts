@@ -33,9 +33,10 @@ export class CreateToolDto {
 
   @ApiPropertyOptional({
     description:
-      'The secret a tool requires (e.g. OPENWEATHER_API_KEY). Stored encrypted; never returned.',
+      'The secret a tool requires (e.g. OPENWEATHER_API_KEY): only for tools whose requirements name one, such as Weather.GetCurrentWeather. Stored encrypted; never returned.',
     writeOnly: true,
     maxLength: 4096,
+    example: 'a3f9c2e4b7d14e6f8a0b1c2d3e4f5a6b',
   })
   @IsOptionalNotNull()
   @IsString()
