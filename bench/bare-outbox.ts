@@ -70,7 +70,7 @@ const RECORD = `
          next_attempt_at = CASE WHEN v.status = 'pending' THEN v.at + interval '1 second' ELSE d.next_attempt_at END,
          last_error_code = v.error, lease_owner = NULL, lease_expires_at = NULL, updated_at = v.at
     FROM jsonb_to_recordset($1::jsonb) AS v(id uuid, status text, wamid text, at timestamptz, error text)
-   WHERE d.id = v.id AND d.lease_owner = $2 AND d.status = 'sending'`;
+   WHERE d.id = v.id AND d.id = ANY($3::uuid[]) AND d.lease_owner = $2 AND d.status = 'sending'`;
 
 /** Each channel's token, decrypted once (`v1.<key id>.<iv>.<tag>.<ciphertext>`, AAD row and column). */
 const tokens = new Map<string, string>();
@@ -140,7 +140,8 @@ async function write(): Promise<void> {
   queue = [];
   for (;;) {
     try {
-      await pool.query(RECORD, [JSON.stringify(batch.map((w) => w.outcome)), owner]);
+      const outcomes = batch.map((w) => w.outcome);
+      await pool.query(RECORD, [JSON.stringify(outcomes), owner, outcomes.map((o) => o.id)]);
       break;
     } catch (error) {
       process.stderr.write(`bare outbox: could not record outcomes, retrying: ${String(error)}\n`);

@@ -397,11 +397,16 @@ export class DeliveryOutbox implements OnModuleInit {
 
   /**
    * Right before their calls to Meta: the claims this process still holds (owner, `sending`, same
-   * attempt), while its own heartbeat is fresh, whose follow-up is neither deleted nor paused. Their
-   * leases restart, so each call has a whole lease. For any other claim the call must not be made:
-   * the row was taken over while the message was being written (a stall, an LLM compose), or the
-   * follow-up was deleted or paused after the claim. One statement for the sends that reach their
-   * call together (a claimed batch's messages are written together).
+   * attempt), while its own heartbeat is fresh, whose follow-up is neither deleted nor paused. For
+   * any other claim the call must not be made: the row was taken over while the message was being
+   * written (a stall, an LLM compose), or the follow-up was deleted or paused after the claim. One
+   * statement for the sends that reach their call together (a claimed batch's messages are written
+   * together).
+   *
+   * Each call gets a whole lease, less a second at most: a lease (re)started within the last second
+   * (the claim, a beat) is only locked until the statement commits, so a take-over waits for it and
+   * then sees a fresh heartbeat; an older one restarts. Locking writes no new row version, where
+   * restarting every lease wrote one per send, with an entry in each of the table's indexes.
    */
   async startCalls(
     owner: string,
@@ -411,14 +416,22 @@ export class DeliveryOutbox implements OnModuleInit {
     if (claims.length === 0) return [];
     const rows = returnedRows<ClaimRef>(
       await this.dataSource.query(
-        `UPDATE deliveries d
-            SET lease_expires_at = clock_timestamp() + ${interval('$3')}, updated_at = $4
-           FROM jsonb_to_recordset($1::jsonb) AS c(id uuid, attempt integer)
-          WHERE d.id = c.id AND d.id = ANY($6::uuid[]) AND d.attempts = c.attempt
-            AND d.lease_owner = $2 AND d.status = 'sending'
-            AND NOT ${HELD}
-            AND ${beatsFreshly('$2', '$5')}
-      RETURNING d.id, d.attempts AS attempt`,
+        `WITH held AS (
+           SELECT d.id, d.attempts,
+                  d.lease_expires_at < clock_timestamp() + ${interval('$3')} - interval '1 second'
+                    AS restart
+             FROM deliveries d
+             JOIN jsonb_to_recordset($1::jsonb) AS c(id uuid, attempt integer)
+               ON d.id = c.id AND d.attempts = c.attempt
+            WHERE d.id = ANY($6::uuid[]) AND d.lease_owner = $2 AND d.status = 'sending'
+              AND NOT ${HELD}
+              AND ${beatsFreshly('$2', '$5')}
+              FOR NO KEY UPDATE OF d),
+         restarted AS (
+           UPDATE deliveries d
+              SET lease_expires_at = clock_timestamp() + ${interval('$3')}, updated_at = $4
+             FROM held WHERE d.id = held.id AND held.restart)
+         SELECT id, attempts AS attempt FROM held`,
         [
           JSON.stringify(claims.map(({ id, attempt }) => ({ id, attempt }))),
           owner,
