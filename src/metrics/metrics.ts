@@ -77,7 +77,8 @@ export class Metrics {
       registers: [this.registry],
       async collect() {
         this.reset();
-        await collect(this);
+        // The database away must not fail the whole scrape: the gauge is left out this time.
+        await Promise.resolve(collect(this)).catch(() => undefined);
       },
     });
   }
