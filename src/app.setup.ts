@@ -93,11 +93,12 @@ function documentRateLimit(document: OpenAPIObject): void {
             ]),
           ),
         },
-        content: {
-          'application/problem+json': {
-            schema: { $ref: '#/components/schemas/ProblemDetailsDto' },
-          },
-        },
+        content: problemContent(429),
+      };
+      operation.responses['500'] ??= {
+        description:
+          'An unexpected error: it is logged under the request_id; no stack trace or secret is answered.',
+        content: problemContent(500),
       };
     }
   }
