@@ -378,10 +378,11 @@ const LIMITS = `### What limits it
   delivery (the bare drain's rows are written before the due moment, outside the measure), the
   attempt log (\`delivery_attempts\`: a row inserted with the claim and updated with the
   outcome), and the check right before the call (a row lock, or a lease restart when the lease is
-  older than a second); per claimed batch: reading the channel, the recipients' opt-outs and
-  24-hour windows (three queries), and the claim in a transaction of five statements (with the
-  rate limit on, three more per channel). Every \`deliveries\` row version also updates eight
-  indexes, which the bare drain pays too.
+  older than a second); per claimed batch, reading the channel and the recipients' opt-outs and
+  24-hour windows (three queries). The claim, the pre-call check and each outcome write are
+  transactions of five, four and four statements (one sets the plans, below; the rate limit, when
+  on, adds three per channel to the claim) where the bare drain sends one statement each. Every
+  \`deliveries\` row version also updates eight indexes, which the bare drain pays too.
 - In the service, a CPU profile of the burst (\`BENCH_CPU_PROF=<dir>\`) shows no single cost
   left: writes to the database and Graph sockets (the \`writev\` system call, where the kernel
   also wakes the receiver), undici's HTTP client, the pg driver and TypeORM, garbage collection,
@@ -394,10 +395,10 @@ const LIMITS = `### What limits it
   p99 are roughly half and all of the drain time; the first message goes out a few hundred ms
   after the due moment (dispatch of the first 500 follow-ups, then delivery starts while the rest
   is dispatched).
-- The database is analyzed after seeding, as a running system's is. On a database without
-  statistics, the outbox's statements are written so that their plans stay index lookups
-  (\`delivery-outbox.ts\`); the \`delivery_attempts\` update of the outcome write still became a
-  sequential scan there (about 7 ms per write at 100,000 deliveries) until autovacuum analyzed.
+- The database is analyzed after seeding, as a running system's is. The outbox's statements keep
+  to index lookups even on statistics older than the burst (\`INDEX_PLANS\` in
+  \`delivery-outbox.ts\`); before that, outcome writes read all of \`delivery_attempts\` and the
+  lease index each time, about 7 ms per write at 100,000 deliveries and growing with the table.
 - PGlite is PostgreSQL compiled to WebAssembly running inside the service process on one thread,
   serialising every query with the sends; it is the laptop default, not the production path.
 `;
