@@ -4,6 +4,17 @@ import { bearer, newOrganization, startApp, TestApp, tokenFor } from './support/
 
 const MINUTE = 60_000;
 
+/** Every delivery status, at 0: a follow-up that has sent nothing yet. */
+const NO_DELIVERIES = {
+  pending: 0,
+  sending: 0,
+  sent: 0,
+  delivered: 0,
+  read: 0,
+  failed: 0,
+  cancelled: 0,
+  skipped: 0,
+};
 describe('Follow-ups (e2e)', () => {
   let t: TestApp;
   let org: string;
@@ -57,26 +68,8 @@ describe('Follow-ups (e2e)', () => {
         updated_at: expect.any(Number),
         deliveries: {
           latest_occurrence_at: null,
-          latest: {
-            pending: 0,
-            sending: 0,
-            sent: 0,
-            delivered: 0,
-            read: 0,
-            failed: 0,
-            cancelled: 0,
-            skipped: 0,
-          },
-          total: {
-            pending: 0,
-            sending: 0,
-            sent: 0,
-            delivered: 0,
-            read: 0,
-            failed: 0,
-            cancelled: 0,
-            skipped: 0,
-          },
+          latest: NO_DELIVERIES,
+          total: NO_DELIVERIES,
         },
       });
       // daily: the same wall-clock time tomorrow (23 to 25 hours away, by DST).
