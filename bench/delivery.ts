@@ -27,6 +27,7 @@ import { SecretBox } from '../src/common/crypto/secret-box';
 import { loadConfig } from '../src/config/app-config';
 import { dataSourceOptions, openDataSource } from '../src/database/data-source';
 import { FakeGraphApi } from '../test/support/fake-graph-api';
+import { Scrape, scrapeDuring, scrapeTable } from './metrics-scrape';
 import { benchDatabase, machine, percentile, root, writeSection } from './report';
 import type { BenchOptions } from './run';
 
@@ -51,6 +52,8 @@ interface Result {
   peakRssMb: number[];
   /** CPU time per 1,000 deliveries (ms): the processes, their PostgreSQL backends, this process. */
   cpuPerThousand?: { service: number; database: number; bench: number };
+  /** GET /metrics of the (first) process, once a second during the burst. */
+  scrapes?: Scrape[];
 }
 
 /** The channel every follow-up sends through (its token sealed as agentline seals it). */
@@ -243,6 +246,8 @@ interface BurstOptions {
   processes: number;
   embedded?: boolean;
   bare?: boolean;
+  /** Scrape the first process's /metrics once a second while it drains (PostgreSQL only). */
+  scrape?: boolean;
 }
 
 /**
@@ -253,7 +258,7 @@ interface BurstOptions {
 async function burst(
   scenario: string,
   graph: FakeGraphApi,
-  { followUps, numbers, processes, embedded = false, bare = false }: BurstOptions,
+  { followUps, numbers, processes, embedded = false, bare = false, scrape = false }: BurstOptions,
 ): Promise<Result> {
   graph.reset();
   const benchStart = process.cpuUsage();
@@ -264,6 +269,7 @@ async function burst(
   let dueAt: number;
   let services: Service[];
   let cleanup: () => Promise<void>;
+  let scraper: ReturnType<typeof scrapeDuring> | undefined;
   if (embedded) {
     dueAt = Date.now() + 15_000;
     const dataDir = mkdtempSync(join(tmpdir(), 'agentline-bench-'));
@@ -279,11 +285,8 @@ async function burst(
     await (await migrate({ DATABASE_URL: db.url })).destroy();
     await seedChannel(db.sql);
     const env = { DATABASE_URL: db.url, GRAPH_API_URL: graph.url };
-    services = bare
-      ? [startBare(env)]
-      : await Promise.all(
-          Array.from({ length: processes }, async () => startService(env, await freePort())),
-        );
+    const ports = await Promise.all(Array.from({ length: processes }, freePort));
+    services = bare ? [startBare(env)] : ports.map((port) => startService(env, port));
     await Promise.all(services.map((service) => service.ready));
     startedCpu = services.reduce((sum, service) => sum + cpuMs(service.process.pid as number), 0);
     // Time to write the rows before they are due (the bare drain's are 10 rows per follow-up).
@@ -294,6 +297,7 @@ async function burst(
     // its changes); a fresh database has none, and its plans would measure the planner's guesses.
     await db.sql('ANALYZE');
     if (Date.now() > dueAt) process.stderr.write(`${scenario}: seeded after the due time\n`);
+    if (scrape && !bare) scraper = scrapeDuring(ports[0], dueAt);
     cleanup = db.drop;
     backendsCpu = async () => {
       const backends = (await db.sql(
@@ -303,6 +307,7 @@ async function burst(
     };
   }
   await graph.waitForMessages(messages, 600_000);
+  const scrapes = await scraper?.stop();
   const serviceCpu =
     services.reduce((sum, service) => sum + cpuMs(service.process.pid as number), 0) - startedCpu;
   const databaseCpu = await backendsCpu();
@@ -317,6 +322,7 @@ async function burst(
       database: perThousand(databaseCpu),
       bench: perThousand((benchCpu.user + benchCpu.system) / 1000),
     },
+    scrapes,
   };
 }
 
@@ -422,12 +428,12 @@ export async function runDeliveryBench({ quick }: BenchOptions): Promise<void> {
   const run = async (key: string, scenario: () => Promise<Result>) => {
     if (only && !only.split(',').includes(key)) return undefined;
     const result = await scenario();
-    process.stdout.write(`${JSON.stringify(result)}\n`);
+    process.stdout.write(`${JSON.stringify({ ...result, scrapes: result.scrapes?.length })}\n`);
     results.push(result);
     return result;
   };
   /** The bare drain, then agentline, on the same scenario: the ratio is the comparable figure. */
-  const sideBySide = async (key: string, shape: typeof many) => {
+  const sideBySide = async (key: string, shape: typeof many, scrape = false) => {
     const bare = await run(`${key}-bare`, () =>
       burst(`${size(shape)}, PostgreSQL, bare outbox drain`, graph, {
         ...shape,
@@ -436,13 +442,13 @@ export async function runDeliveryBench({ quick }: BenchOptions): Promise<void> {
       }),
     );
     const agentline = await run(key, () =>
-      burst(`${size(shape)}, PostgreSQL, 1 process`, graph, { ...shape, processes: 1 }),
+      burst(`${size(shape)}, PostgreSQL, 1 process`, graph, { ...shape, processes: 1, scrape }),
     );
     if (bare && agentline)
       agentline.ofBare = Math.round((agentline.perSecond / bare.perSecond) * 100) / 100;
   };
   await run('single', () => singleLag(graph, quick ? 10 : 30));
-  await sideBySide('pg1', many);
+  await sideBySide('pg1', many, true);
   await sideBySide('pg1-wide', wide);
   if (!quick) {
     await run('pg3', () =>
@@ -456,12 +462,20 @@ export async function runDeliveryBench({ quick }: BenchOptions): Promise<void> {
 
   const rows = report(results);
   process.stdout.write(`\n${rows}\n`);
+  const scraped = results.find((r) => r.scrapes?.length);
+  const metrics = scraped?.scrapes
+    ? `\n\n### What /metrics showed during the burst\n\n` +
+      `\`GET /metrics\` of the process in "${scraped.scenario}", scraped once a second from the due ` +
+      `moment as Prometheus would (the scrapes are part of that run's cost). The outbox gauges are ` +
+      `read from the database at each scrape; the counters and histograms are the process's own.\n\n` +
+      scrapeTable(scraped.scrapes)
+    : '';
   writeSection(
     'delivery',
     `## Delivery\n\n\`npm run bench -- --only=delivery${quick ? ' --quick' : ''}\` on ${new Date().toISOString().slice(0, 10)}: ${machine()}.\n` +
       `The fake Graph API runs in the benchmark's own process on the same machine; DELIVERY_CONCURRENCY=${CONCURRENCY}, ` +
       `SCHEDULER_TICK_MS=1000, rate limit lifted. Lag is the fake's receive time minus the due time. ` +
       `"of bare" is agentline's deliveries/s over the bare outbox drain's (\`bench/bare-outbox.ts\`), ` +
-      `run just before it on the same scenario.\n\n${rows}\n\n${LIMITS}`,
+      `run just before it on the same scenario.\n\n${rows}${metrics}\n\n${LIMITS}`,
   );
 }
