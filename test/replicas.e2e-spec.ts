@@ -451,3 +451,75 @@ onPostgres('Replicas and crashes (e2e, PostgreSQL)', () => {
     ]);
   });
 });
+
+onPostgres('Heartbeat and row locks (e2e, PostgreSQL)', () => {
+  it('beats while another transaction holds a delivery it is sending, and extends the lease once it is free', async () => {
+    const graph = await FakeGraphApi.start();
+    const database = (await createTestDatabase())!;
+    const t = await startApp({
+      DATABASE_URL: database.url,
+      GRAPH_API_URL: graph.url,
+      SCHEDULER_ENABLED: 'true',
+      SCHEDULER_TICK_MS: '100',
+      GRAPH_API_TIMEOUT_MS: '8000',
+      SHUTDOWN_GRACE_MS: '10000',
+      ...HEARTBEAT,
+    });
+    const locker = new Client({ connectionString: database.url });
+    await locker.connect();
+    const beatenAt = async () =>
+      (await locker.query<{ at: Date }>('SELECT beaten_at AS at FROM scheduler_processes')).rows[0]
+        .at;
+    try {
+      const auth = bearer(tokenFor());
+      const channel = (
+        await t.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201)
+      ).body.data;
+      // Meta answers after 4 s: the delivery is this process's, sending, all that time.
+      graph.latencyMs = 4_000;
+      const delivery = (
+        await t
+          .http()
+          .post(`/v1/channels/whatsapp/${channel.id}/messages`)
+          .set(auth)
+          .send({ to: '+34612345678', text: 'Hello' })
+          .expect(202)
+      ).body.data;
+      await eventually(async () =>
+        expect(
+          (await locker.query('SELECT status FROM deliveries WHERE id = $1', [delivery.id])).rows[0]
+            .status,
+        ).toBe('sending'),
+      );
+      // Another transaction holds the row, as an outcome write or a take-over does.
+      await locker.query('BEGIN');
+      const { lease } = (
+        await locker.query<{ lease: Date }>(
+          'SELECT lease_expires_at AS lease FROM deliveries WHERE id = $1 FOR UPDATE',
+          [delivery.id],
+        )
+      ).rows[0];
+      const before = await beatenAt();
+      // Beats come every 500 ms: a beat that waited for the row would not beat again until COMMIT.
+      await new Promise((done) => setTimeout(done, 1_500));
+      expect((await beatenAt()).getTime()).toBeGreaterThan(before.getTime());
+      await locker.query('COMMIT');
+      await eventually(async () =>
+        expect(
+          (
+            await locker.query<{ lease: Date }>(
+              'SELECT lease_expires_at AS lease FROM deliveries WHERE id = $1',
+              [delivery.id],
+            )
+          ).rows[0].lease.getTime(),
+        ).toBeGreaterThan(lease.getTime()),
+      );
+      await eventually(async () => expect(graph.messages).toHaveLength(1), 10_000);
+    } finally {
+      await locker.end();
+      await t.close();
+      await graph.close();
+      await database.drop();
+    }
+  });
+});

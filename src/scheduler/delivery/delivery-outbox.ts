@@ -481,6 +481,12 @@ export class DeliveryOutbox implements OnModuleInit {
    * claims it still holds (any other was taken over while it could not reach the database). A gap of
    * a whole heartbeat time-out since its previous beat restarts `beating_since`: a process that was
    * cut off must watch the others again before it may judge them dead.
+   *
+   * A beat never waits for a row lock: it extends only the leases it can lock at once (SKIP
+   * LOCKED). A row locked now is being written by its outcome, its check before the call (which
+   * restarts the lease itself) or a take-over; it counts as held if this statement's snapshot says
+   * so, and the next beat tells. Waiting, a beat locking many rows in its own order deadlocked with
+   * the outcome writes locking theirs in another.
    */
   async beat(process: HeartbeatOptions, held: ClaimRef[]): Promise<ClaimRef[]> {
     const rows = returnedRows<ClaimRef>(
@@ -492,12 +498,19 @@ export class DeliveryOutbox implements OnModuleInit {
               SET beaten_at = clock_timestamp(),
                   beating_since = CASE WHEN p.beaten_at > clock_timestamp() - ${interval('$6')}
                                        THEN p.beating_since ELSE clock_timestamp() END
-           RETURNING p.id)
-         UPDATE deliveries d SET lease_expires_at = clock_timestamp() + ${interval('$5')}
-           FROM jsonb_to_recordset($4::jsonb) AS c(id uuid, attempt integer)
-          WHERE d.id = c.id AND d.id = ANY($7::uuid[]) AND d.attempts = c.attempt
-            AND d.lease_owner = $1 AND d.status = 'sending' AND EXISTS (SELECT 1 FROM me)
-      RETURNING d.id, d.attempts AS attempt`,
+           RETURNING p.id),
+         c AS (SELECT * FROM jsonb_to_recordset($4::jsonb) AS c(id uuid, attempt integer)),
+         free AS (
+           SELECT d.id FROM deliveries d JOIN c ON d.id = c.id AND d.attempts = c.attempt
+            WHERE d.id = ANY($7::uuid[]) AND d.lease_owner = $1 AND d.status = 'sending'
+              FOR NO KEY UPDATE OF d SKIP LOCKED),
+         extended AS (
+           UPDATE deliveries d SET lease_expires_at = clock_timestamp() + ${interval('$5')}
+             FROM free WHERE d.id = free.id AND EXISTS (SELECT 1 FROM me))
+         -- Held, as this statement's snapshot sees them (locked rows included).
+         SELECT d.id, d.attempts AS attempt
+           FROM deliveries d JOIN c ON d.id = c.id AND d.attempts = c.attempt
+          WHERE d.id = ANY($7::uuid[]) AND d.lease_owner = $1 AND d.status = 'sending'`,
         [
           process.owner,
           process.host,
