@@ -1,4 +1,4 @@
-import { Idempotent } from '../common/idempotency/idempotency.interceptor';
+import { IDEMPOTENCY_PROBLEMS, Idempotent } from '../common/idempotency/idempotency.interceptor';
 import {
   Body,
   Controller,
@@ -20,7 +20,12 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { CurrentPrincipal, Principal } from '../common/auth/principal';
-import { ApiProblemResponses, DataEnvelope, PageEnvelope } from '../common/http/openapi.decorators';
+import {
+  ApiProblemResponses,
+  DataEnvelope,
+  PageEnvelope,
+  ProblemExample,
+} from '../common/http/openapi.decorators';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { ListChannelsQueryDto } from './channel-fields';
@@ -38,10 +43,17 @@ import {
 } from './whatsapp/whatsapp-channel.dto';
 import { MessangerChannelEntity } from './messanger/messanger-channel.entity';
 import { WhatsappChannelEntity } from './whatsapp/whatsapp-channel.entity';
+import { ApiMessangerChannelId, ApiWhatsappChannelId } from './channels.openapi';
+
+/** The 409 of a number already bound in the organization (channels.service words it). */
+const NUMBER_IN_USE: ProblemExample = {
+  code: 'conflict',
+  detail: 'A WhatsApp channel for number_id 106540352242922 already exists in this organization.',
+};
 
 @ApiTags('channels')
 @ApiBearerAuth()
-@ApiProblemResponses(400, 401, 413, 415)
+@ApiProblemResponses(400, 401)
 @Controller('v1/channels')
 export class ChannelsController {
   private readonly publicUrl: string;
@@ -67,7 +79,7 @@ export class ChannelsController {
       "Binds a WhatsApp Cloud API phone number (its `number_id` and a Meta access token) to an agent. The token is stored encrypted and never returned. The answer's `webhook_url` and `verification_token` go into the Meta App Dashboard.",
   })
   @ApiCreatedResponse({ type: DataEnvelope(WhatsappChannelDto) })
-  @ApiProblemResponses(409)
+  @ApiProblemResponses(413, 415, NUMBER_IN_USE, ...IDEMPOTENCY_PROBLEMS)
   async createWhatsapp(
     @CurrentPrincipal() principal: Principal,
     @Body() dto: CreateWhatsappChannelDto,
@@ -99,7 +111,7 @@ export class ChannelsController {
       'One WhatsApp channel of the organization, with its `status` and, when Meta refused its token, `status_reason`.',
   })
   @ApiOkResponse({ type: DataEnvelope(WhatsappChannelDto) })
-  @ApiProblemResponses(404)
+  @ApiWhatsappChannelId()
   async getWhatsapp(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
     return this.whatsapp(await this.channels.getWhatsappChannel(principal, id));
   }
@@ -113,7 +125,8 @@ export class ChannelsController {
       'A new `access_token`, a new `number_id`, or both. A new token is how an inactive channel becomes `active` again.',
   })
   @ApiOkResponse({ type: DataEnvelope(WhatsappChannelDto) })
-  @ApiProblemResponses(404, 409)
+  @ApiWhatsappChannelId()
+  @ApiProblemResponses(413, 415, NUMBER_IN_USE)
   async updateWhatsapp(
     @CurrentPrincipal() principal: Principal,
     @Param('id') id: string,
@@ -132,7 +145,7 @@ export class ChannelsController {
       'Soft delete: the channel disappears, its follow-ups end, pending deliveries are cancelled, and its webhook URL answers 403. The number can be bound again.',
   })
   @ApiNoContentResponse()
-  @ApiProblemResponses(404)
+  @ApiWhatsappChannelId()
   async deleteWhatsapp(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
     await this.channels.removeChannel(principal, 'whatsapp', id);
   }
@@ -146,6 +159,7 @@ export class ChannelsController {
       'Binds a Facebook Page (its id as `user_id`, and a Page access token) to an agent. The token is stored encrypted and never returned.',
   })
   @ApiCreatedResponse({ type: DataEnvelope(MessangerChannelDto) })
+  @ApiProblemResponses(413, 415, ...IDEMPOTENCY_PROBLEMS)
   async createMessanger(
     @CurrentPrincipal() principal: Principal,
     @Body() dto: CreateMessangerChannelDto,
@@ -177,7 +191,7 @@ export class ChannelsController {
       'One Messenger channel of the organization; `status_reason` says why Meta stopped accepting its token, if it did.',
   })
   @ApiOkResponse({ type: DataEnvelope(MessangerChannelDto) })
-  @ApiProblemResponses(404)
+  @ApiMessangerChannelId()
   async getMessanger(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
     return this.messanger(await this.channels.getMessangerChannel(principal, id));
   }
@@ -190,7 +204,8 @@ export class ChannelsController {
     description: 'A new Page id (`user_id`) and Page access token.',
   })
   @ApiOkResponse({ type: DataEnvelope(MessangerChannelDto) })
-  @ApiProblemResponses(404)
+  @ApiMessangerChannelId()
+  @ApiProblemResponses(413, 415)
   async updateMessanger(
     @CurrentPrincipal() principal: Principal,
     @Param('id') id: string,
@@ -208,7 +223,7 @@ export class ChannelsController {
       'Soft delete: the channel disappears, its pending deliveries are cancelled, and its webhook URL answers 403.',
   })
   @ApiNoContentResponse()
-  @ApiProblemResponses(404)
+  @ApiMessangerChannelId()
   async deleteMessanger(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
     await this.channels.removeChannel(principal, 'messanger', id);
   }

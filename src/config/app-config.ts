@@ -32,6 +32,9 @@ export const JWT_ALGORITHMS = [
 export type JwtAlgorithm = (typeof JWT_ALGORITHMS)[number];
 
 /** The environment, as documented in README and CONTRACT.md; validated once at boot. */
+/** Where the embedded database and the development secrets live unless DATA_DIR says. */
+export const DEFAULT_DATA_DIR = './data';
+
 export class EnvironmentVariables {
   @IsOptional() @Transform(toInteger) @IsInt() @Min(0) @Max(65535) PORT: number = 3000;
   /** The listen address; unset: 127.0.0.1 on generated development secrets, else every interface. */
@@ -55,7 +58,7 @@ export class EnvironmentVariables {
   @Min(0)
   @Max(86_400_000)
   DATABASE_STARTUP_TIMEOUT_MS: number = 60_000;
-  @IsOptional() @IsString() @MinLength(1) DATA_DIR: string = './data';
+  @IsOptional() @IsString() @MinLength(1) DATA_DIR: string = DEFAULT_DATA_DIR;
   @IsOptional()
   @IsString()
   @MinLength(32, { message: 'JWT_SECRET must be at least 32 characters' })

@@ -1,6 +1,7 @@
-import { Idempotent } from '../common/idempotency/idempotency.interceptor';
+import { IDEMPOTENCY_PROBLEMS, Idempotent } from '../common/idempotency/idempotency.interceptor';
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import {
+  ApiBody,
   ApiAcceptedResponse,
   ApiBearerAuth,
   ApiOkResponse,
@@ -8,11 +9,28 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { CurrentPrincipal, Principal } from '../common/auth/principal';
-import { ApiProblemResponses, DataEnvelope, PageEnvelope } from '../common/http/openapi.decorators';
+import {
+  ApiProblemResponses,
+  DataEnvelope,
+  PageEnvelope,
+  ProblemExample,
+} from '../common/http/openapi.decorators';
+import { ApiMessangerChannelId, ApiWhatsappChannelId } from '../channels/channels.openapi';
 import { ChannelMessagesService } from './channel-messages.service';
 import { SendMessangerMessageDto, SendWhatsappMessageDto } from './dto/channel-message.dto';
 import { DeliveryDto, ListDeliveriesQueryDto } from './dto/follow-up.dto';
 import { toDeliveryResponse } from './follow-up.mapper';
+
+const CHANNEL_INACTIVE: ProblemExample = {
+  code: 'channel_not_usable',
+  detail:
+    'Channel 0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b is inactive; update its access_token to reactivate it.',
+};
+const OUTSIDE_WINDOW: ProblemExample = {
+  code: 'outside_messaging_window',
+  detail:
+    '6543210987654321 has not written to this page in the last 24 hours; Messenger only accepts replies (messaging_type RESPONSE) within that window.',
+};
 
 /**
  * Sending now and a channel's deliveries: under /v1/channels, but the scheduler's, which owns the
@@ -20,7 +38,7 @@ import { toDeliveryResponse } from './follow-up.mapper';
  */
 @ApiTags('channels')
 @ApiBearerAuth()
-@ApiProblemResponses(400, 401, 404)
+@ApiProblemResponses(400, 401)
 @Controller('v1/channels')
 export class ChannelMessagesController {
   constructor(private readonly messages: ChannelMessagesService) {}
@@ -35,7 +53,24 @@ export class ChannelMessagesController {
       'Queues a message to one number through the outbox and answers 202 with the delivery; follow its `status` in the channel deliveries. An opted-out number gets a delivery already `skipped`.',
   })
   @ApiAcceptedResponse({ type: DataEnvelope(DeliveryDto) })
-  @ApiProblemResponses(422)
+  @ApiWhatsappChannelId()
+  @ApiProblemResponses(413, 415, CHANNEL_INACTIVE, ...IDEMPOTENCY_PROBLEMS)
+  @ApiBody({
+    type: SendWhatsappMessageDto,
+    examples: {
+      text: {
+        summary: 'Text: the number must have written to the channel in the last 24 hours',
+        value: { to: '+34612345678', text: 'Your order has shipped; it arrives on Thursday.' },
+      },
+      template: {
+        summary: 'A template approved for the number in the WhatsApp Manager (any time)',
+        value: {
+          to: '+34612345678',
+          template: { name: 'order_update', language: 'en_US', parameters: ['Thursday'] },
+        },
+      },
+    },
+  })
   async sendWhatsapp(
     @CurrentPrincipal() principal: Principal,
     @Param('id') id: string,
@@ -54,7 +89,8 @@ export class ChannelMessagesController {
       "Queues a reply to a person (PSID) through the outbox and answers 202 with the delivery; 422 outside Messenger's 24-hour window.",
   })
   @ApiAcceptedResponse({ type: DataEnvelope(DeliveryDto) })
-  @ApiProblemResponses(422)
+  @ApiMessangerChannelId()
+  @ApiProblemResponses(413, 415, OUTSIDE_WINDOW, ...IDEMPOTENCY_PROBLEMS)
   async sendMessanger(
     @CurrentPrincipal() principal: Principal,
     @Param('id') id: string,
@@ -71,6 +107,7 @@ export class ChannelMessagesController {
       "Every delivery through the channel (follow-ups' and messages sent now), newest first, optionally by `status`.",
   })
   @ApiOkResponse({ type: PageEnvelope(DeliveryDto) })
+  @ApiWhatsappChannelId()
   async whatsappDeliveries(
     @CurrentPrincipal() principal: Principal,
     @Param('id') id: string,
@@ -87,6 +124,7 @@ export class ChannelMessagesController {
       'Every delivery through the Page (messages sent now), newest first, optionally by `status`.',
   })
   @ApiOkResponse({ type: PageEnvelope(DeliveryDto) })
+  @ApiMessangerChannelId()
   async messangerDeliveries(
     @CurrentPrincipal() principal: Principal,
     @Param('id') id: string,

@@ -1,6 +1,7 @@
-import { Idempotent } from '../common/idempotency/idempotency.interceptor';
+import { IDEMPOTENCY_PROBLEMS, Idempotent } from '../common/idempotency/idempotency.interceptor';
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import {
+  ApiBody,
   ApiBearerAuth,
   ApiNoContentResponse,
   ApiCreatedResponse,
@@ -10,7 +11,12 @@ import {
 } from '@nestjs/swagger';
 import { CurrentPrincipal, Principal } from '../common/auth/principal';
 import { BareResponse } from '../common/http/data-wrapper.interceptor';
-import { ApiProblemResponses, DataEnvelope } from '../common/http/openapi.decorators';
+import {
+  ApiProblemResponses,
+  ApiResourceId,
+  DataEnvelope,
+  ProblemExample,
+} from '../common/http/openapi.decorators';
 import {
   CreateFollowUpDto,
   DeliveryPageDto,
@@ -24,6 +30,22 @@ import {
 import { toDeliveryResponse, toFollowUpResponse, toFollowUpResponses } from './follow-up.mapper';
 import { FollowUpEntity } from './entities/follow-up.entity';
 import { FollowUpsService } from './follow-ups.service';
+
+/** The `:id` of a follow-up in a path. */
+const ApiFollowUpId = () =>
+  ApiResourceId(
+    'follow-up',
+    '`id` in the answer of POST /v1/scheduler/follow-up/whatsapp, or of an item of GET /v1/scheduler/follow-ups',
+  );
+
+const CHANNEL_NOT_USABLE: ProblemExample = {
+  code: 'channel_not_usable',
+  detail: 'No WhatsApp channel 0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b exists in this organization.',
+};
+const COMPLETED: ProblemExample = {
+  code: 'conflict',
+  detail: 'The follow-up has completed; nothing is left to run.',
+};
 
 @ApiTags('scheduler')
 @ApiBearerAuth()
@@ -41,7 +63,25 @@ export class FollowUpsController {
     operationId: 'createWhatsappFollowUp',
   })
   @ApiCreatedResponse({ type: FollowUpDto })
-  @ApiProblemResponses(413, 415, 422)
+  @ApiProblemResponses(413, 415, CHANNEL_NOT_USABLE, ...IDEMPOTENCY_PROBLEMS)
+  @ApiBody({
+    type: CreateFollowUpDto,
+    examples: {
+      weekdays: {
+        summary:
+          'Replace channel_id with `data.id` of POST /v1/channels/whatsapp (a channel of the same agent_id)',
+        value: {
+          agent_id: 'agent_support_es',
+          channel_id: '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b',
+          client_phone_numbers: ['+34612345678'],
+          frequency: '0 9 * * 1-5',
+          prompt: 'Remind {{title}}: ask whether the client needs anything else.',
+          title: 'Weekly check-in',
+          time_zone: 'Europe/Madrid',
+        },
+      },
+    },
+  })
   async createWhatsapp(
     @CurrentPrincipal() principal: Principal,
     @Body() dto: CreateFollowUpDto,
@@ -58,7 +98,7 @@ export class FollowUpsController {
       'One follow-up of the organization, bare (no `data` wrapper), with `status`, `next_run_at` and its `deliveries` by status.',
   })
   @ApiOkResponse({ type: FollowUpDto })
-  @ApiProblemResponses(404)
+  @ApiFollowUpId()
   async findOne(
     @CurrentPrincipal() principal: Principal,
     @Param('id') id: string,
@@ -95,7 +135,8 @@ export class FollowUpsController {
       'Stops new occurrences and holds its pending deliveries (retries too) until it is resumed. A completed follow-up answers 409.',
   })
   @ApiOkResponse({ type: FollowUpDto })
-  @ApiProblemResponses(404, 409)
+  @ApiFollowUpId()
+  @ApiProblemResponses(COMPLETED)
   async pause(
     @CurrentPrincipal() principal: Principal,
     @Param('id') id: string,
@@ -113,7 +154,8 @@ export class FollowUpsController {
     operationId: 'resumeFollowUp',
   })
   @ApiOkResponse({ type: FollowUpDto })
-  @ApiProblemResponses(404, 409)
+  @ApiFollowUpId()
+  @ApiProblemResponses(COMPLETED)
   async resume(
     @CurrentPrincipal() principal: Principal,
     @Param('id') id: string,
@@ -129,7 +171,7 @@ export class FollowUpsController {
     operationId: 'deleteFollowUp',
   })
   @ApiNoContentResponse()
-  @ApiProblemResponses(404)
+  @ApiFollowUpId()
   async remove(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<void> {
     await this.followUps.remove(principal.organizationId, id);
   }
@@ -142,7 +184,7 @@ export class FollowUpsController {
       'One row per client number and occurrence, newest occurrence first, with its status, attempts (the last 10 in `attempt_history`) and last error.',
   })
   @ApiOkResponse({ type: DataEnvelope(DeliveryPageDto) })
-  @ApiProblemResponses(404)
+  @ApiFollowUpId()
   async deliveries(
     @CurrentPrincipal() principal: Principal,
     @Param('id') id: string,

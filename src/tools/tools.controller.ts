@@ -1,4 +1,4 @@
-import { Idempotent } from '../common/idempotency/idempotency.interceptor';
+import { IDEMPOTENCY_PROBLEMS, Idempotent } from '../common/idempotency/idempotency.interceptor';
 import {
   Body,
   Controller,
@@ -13,6 +13,7 @@ import {
 } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import {
+  ApiBody,
   ApiBearerAuth,
   ApiCreatedResponse,
   ApiHeader,
@@ -23,7 +24,12 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { CurrentPrincipal, Principal } from '../common/auth/principal';
-import { ApiProblemResponses, DataEnvelope } from '../common/http/openapi.decorators';
+import {
+  ApiProblemResponses,
+  DataEnvelope,
+  ProblemExample,
+} from '../common/http/openapi.decorators';
+import { ApiToolId } from './tools.openapi';
 import {
   CreateToolDto,
   ListToolSpecsQueryDto,
@@ -35,6 +41,20 @@ import { ToolSpecificationPageDto } from './dto/tool-specification.dto';
 import { matchesIfNoneMatch } from './catalog/catalog-pages';
 import { toToolResponse } from './tool.mapper';
 import { ToolsService } from './tools.service';
+
+const UNKNOWN_TOOL: ProblemExample = {
+  code: 'unknown_tool',
+  detail: 'No tool named "Weather.GetForecast" is in the catalog; GET /v1/tools/specs lists them.',
+};
+const OAUTH2_NOT_REQUIRED: ProblemExample = {
+  code: 'oauth2_not_required',
+  detail: 'The tool Math.Calculate needs no OAuth2 authorization.',
+};
+const PROVIDER_NOT_CONFIGURED: ProblemExample = {
+  code: 'provider_not_configured',
+  detail:
+    "OAuth2 provider 'google' is not configured: set OAUTH_GOOGLE_CLIENT_ID and OAUTH_GOOGLE_CLIENT_SECRET.",
+};
 
 @ApiTags('tools')
 @ApiBearerAuth()
@@ -52,7 +72,25 @@ export class ToolsController {
     operationId: 'createTool',
   })
   @ApiCreatedResponse({ type: DataEnvelope(ToolDto) })
-  @ApiProblemResponses(413, 415, 422)
+  @ApiProblemResponses(413, 415, UNKNOWN_TOOL, ...IDEMPOTENCY_PROBLEMS)
+  @ApiBody({
+    type: CreateToolDto,
+    examples: {
+      'Math.Calculate': {
+        summary: 'A tool that needs no authorization (POST /v1/tools/{id}/execute runs it at once)',
+        value: { agent_id: 'agent_support_es', name: 'Math.Calculate' },
+      },
+      'Weather.GetCurrentWeather': {
+        summary: "A tool that needs an API key (OpenWeather's): put your own in api_key",
+        value: {
+          agent_id: 'agent_support_es',
+          name: 'Weather.GetCurrentWeather',
+          params: { units: 'metric' },
+          api_key: 'a3f9c2e4b7d14e6f8a0b1c2d3e4f5a6b',
+        },
+      },
+    },
+  })
   async create(
     @CurrentPrincipal() principal: Principal,
     @Body() dto: CreateToolDto,
@@ -131,7 +169,7 @@ export class ToolsController {
     operationId: 'getTool',
   })
   @ApiOkResponse({ type: DataEnvelope(ToolDto) })
-  @ApiProblemResponses(404)
+  @ApiToolId()
   async findOne(
     @CurrentPrincipal() principal: Principal,
     @Param('id') id: string,
@@ -148,7 +186,8 @@ export class ToolsController {
     operationId: 'authorizeTool',
   })
   @ApiOkResponse({ type: DataEnvelope(ToolDto) })
-  @ApiProblemResponses(404, 409, 422)
+  @ApiToolId()
+  @ApiProblemResponses(OAUTH2_NOT_REQUIRED, PROVIDER_NOT_CONFIGURED)
   async authorize(
     @CurrentPrincipal() principal: Principal,
     @Param('id') id: string,
@@ -164,7 +203,7 @@ export class ToolsController {
     operationId: 'deleteTool',
   })
   @ApiNoContentResponse()
-  @ApiProblemResponses(404)
+  @ApiToolId()
   async remove(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<void> {
     await this.tools.remove(principal.organizationId, id);
   }

@@ -12,11 +12,18 @@ export class ListChannelMessagesQueryDto extends PaginationQueryDto {
 }
 
 export class ChannelMessageDto {
-  @ApiProperty() id!: string;
-  @ApiProperty() channel_id!: string;
-  @ApiProperty({ description: 'E.164 phone (WhatsApp) or page-scoped id (Messenger).' })
+  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty({ format: 'uuid' }) channel_id!: string;
+  @ApiProperty({
+    description: 'E.164 phone (WhatsApp) or page-scoped id (Messenger).',
+    example: '+34612345678',
+  })
   from!: string;
-  @ApiProperty({ description: "Meta's message id (wamid or mid)." }) message_id!: string;
+  @ApiProperty({
+    description: "Meta's message id (wamid or mid).",
+    example: 'wamid.HBgLMzQ2MTIzNDU2NzgVAgASGBQzQTdGQjQ5RkY0QjA2NkQ5QTc2RgA=',
+  })
+  message_id!: string;
   @ApiProperty({
     description:
       "Meta's type: text, image, audio, video, document, sticker, location, reaction, interactive, button, ...",

@@ -16,6 +16,7 @@ import {
 } from './conversation.dto';
 import { toChannelMessageResponse, toOptOutResponse } from './conversation.mappers';
 import { ConversationsService, Page } from './conversations.service';
+import { ApiMessangerChannelId, ApiPhoneParam, ApiWhatsappChannelId } from '../channels.openapi';
 
 const mapPage = <T, R>(page: Page<T>, map: (item: T) => R) => ({
   items: page.items.map(map),
@@ -26,12 +27,13 @@ const mapPage = <T, R>(page: Page<T>, map: (item: T) => R) => ({
 /** What clients wrote to a channel, and who asked it not to write to them. */
 @ApiTags('channels')
 @ApiBearerAuth()
-@ApiProblemResponses(400, 401, 404)
+@ApiProblemResponses(400, 401)
 @Controller('v1/channels')
 export class ConversationsController {
   constructor(private readonly conversations: ConversationsService) {}
 
   @Get('whatsapp/:id/messages')
+  @ApiWhatsappChannelId()
   @ApiOperation({
     summary: 'Inbound messages of a WhatsApp channel, newest first',
     operationId: 'listWhatsappMessages',
@@ -51,6 +53,7 @@ export class ConversationsController {
   }
 
   @Get('messanger/:id/messages')
+  @ApiMessangerChannelId()
   @ApiOperation({
     summary: 'Inbound messages of a Messanger channel, newest first',
     operationId: 'listMessangerMessages',
@@ -70,6 +73,7 @@ export class ConversationsController {
   }
 
   @Get('whatsapp/:id/opt-outs')
+  @ApiWhatsappChannelId()
   @ApiOperation({
     summary: 'Numbers opted out of a WhatsApp channel',
     operationId: 'listWhatsappOptOuts',
@@ -86,6 +90,8 @@ export class ConversationsController {
   }
 
   @Put('whatsapp/:id/opt-outs/:phone')
+  @ApiWhatsappChannelId()
+  @ApiPhoneParam()
   @HttpCode(204)
   @ApiOperation({
     summary: 'Opt a number out of a WhatsApp channel',
@@ -103,6 +109,8 @@ export class ConversationsController {
   }
 
   @Delete('whatsapp/:id/opt-outs/:phone')
+  @ApiWhatsappChannelId()
+  @ApiPhoneParam()
   @HttpCode(204)
   @ApiOperation({
     summary: 'Opt a number back in',

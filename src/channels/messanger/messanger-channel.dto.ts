@@ -23,12 +23,23 @@ export class UpdateMessangerChannelDto {
 
 export class MessangerChannelDto {
   @ApiProperty({ format: 'uuid' }) id!: string;
-  @ApiProperty() agent_id!: string;
-  @ApiProperty() user_id!: string;
+  @ApiProperty({ example: 'agent_support_es' }) agent_id!: string;
+  @ApiProperty({ example: '112233445566778' }) user_id!: string;
   @ApiProperty({ enum: ['Messanger'] }) type!: 'Messanger';
-  @ApiProperty() organization_id!: string;
-  @ApiProperty() created_by!: string;
-  @ApiProperty({ description: "The verify token for Meta's webhook handshake (hub.verify_token)." })
+  @ApiProperty({
+    example: 'org_acme',
+    description: 'The `org` claim of the token that created it.',
+  })
+  organization_id!: string;
+  @ApiProperty({
+    example: 'user_alice',
+    description: 'The `sub` claim of the token that created it.',
+  })
+  created_by!: string;
+  @ApiProperty({
+    description: "The verify token for Meta's webhook handshake (hub.verify_token).",
+    example: 'b4e1c7a9d2f64e8b9a0c3d5e7f1a2b3c',
+  })
   verification_token!: string;
   @WebhookUrlField() webhook_url!: string;
   @StatusReasonField() status_reason!: StatusReasonDto | null;

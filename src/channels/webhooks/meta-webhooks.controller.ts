@@ -13,6 +13,7 @@ import {
   Res,
 } from '@nestjs/common';
 import {
+  ApiBody,
   ApiHeader,
   ApiOkResponse,
   ApiOperation,
@@ -24,7 +25,7 @@ import {
 import type { Request, Response } from 'express';
 import { Public } from '../../common/auth/principal';
 import { ProblemException } from '../../common/http/problem';
-import { ApiProblemResponses } from '../../common/http/openapi.decorators';
+import { ApiProblemResponses, ProblemExample } from '../../common/http/openapi.decorators';
 import type { ChannelKind } from '../channel-transport';
 import { CHANNELS_CONFIG, ChannelsConfig } from '../channels.config';
 import { isSignedByMeta } from './meta-signature';
@@ -34,8 +35,62 @@ import { WebhookChannel, WebhookInbox } from './webhook-inbox';
 /** Longer challenges are refused: Meta's are short numbers, and we echo it back verbatim. */
 const MAX_CHALLENGE_LENGTH = 256;
 
-const noSuchChannel = () =>
-  new ProblemException('forbidden', 'This webhook URL belongs to no channel.');
+const NO_SUCH_CHANNEL: ProblemExample = {
+  code: 'forbidden',
+  detail: 'This webhook URL belongs to no channel.',
+};
+const noSuchChannel = () => new ProblemException(NO_SUCH_CHANNEL.code, NO_SUCH_CHANNEL.detail);
+const HANDSHAKE_REFUSED =
+  'The handshake needs hub.mode=subscribe, the channel’s verification_token as hub.verify_token, and hub.challenge.';
+const BAD_SIGNATURE = 'X-Hub-Signature-256 is missing or does not match the body.';
+
+/** What Meta sends, one small notification of each kind, for the OpenAPI document. */
+const NOTIFICATION_EXAMPLES: Record<ChannelKind, unknown> = {
+  whatsapp: {
+    object: 'whatsapp_business_account',
+    entry: [
+      {
+        id: '102290129340398',
+        changes: [
+          {
+            field: 'messages',
+            value: {
+              messaging_product: 'whatsapp',
+              metadata: { display_phone_number: '15550783881', phone_number_id: '106540352242922' },
+              contacts: [{ profile: { name: 'Ana' }, wa_id: '34612345678' }],
+              messages: [
+                {
+                  from: '34612345678',
+                  id: 'wamid.HBgLMzQ2MTIzNDU2NzgVAgASGBQzQTdGQjQ5RkY0QjA2NkQ5QTc2RgA=',
+                  timestamp: '1763800000',
+                  type: 'text',
+                  text: { body: 'Hola' },
+                },
+              ],
+            },
+          },
+        ],
+      },
+    ],
+  },
+  messanger: {
+    object: 'page',
+    entry: [
+      {
+        id: '112233445566778',
+        time: 1763800000000,
+        messaging: [
+          {
+            sender: { id: '6543210987654321' },
+            recipient: { id: '112233445566778' },
+            timestamp: 1763800000000,
+            message: { mid: 'm_AbCdEf123', text: 'Hello' },
+          },
+        ],
+      },
+    ],
+  },
+};
 
 /**
  * Meta calls these: the verification handshake (GET) and notifications (POST), public (no JWT).
@@ -95,7 +150,7 @@ export class MetaWebhooksController {
     description:
       "Meta's notifications (messages and statuses), signed with X-Hub-Signature-256. Stored before the 200, then processed by any replica.",
   })
-  @NotificationDocs()
+  @NotificationDocs('whatsapp')
   async receiveWhatsapp(
     @Param('channel_id') channelId: string,
     @Headers('x-hub-signature-256') signature: string | undefined,
@@ -112,7 +167,7 @@ export class MetaWebhooksController {
     description:
       "Meta's Messenger notifications (messages, deliveries, reads), signed with X-Hub-Signature-256. Stored before the 200, then processed by any replica.",
   })
-  @NotificationDocs()
+  @NotificationDocs('messanger')
   async receiveMessanger(
     @Param('channel_id') channelId: string,
     @Headers('x-hub-signature-256') signature: string | undefined,
@@ -139,10 +194,7 @@ export class MetaWebhooksController {
       typeof challenge !== 'string' ||
       challenge.length > MAX_CHALLENGE_LENGTH
     ) {
-      throw new ProblemException(
-        'forbidden',
-        'The handshake needs hub.mode=subscribe, the channel’s verification_token as hub.verify_token, and hub.challenge.',
-      );
+      throw new ProblemException('forbidden', HANDSHAKE_REFUSED);
     }
     response.status(200).type('text/plain').setHeader('X-Content-Type-Options', 'nosniff');
     response.send(challenge);
@@ -163,7 +215,7 @@ export class MetaWebhooksController {
         'invalid_signature',
         this.config.metaAppSecrets.length === 0
           ? 'No META_APP_SECRET is configured, so no notification can be verified.'
-          : 'X-Hub-Signature-256 is missing or does not match the body.',
+          : BAD_SIGNATURE,
       );
     }
     const channel: WebhookChannel | undefined = await this.inbox.findChannel(kind, channelId);
@@ -188,19 +240,33 @@ function VerificationDocs() {
     ApiQuery({ name: 'hub.challenge', required: true, description: 'Echoed back as the body.' }),
     ApiProduces('text/plain'),
     ApiOkResponse({ description: 'hub.challenge, as text/plain.' }),
-    ApiProblemResponses(403),
+    ApiProblemResponses({ code: 'forbidden', detail: HANDSHAKE_REFUSED }, NO_SUCH_CHANNEL),
   );
 }
 
-function NotificationDocs() {
+function NotificationDocs(kind: ChannelKind) {
   return applyDecorators(
     ApiParam({ name: 'channel_id', description: 'The channel id (its webhook_url ends with it).' }),
     ApiHeader({
       name: 'X-Hub-Signature-256',
       required: true,
-      description: 'sha256=<hex HMAC-SHA256 of the raw body with the app secret>',
+      description:
+        'sha256=<hex HMAC-SHA256 of the exact body bytes with a META_APP_SECRET>. To try it by hand: `printf %s "$BODY" | openssl dgst -sha256 -hmac "$META_APP_SECRET"`.',
+    }),
+    ApiBody({
+      description:
+        "Meta's notification, exactly as Meta sends it (docs/webhooks.md has samples). The signature covers these bytes: sign what you send.",
+      schema: { type: 'object', additionalProperties: true },
+      examples: { [kind]: { value: NOTIFICATION_EXAMPLES[kind] } },
     }),
     ApiOkResponse({ description: 'Stored; processed asynchronously. Empty body.' }),
-    ApiProblemResponses(401, 403, 413),
+    ApiProblemResponses(
+      413,
+      {
+        code: 'invalid_signature',
+        detail: BAD_SIGNATURE,
+      },
+      NO_SUCH_CHANNEL,
+    ),
   );
 }

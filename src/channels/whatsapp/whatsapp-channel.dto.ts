@@ -24,13 +24,24 @@ export class UpdateWhatsappChannelDto {
 
 export class WhatsappChannelDto {
   @ApiProperty({ format: 'uuid' }) id!: string;
-  @ApiProperty() agent_id!: string;
-  @ApiProperty() number_id!: string;
+  @ApiProperty({ example: 'agent_support_es' }) agent_id!: string;
+  @ApiProperty({ example: '106540352242922' }) number_id!: string;
   @ApiProperty({ enum: CHANNEL_STATUSES }) status!: ChannelStatus;
   @ApiProperty({ enum: ['Whatsapp'] }) type!: 'Whatsapp';
-  @ApiProperty() organization_id!: string;
-  @ApiProperty() created_by!: string;
-  @ApiProperty({ description: "The verify token for Meta's webhook handshake (hub.verify_token)." })
+  @ApiProperty({
+    example: 'org_acme',
+    description: 'The `org` claim of the token that created it.',
+  })
+  organization_id!: string;
+  @ApiProperty({
+    example: 'user_alice',
+    description: 'The `sub` claim of the token that created it.',
+  })
+  created_by!: string;
+  @ApiProperty({
+    description: "The verify token for Meta's webhook handshake (hub.verify_token).",
+    example: 'b4e1c7a9d2f64e8b9a0c3d5e7f1a2b3c',
+  })
   verification_token!: string;
   @WebhookUrlField() webhook_url!: string;
   @StatusReasonField() status_reason!: StatusReasonDto | null;

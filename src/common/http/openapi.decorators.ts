@@ -1,12 +1,13 @@
 import { applyDecorators, Type } from '@nestjs/common';
 import {
+  ApiParam,
   ApiProperty,
   ApiPropertyOptional,
   ApiResponse,
   getSchemaPath,
   ApiExtraModels,
 } from '@nestjs/swagger';
-import { problem, PROBLEM_CONTENT_TYPE, ProblemDetails } from './problem';
+import { FieldError, problem, PROBLEM_CONTENT_TYPE, ProblemDetails } from './problem';
 import { PROBLEM_CODE_NAMES, ProblemCode } from './problem-codes';
 
 export class FieldErrorDto {
@@ -49,8 +50,9 @@ export class ProblemDetailsDto {
 const DESCRIPTIONS: Record<number, string> = {
   400: 'The body, query or path failed validation (wrong type, missing or unknown field, null, a NUL character, a number out of range, malformed JSON or JSON nested over 64 deep).',
   401: 'The bearer token is missing, malformed, expired, wrongly signed or lacks a required claim.',
+  403: 'Refused.',
   404: "No such resource in the caller's organization.",
-  409: 'The request conflicts with an existing resource.',
+  409: 'The request conflicts with the state of a resource.',
   413: 'The body exceeds 1 MiB.',
   415: 'The body is not JSON.',
   422: 'The request is well-formed but references something unusable.',
@@ -58,45 +60,80 @@ const DESCRIPTIONS: Record<number, string> = {
 
 const REQUEST_ID = '0f9a2c4e-5b1d-4c3e-9a7f-2d8e6b1c0a94';
 
-/** Each status's own example body, as the service writes it (problem() and the codes registry). */
+/** A problem as the service writes it, with the example request id. */
+const exampleProblem = (code: ProblemCode, detail: string, errors?: FieldError[]) => ({
+  ...problem(code, detail, errors),
+  request_id: REQUEST_ID,
+});
+
+/** Each status's default example body, for operations that name no problem of their own. */
 export const PROBLEM_EXAMPLES: Record<number, ProblemDetails> = {
-  400: problem('validation_failed', 'The request is not valid.', [
+  400: exampleProblem('validation_failed', 'The request is not valid.', [
     { field: 'agent_id', message: 'agent_id should not be empty' },
   ]),
-  401: problem('unauthorized', 'The token has expired.'),
-  404: problem('not_found', 'WhatsApp channel was not found.'),
-  409: problem(
-    'conflict',
-    'A WhatsApp channel for number_id 106540352242922 already exists in this organization.',
-  ),
-  413: problem('payload_too_large', 'The body exceeds 1 MiB.'),
-  415: problem('unsupported_media_type', 'Send the body as application/json.'),
-  422: problem(
-    'unknown_tool',
-    'No tool named "Weather.GetForecast" is in the catalog; GET /v1/tools/specs lists them.',
-  ),
-  429: problem(
+  401: exampleProblem('unauthorized', 'The token has expired.'),
+  413: exampleProblem('payload_too_large', 'The body exceeds 1 MiB.'),
+  415: exampleProblem('unsupported_media_type', 'Send the body as application/json.'),
+  429: exampleProblem(
     'rate_limited',
     'Too many requests: at most 1200 per minute for an organization. Retry in 12 s.',
   ),
-  500: problem('internal_error', 'An unexpected error occurred; it has been logged.'),
+  500: exampleProblem('internal_error', 'An unexpected error occurred; it has been logged.'),
 };
-for (const example of Object.values(PROBLEM_EXAMPLES)) example.request_id = REQUEST_ID;
 
-/** problem+json with the status's example, for the responses documented here and in app.setup. */
-export const problemContent = (status: number) => ({
+/** A problem an operation answers, worded as the service words it; its status follows the code. */
+export interface ProblemExample {
+  code: ProblemCode;
+  detail: string;
+}
+
+/** The 404 of an operation on one kind of resource (`notFound` words it the same way). */
+export const notFoundExample = (what: string): ProblemExample => ({
+  code: 'not_found',
+  detail: `${what} was not found.`,
+});
+
+/** problem+json with its example bodies (named by code when there are several). */
+export const problemContent = (status: number, bodies = [PROBLEM_EXAMPLES[status]]) => ({
   [PROBLEM_CONTENT_TYPE]: {
     schema: { $ref: getSchemaPath(ProblemDetailsDto) },
-    ...(PROBLEM_EXAMPLES[status] && { example: PROBLEM_EXAMPLES[status] }),
+    ...(bodies.length === 1
+      ? bodies[0] && { example: bodies[0] }
+      : {
+          examples: Object.fromEntries(
+            bodies.map((body) => [body.code, { summary: body.detail, value: body }]),
+          ),
+        }),
   },
 });
 
-/** Documents the problem+json responses an operation can give, each with its own example. */
-export function ApiProblemResponses(...statuses: number[]) {
+/**
+ * Documents the problem+json responses an operation gives: a status with its default example, or
+ * the operation's own problems (several for one status become named examples). Name every
+ * problem of a status in one call: a later call for the same status replaces its examples.
+ */
+export function ApiProblemResponses(...responses: (number | ProblemExample)[]) {
+  const byStatus = new Map<number, ProblemDetails[]>();
+  for (const response of responses) {
+    if (typeof response === 'number' && !PROBLEM_EXAMPLES[response]) {
+      // 403, 404, 409, 422: what they mean depends on the operation, so it names its own.
+      throw new Error(`ApiProblemResponses: name the ${response} problems of the operation`);
+    }
+    const body =
+      typeof response === 'number'
+        ? PROBLEM_EXAMPLES[response]
+        : exampleProblem(response.code, response.detail);
+    const status = typeof response === 'number' ? response : body.status;
+    byStatus.set(status, [...(byStatus.get(status) ?? []), body]);
+  }
   return applyDecorators(
     ApiExtraModels(ProblemDetailsDto),
-    ...statuses.map((status) =>
-      ApiResponse({ status, description: DESCRIPTIONS[status], content: problemContent(status) }),
+    ...[...byStatus].map(([status, bodies]) =>
+      ApiResponse({
+        status,
+        description: DESCRIPTIONS[status],
+        content: problemContent(status, bodies),
+      }),
     ),
   );
 }
@@ -132,3 +169,13 @@ export function PageEnvelope<T>(type: Type<T>): Type<{ data: { items: T[] } }> {
   }
   return DataEnvelope(page);
 }
+
+/**
+ * A resource's id in the path: where a client finds it (Swagger UI shows it beside the empty
+ * field), and the operation's 404 when it is not in the caller's organization.
+ */
+export const ApiResourceId = (what: string, whereFrom: string, name = 'id') =>
+  applyDecorators(
+    ApiParam({ name, description: `The ${what}'s id: ${whereFrom}.` }),
+    ApiProblemResponses(notFoundExample(what)),
+  );

@@ -14,13 +14,18 @@ import { ApiHeader } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { catchError, from, mergeMap, Observable, of } from 'rxjs';
 import { Principal } from '../auth/principal';
-import { ApiProblemResponses } from '../http/openapi.decorators';
+import { ProblemExample } from '../http/openapi.decorators';
 import { ProblemException, validationFailed } from '../http/problem';
 import { IdempotencyKeys } from './idempotency-keys';
 
 const IDEMPOTENT = 'agentline:idempotent';
 /** Stripe's rule: up to 255 characters; printable ASCII, so it can be logged and compared as is. */
 const KEY = /^[\x21-\x7e]{1,255}$/;
+
+const KEY_REUSED =
+  'This Idempotency-Key was used with another request in the last 24 hours; use a new key for a new request.';
+const KEY_IN_USE =
+  'A request with this Idempotency-Key is still being handled; retry once it has answered.';
 
 /**
  * For POSTs that create or send: an `Idempotency-Key` makes a retry safe. Stripe's semantics:
@@ -37,11 +42,17 @@ export const Idempotent = () =>
       name: 'Idempotency-Key',
       required: false,
       description:
-        'Any unique string up to 255 printable ASCII characters (a UUID, say). Retrying with the same key and body within 24 hours answers the first response again, with `Idempotent-Replayed: true`, instead of doing the work twice. The same key with another body: `422 idempotency_key_reused`; while the first request is still running: `409 idempotency_key_in_use`.',
-      schema: { type: 'string', maxLength: 255, example: '5f2b6d1e-8c3a-4e7b-9d1f-2a6c4b8e0f13' },
+        'Optional. A new unique string for each new request, up to 255 printable ASCII characters (a fresh UUID, say). Retrying with the same key and the same request (path and body) within 24 hours answers the first response again, with `Idempotent-Replayed: true`, instead of doing the work twice. The same key with another request: `422 idempotency_key_reused`; while the first request is still running: `409 idempotency_key_in_use`. Keys belong to the organization.',
+      // No example: Swagger UI would send the same key with every POST it tries.
+      schema: { type: 'string', maxLength: 255 },
     }),
-    ApiProblemResponses(409, 422),
   );
+
+/** The problems an `Idempotency-Key` adds to an operation, for its ApiProblemResponses. */
+export const IDEMPOTENCY_PROBLEMS: ProblemExample[] = [
+  { code: 'idempotency_key_reused', detail: KEY_REUSED },
+  { code: 'idempotency_key_in_use', detail: KEY_IN_USE },
+];
 
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
@@ -82,15 +93,9 @@ export class IdempotencyInterceptor implements NestInterceptor {
             response.setHeader('Idempotent-Replayed', 'true');
             return of(JSON.parse(claim.body) as unknown);
           case 'reused':
-            throw new ProblemException(
-              'idempotency_key_reused',
-              'This Idempotency-Key was used with another request in the last 24 hours; use a new key for a new request.',
-            );
+            throw new ProblemException('idempotency_key_reused', KEY_REUSED);
           case 'in_progress':
-            throw new ProblemException(
-              'idempotency_key_in_use',
-              'A request with this Idempotency-Key is still being handled; retry once it has answered.',
-            );
+            throw new ProblemException('idempotency_key_in_use', KEY_IN_USE);
           case 'claimed':
             return next.handle().pipe(
               catchError(async (error: unknown) => {

@@ -14,7 +14,8 @@ export class SendWhatsappMessageDto {
 
   @ApiPropertyOptional({
     maxLength: 4096,
-    description: 'Free-form text (inside the 24-hour window).',
+    description: 'Free-form text (inside the 24-hour window). Send `text` or `template`, not both.',
+    example: 'Your order has shipped; it arrives on Thursday.',
   })
   @IsOptionalNotNull()
   @IsString()
@@ -24,7 +25,8 @@ export class SendWhatsappMessageDto {
 
   @ApiPropertyOptional({
     type: FollowUpTemplateDto,
-    description: 'A pre-approved template; its parameters are sent as given.',
+    description:
+      'A pre-approved template, the only kind of message Meta delivers outside the 24-hour window; its parameters are sent as given. Send `text` or `template`, not both.',
   })
   @IsOptionalNotNull()
   @ValidateNested()
@@ -42,7 +44,7 @@ export class SendMessangerMessageDto {
   @Matches(/^\d{1,32}$/, { message: '$property must be a page-scoped id (digits)' })
   to!: string;
 
-  @ApiProperty({ maxLength: 2000 })
+  @ApiProperty({ maxLength: 2000, example: 'Your order has shipped; it arrives on Thursday.' })
   @IsString()
   @IsNotEmpty()
   @MaxLength(2000)

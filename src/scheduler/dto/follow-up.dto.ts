@@ -175,13 +175,14 @@ export class FollowUpDeliveryCountsDto {
 
 export class FollowUpDto {
   @ApiProperty({ format: 'uuid' }) id!: string;
-  @ApiProperty() agent_id!: string;
+  @ApiProperty({ example: 'agent_support_es' }) agent_id!: string;
   @ApiProperty({ format: 'uuid' }) channel_id!: string;
   @ApiProperty({ enum: ['Whatsapp', 'Messanger'] }) channel_type!: 'Whatsapp' | 'Messanger';
   @ApiProperty({ type: [String], example: ['+34612345678'] }) client_phone_numbers!: string[];
   @ApiProperty({ example: 'daily' }) frequency!: string;
-  @ApiProperty() prompt!: string;
-  @ApiProperty() title!: string;
+  @ApiProperty({ example: 'Remind {{title}}: ask whether the client needs anything else.' })
+  prompt!: string;
+  @ApiProperty({ example: 'Weekly check-in' }) title!: string;
   @ApiProperty({ type: String, nullable: true }) description!: string | null;
   @ApiProperty({ example: 'UTC' }) time_zone!: string;
   @ApiProperty({ type: FollowUpTemplateDto, nullable: true }) template!: FollowUpTemplateDto | null;
@@ -200,8 +201,16 @@ export class FollowUpDto {
     description: 'The occurrence (ms) most recently sent out; null before the first.',
   })
   last_run_at!: number | null;
-  @ApiProperty() organization_id!: string;
-  @ApiProperty() created_by!: string;
+  @ApiProperty({
+    example: 'org_acme',
+    description: 'The `org` claim of the token that created it.',
+  })
+  organization_id!: string;
+  @ApiProperty({
+    example: 'user_alice',
+    description: 'The `sub` claim of the token that created it.',
+  })
+  created_by!: string;
   @ApiProperty({ type: 'integer', format: 'date-time', example: 1763800000000 })
   created_at!: number;
   @ApiProperty({ type: 'integer', format: 'date-time', example: 1763800000000 })

@@ -47,7 +47,7 @@ export class CreateToolDto {
 
 export class ToolDto {
   @ApiProperty({ format: 'uuid' }) id!: string;
-  @ApiProperty() agent_id!: string;
+  @ApiProperty({ example: 'agent_support_es' }) agent_id!: string;
   @ApiProperty({ example: 'Weather.GetCurrentWeather' }) name!: string;
   @ApiProperty({
     description: 'Echoed from the request (any JSON value, or null when absent).',
@@ -61,8 +61,16 @@ export class ToolDto {
     example: '',
   })
   oauth2_url!: string;
-  @ApiProperty() organization_id!: string;
-  @ApiProperty() created_by!: string;
+  @ApiProperty({
+    example: 'org_acme',
+    description: 'The `org` claim of the token that created it.',
+  })
+  organization_id!: string;
+  @ApiProperty({
+    example: 'user_alice',
+    description: 'The `sub` claim of the token that created it.',
+  })
+  created_by!: string;
   @ApiProperty({ type: 'integer', format: 'date-time', example: 1763800000000 })
   created_at!: number;
   @ApiProperty({ type: 'integer', format: 'date-time', example: 1763800000000 })

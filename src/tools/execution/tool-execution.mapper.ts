@@ -1,6 +1,10 @@
 import { JsonValue } from '../../common/json';
 import { toMillis } from '../../common/time';
-import { ToolExecutionDto, ToolExecutionResultDto, ToolOutputDto } from './dto/tool-execution.dto';
+import {
+  ToolExecutionDto,
+  ToolExecutionOutputDto,
+  ToolExecutionResultDto,
+} from './dto/tool-execution.dto';
 import { ToolExecutionEntity } from './tool-execution.entity';
 import { ToolExecutionResult } from './tool-execution.service';
 
@@ -11,7 +15,7 @@ export function toToolExecutionResponse(execution: ToolExecutionEntity): ToolExe
     agent_id: execution.agentId,
     qualified_name: execution.qualifiedName,
     input: JSON.parse(execution.inputJson) as Record<string, JsonValue>,
-    output: JSON.parse(execution.outputJson) as ToolOutputDto,
+    output: JSON.parse(execution.outputJson) as ToolExecutionOutputDto,
     status: execution.status,
     error: execution.error,
     truncated: execution.truncated,

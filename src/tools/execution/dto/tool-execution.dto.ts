@@ -17,9 +17,17 @@ export class ExecuteToolDto {
   input!: Record<string, unknown>;
 }
 
-export class ToolOutputDto {
+export class ToolExecutionOutputDto {
   @ApiPropertyOptional({
     description: 'What the tool returned (any JSON value); absent when it failed.',
+    // Any JSON value: without this, the schema would say object and 7.5 would not fit it.
+    oneOf: [
+      { type: 'object', additionalProperties: true },
+      { type: 'array', items: {} },
+      { type: 'string' },
+      { type: 'number' },
+      { type: 'boolean' },
+    ],
     example: 7.5,
   })
   value?: JsonValue;
@@ -34,17 +42,17 @@ export class ToolExecutionResultDto {
   @ApiProperty({ format: 'uuid', description: 'The execution record (GET .../executions).' })
   execution_id!: string;
   @ApiProperty({ enum: TOOL_EXECUTION_STATUSES }) status!: ToolExecutionStatus;
-  @ApiProperty({ type: ToolOutputDto }) output!: ToolOutputDto;
+  @ApiProperty({ type: ToolExecutionOutputDto }) output!: ToolExecutionOutputDto;
   @ApiProperty({ type: 'integer', example: 12 }) duration_ms!: number;
 }
 
 export class ToolExecutionDto {
   @ApiProperty({ format: 'uuid' }) id!: string;
   @ApiProperty({ format: 'uuid' }) tool_id!: string;
-  @ApiProperty() agent_id!: string;
+  @ApiProperty({ example: 'agent_support_es' }) agent_id!: string;
   @ApiProperty({ example: 'Math.Calculate' }) qualified_name!: string;
   @ApiProperty({ type: 'object', additionalProperties: true }) input!: Record<string, JsonValue>;
-  @ApiProperty({ type: ToolOutputDto }) output!: ToolOutputDto;
+  @ApiProperty({ type: ToolExecutionOutputDto }) output!: ToolExecutionOutputDto;
   @ApiProperty({ enum: TOOL_EXECUTION_STATUSES }) status!: ToolExecutionStatus;
   @ApiProperty({ type: String, nullable: true }) error!: string | null;
   @ApiProperty({
@@ -53,8 +61,13 @@ export class ToolExecutionDto {
   })
   truncated!: boolean;
   @ApiProperty({ type: 'integer' }) duration_ms!: number;
-  @ApiProperty() organization_id!: string;
-  @ApiProperty({ description: 'The JWT subject that executed the tool.' }) created_by!: string;
+  @ApiProperty({
+    example: 'org_acme',
+    description: 'The `org` claim of the token that created it.',
+  })
+  organization_id!: string;
+  @ApiProperty({ example: 'user_alice', description: 'The JWT subject that executed the tool.' })
+  created_by!: string;
   @ApiProperty({ type: 'integer', format: 'date-time', example: 1763800000000 })
   created_at!: number;
 }
