@@ -10,8 +10,9 @@ import { WebhookInbox1764200000100 } from './1764200000100-webhook-inbox';
 import { DeliveryConversations1764200000200 } from './1764200000200-delivery-conversations';
 import { ChannelLifecycle1764200000300 } from './1764200000300-channel-lifecycle';
 import { AgentEvents1764200000400 } from './1764200000400-agent-events';
-
 import { IdempotencyKeys1764300000000 } from './1764300000000-idempotency-keys';
+import { ToolExecutionsCascade1764400000000 } from './1764400000000-tool-executions-cascade';
+
 /** Every migration in order. Migrations are never edited after they land; add a new one. */
 export const MIGRATIONS = [
   InitialSchema1763800000000,
@@ -27,4 +28,5 @@ export const MIGRATIONS = [
   ChannelLifecycle1764200000300,
   AgentEvents1764200000400,
   IdempotencyKeys1764300000000,
+  ToolExecutionsCascade1764400000000,
 ];

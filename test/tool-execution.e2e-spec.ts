@@ -82,6 +82,13 @@ describe('Tool execution (e2e)', () => {
       });
     });
 
+    it('lets a tool that has run be removed, and its executions with it', async () => {
+      const tool = await attach('Math.Calculate');
+      await run(tool.id, { expression: '1 + 1' });
+      await t.http().delete(`/v1/tools/${tool.id}`).set(auth).expect(204);
+      await t.http().get(`/v1/tools/${tool.id}/executions`).set(auth).expect(404);
+    });
+
     it('names every invalid input field', async () => {
       const tool = await attach('Math.Calculate');
       const res = await execute(tool.id, {

@@ -80,6 +80,11 @@ export class ToolsController {
         summary: 'A tool that needs no authorization (POST /v1/tools/{id}/execute runs it at once)',
         value: { agent_id: 'agent_support_es', name: 'Math.Calculate' },
       },
+      'Google.ListCalendarEvents': {
+        summary:
+          "A tool that needs OAuth2: send the user to the answer's oauth2_url (the service needs OAUTH_GOOGLE_CLIENT_ID and OAUTH_GOOGLE_CLIENT_SECRET)",
+        value: { agent_id: 'agent_support_es', name: 'Google.ListCalendarEvents' },
+      },
       'Weather.GetCurrentWeather': {
         summary: "A tool that needs an API key (OpenWeather's): put your own in api_key",
         value: {

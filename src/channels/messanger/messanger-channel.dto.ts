@@ -24,7 +24,7 @@ export class UpdateMessangerChannelDto {
 export class MessangerChannelDto {
   @ApiProperty({ format: 'uuid' }) id!: string;
   @ApiProperty({ example: 'agent_support_es' }) agent_id!: string;
-  @ApiProperty({ example: '112233445566778' }) user_id!: string;
+  @ApiProperty({ example: '1029384756' }) user_id!: string;
   @ApiProperty({ enum: ['Messanger'] }) type!: 'Messanger';
   @ApiProperty({
     example: 'org_acme',

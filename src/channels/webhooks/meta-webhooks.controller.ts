@@ -77,12 +77,12 @@ const NOTIFICATION_EXAMPLES: Record<ChannelKind, unknown> = {
     object: 'page',
     entry: [
       {
-        id: '112233445566778',
+        id: '1029384756',
         time: 1763800000000,
         messaging: [
           {
             sender: { id: '6543210987654321' },
-            recipient: { id: '112233445566778' },
+            recipient: { id: '1029384756' },
             timestamp: 1763800000000,
             message: { mid: 'm_AbCdEf123', text: 'Hello' },
           },
@@ -235,9 +235,14 @@ function VerificationDocs() {
     ApiQuery({
       name: 'hub.verify_token',
       required: true,
-      description: "The channel's verification_token.",
+      description: "The channel's `verification_token`, from the answer that created it.",
     }),
-    ApiQuery({ name: 'hub.challenge', required: true, description: 'Echoed back as the body.' }),
+    ApiQuery({
+      name: 'hub.challenge',
+      required: true,
+      description: 'Echoed back as the body.',
+      example: '1158201444',
+    }),
     ApiProduces('text/plain'),
     ApiOkResponse({ description: 'hub.challenge, as text/plain.' }),
     ApiProblemResponses({ code: 'forbidden', detail: HANDSHAKE_REFUSED }, NO_SUCH_CHANNEL),
@@ -255,7 +260,7 @@ function NotificationDocs(kind: ChannelKind) {
     }),
     ApiBody({
       description:
-        "Meta's notification, exactly as Meta sends it (docs/webhooks.md has samples). The signature covers these bytes: sign what you send.",
+        "Meta's notification, exactly as Meta sends it (docs/webhooks.md has samples). The signature covers these bytes: sign what you send. Its timestamps are Meta's: a message older than 24 hours opens no messaging window.",
       schema: { type: 'object', additionalProperties: true },
       examples: { [kind]: { value: NOTIFICATION_EXAMPLES[kind] } },
     }),
