@@ -149,9 +149,8 @@ describe('OpenAPI examples, run as Swagger UI runs them (e2e)', () => {
       if (path.startsWith('/v1/webhooks/') && method === 'post') {
         headers['X-Hub-Signature-256'] = metaSignature(raw ?? '', APP_SECRET);
       }
-      let request = t
-        .http()
-        [method as 'get' | 'post' | 'put' | 'delete'](url)
+      const http = t.http();
+      let request = http[method as 'get' | 'post' | 'put' | 'delete'](url)
         .query(query)
         .set(auth)
         .set(headers);
