@@ -41,6 +41,7 @@ interface Operation {
   operationId: string;
   parameters?: Parameter[];
   requestBody?: { content: Record<string, MediaType> };
+  responses: Record<string, { content?: Record<string, MediaType> }>;
 }
 interface OpenApiDocument {
   paths: Record<string, Record<string, Operation>>;
@@ -257,6 +258,22 @@ describe('OpenAPI examples, run as Swagger UI runs them (e2e)', () => {
     await run('deleteFollowUp', { id: followUp });
     await run('deleteWhatsappChannel', { id: whatsapp.id });
     await run('deleteMessangerChannel', { id: messanger.id });
+
+    // A removed resource answers the 404 its operation documents, word for word.
+    const documented404 = (operationId: string) =>
+      (
+        find(operationId).operation.responses['404'].content?.['application/problem+json']
+          ?.example as { detail: string }
+      ).detail;
+    for (const [operationId, path] of [
+      ['getTool', `/v1/tools/${math}`],
+      ['getWhatsappFollowUp', `/v1/scheduler/follow-up/whatsapp/${followUp}`],
+      ['getWhatsappChannel', `/v1/channels/whatsapp/${whatsapp.id}`],
+      ['getMessangerChannel', `/v1/channels/messanger/${messanger.id}`],
+    ]) {
+      const res = await t.http().get(path).set(auth).expect(404);
+      expect(res.body.detail).toBe(documented404(operationId));
+    }
 
     // Every operation of the document was run: a new one must be added above.
     const all = Object.values(doc.paths).flatMap((operations) =>

@@ -256,13 +256,21 @@ function NotificationDocs(kind: ChannelKind) {
       name: 'X-Hub-Signature-256',
       required: true,
       description:
-        'sha256=<hex HMAC-SHA256 of the exact body bytes with a META_APP_SECRET>. To try it by hand: `printf %s "$BODY" | openssl dgst -sha256 -hmac "$META_APP_SECRET"`.',
+        '`sha256=` followed by the hex HMAC-SHA256 of the exact body bytes with a META_APP_SECRET. To try it by hand: `printf %s "$BODY" | openssl dgst -sha256 -hmac "$META_APP_SECRET"`.',
     }),
     ApiBody({
       description:
         "Meta's notification, exactly as Meta sends it (docs/webhooks.md has samples). The signature covers these bytes: sign what you send. Its timestamps are Meta's: a message older than 24 hours opens no messaging window.",
       schema: { type: 'object', additionalProperties: true },
-      examples: { [kind]: { value: NOTIFICATION_EXAMPLES[kind] } },
+      examples: {
+        [kind]: {
+          summary:
+            kind === 'whatsapp'
+              ? 'A text message to the number of the channel example (number_id 106540352242922)'
+              : 'A text message to the page of the channel example (user_id 1029384756)',
+          value: NOTIFICATION_EXAMPLES[kind],
+        },
+      },
     }),
     ApiOkResponse({ description: 'Stored; processed asynchronously. Empty body.' }),
     ApiProblemResponses(

@@ -90,7 +90,7 @@ export interface ProblemExample {
 /** The 404 of an operation on one kind of resource (`notFound` words it the same way). */
 export const notFoundExample = (what: string): ProblemExample => ({
   code: 'not_found',
-  detail: `${what} was not found.`,
+  detail: `${what.charAt(0).toUpperCase()}${what.slice(1)} was not found.`,
 });
 
 /** problem+json with its example bodies (named by code when there are several). */
@@ -101,7 +101,7 @@ export const problemContent = (status: number, bodies = [PROBLEM_EXAMPLES[status
       ? bodies[0] && { example: bodies[0] }
       : {
           examples: Object.fromEntries(
-            bodies.map((body) => [body.code, { summary: body.detail, value: body }]),
+            bodies.map((body) => [body.code, { summary: body.code, value: body }]),
           ),
         }),
   },
