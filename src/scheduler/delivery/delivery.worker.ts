@@ -58,6 +58,11 @@ export function templateParameter(
  * Where a delivery this process holds stands: claimed (no call to Meta yet, so it may be given
  * back), calling (Meta may be sending it), or recording (the outcome is known, not yet written).
  */
+/**
+ * A claim this recent goes to its call without the check before the call (see `deliver`); the
+ * same race as between that check and the call: a DELETE in those few milliseconds may not stop it.
+ */
+const FRESH_CLAIM_MS = 250;
 type HeldState = 'claimed' | 'calling' | 'recording';
 const refOf = (delivery: ClaimedDelivery): ClaimRef => ({
   id: delivery.id,
@@ -77,6 +82,8 @@ export class DeliveryWorker {
   /** Every send in flight, whichever run of the loop started it. */
   private readonly inFlight = new Set<Promise<void>>();
   private recorder?: OutcomeRecorder;
+  /** How old a claim may be and still go to its call without asking the database again. */
+  private readonly freshClaimMs: number;
   private callStarts?: CallStarts;
 
   constructor(
@@ -88,7 +95,10 @@ export class DeliveryWorker {
     @Inject(SCHEDULER_CONFIG) private readonly config: SchedulerConfig,
     private readonly availability: DatabaseAvailability,
     private readonly metrics: Metrics,
-  ) {}
+  ) {
+    // Well inside the half heartbeat time-out that the claim checked this process's beat against.
+    this.freshClaimMs = Math.min(FRESH_CLAIM_MS, config.delivery.heartbeatTimeoutMs / 4);
+  }
 
   /** Delivers until nothing is due (or `shouldStop`); returns how many deliveries it took. */
   async deliverUntilIdle(owner: string, shouldStop: () => boolean): Promise<number> {
@@ -117,6 +127,7 @@ export class DeliveryWorker {
         leaseMs,
         ratePerSecond: channelRateLimitPerSecond,
       });
+      const claimedAt = performance.now();
       if (claimed.length === 0) {
         if (this.inFlight.size === 0) break;
         await Promise.race(this.inFlight);
@@ -140,6 +151,7 @@ export class DeliveryWorker {
         const sending: Promise<void> = this.send(
           owner,
           delivery,
+          claimedAt,
           channels,
           conversations,
           recorder,
@@ -221,6 +233,7 @@ export class DeliveryWorker {
   private send(
     owner: string,
     delivery: ClaimedDelivery,
+    claimedAt: number,
     channels: BatchChannels | undefined,
     conversations: BatchConversations | undefined,
     recorder: OutcomeRecorder,
@@ -235,7 +248,14 @@ export class DeliveryWorker {
     };
     return withLogContext(context, async () => {
       try {
-        const outcome = await this.deliver(owner, delivery, channels, conversations, shouldStop);
+        const outcome = await this.deliver(
+          owner,
+          delivery,
+          claimedAt,
+          channels,
+          conversations,
+          shouldStop,
+        );
         if (!outcome) return; // stopping or taken over: not sent
         this.setState(delivery, 'recording');
         await recorder.record(outcome);
@@ -273,6 +293,7 @@ export class DeliveryWorker {
   private async deliver(
     owner: string,
     delivery: ClaimedDelivery,
+    claimedAt: number,
     channels: BatchChannels | undefined,
     conversations: BatchConversations | undefined,
     shouldStop: () => boolean,
@@ -359,7 +380,12 @@ export class DeliveryWorker {
         : { type: 'text', body };
     // From here on Meta may send the message: this row is never given back, only recorded.
     if (shouldStop() || !this.held.has(claimKey(refOf(delivery)))) return undefined;
-    const start = await this.startCall(owner, delivery);
+    // A claim made moments ago was checked by the claim itself: this process's heartbeat fresh,
+    // the follow-up neither deleted nor paused, a new lease. Nobody can take a row over within a
+    // fraction of a heartbeat time-out, so the database is asked again only when the send waited
+    // (a model writing the message, a stall): one transaction less per batch on the hot path.
+    const fresh = performance.now() - claimedAt < this.freshClaimMs;
+    const start = fresh ? 'started' : await this.startCall(owner, delivery);
     if (start === 'unreachable') {
       return this.retryOrFail(
         delivery,
