@@ -137,16 +137,17 @@ export class DeliveryWorker {
       claimed.forEach((delivery) =>
         this.held.set(claimKey(refOf(delivery)), { claim: refOf(delivery), state: 'claimed' }),
       );
-      const channels = await this.openChannels(claimed).catch((error: unknown) => {
-        this.logger.warn({ err: error }, 'could not read channel credentials');
-        return undefined;
-      });
-      const conversations = await this.conversations
-        .states(claimed.map(conversationOf))
-        .catch((error: unknown) => {
+      // Both reads at once, on two connections: the batch's sends wait for them.
+      const [channels, conversations] = await Promise.all([
+        this.openChannels(claimed).catch((error: unknown) => {
+          this.logger.warn({ err: error }, 'could not read channel credentials');
+          return undefined;
+        }),
+        this.conversations.states(claimed.map(conversationOf)).catch((error: unknown) => {
           this.logger.warn({ err: error }, 'could not read opt-outs and 24-hour windows');
           return undefined;
-        });
+        }),
+      ]);
       for (const delivery of claimed) {
         const sending: Promise<void> = this.send(
           owner,
