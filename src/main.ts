@@ -47,6 +47,10 @@ async function bootstrap(): Promise<void> {
   logger.log(
     `agentline listening on ${listening} (${config.databaseUrl ? 'PostgreSQL' : `embedded database in ${config.dataDir}`}); public URL ${config.publicUrl}, API docs at ${config.publicUrl}/docs`,
   );
+  // Nest's shutdown hooks stop the service; this says so, so that a stop is told from a crash.
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(signal, () => logger.log(`${signal} received: stopping`));
+  }
   if (config.devSecrets) {
     logger.log(
       `Using development secrets generated in ${config.dataDir}: for local use only (without HOST, the service then listens on 127.0.0.1).`,

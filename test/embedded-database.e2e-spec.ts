@@ -121,6 +121,22 @@ describe('Embedded database (e2e)', () => {
       expect(res.body.data).toMatchObject({ organization_id: 'org-dev', created_by: 'dev' });
       // The test secret does not open a service that uses its own generated one.
       await t.http().get('/v1/tools/specs').set(bearer(tokenFor())).expect(401);
+      // Another DATA_DIR has no secret yet: the token is signed with a new one, and it says so.
+      const elsewhere = await run(
+        process.execPath,
+        [...tsNode, 'src/cli/token.ts', '--org', 'org-dev', '--sub', 'dev'],
+        {
+          cwd: root,
+          env: { PATH: process.env.PATH, DATA_DIR: mkdtempSync(join(tmpdir(), 'agentline-dev-')) },
+        },
+      );
+      expect(elsewhere.stderr).toContain('will refuse it');
+      await t.http().get('/v1/tools/specs').set(bearer(elsewhere.stdout.trim())).expect(401);
+      const help = await run(process.execPath, [...tsNode, 'src/cli/token.ts', '--help'], {
+        cwd: root,
+        env: { PATH: process.env.PATH },
+      });
+      expect(help.stdout).toMatch(/^usage: npm run token/);
     } finally {
       await t.close();
     }

@@ -97,6 +97,8 @@ describe('Embedded files and listen address (e2e)', () => {
       service.child.kill('SIGTERM');
       await service.exited;
     }
+    // A stop says so (a crash would not).
+    expect(service.output()).toContain('SIGTERM received: stopping');
     // What PGlite writes while it shuts down is private as well.
     expect(notPrivate(dataDir).loose).toEqual([]);
   });
