@@ -8,6 +8,7 @@ import {
   StatusReasonField,
   WebhookUrlField,
 } from '../channel-fields';
+import { CreatedByProperty, OrganizationIdProperty } from '../../common/http/openapi.decorators';
 
 export class CreateMessangerChannelDto {
   @AccessTokenField(true) access_token!: string;
@@ -26,16 +27,8 @@ export class MessangerChannelDto {
   @ApiProperty({ example: 'agent_support_es' }) agent_id!: string;
   @ApiProperty({ example: '1029384756' }) user_id!: string;
   @ApiProperty({ enum: ['Messanger'] }) type!: 'Messanger';
-  @ApiProperty({
-    example: 'org_acme',
-    description: 'The `org` claim of the token that created it.',
-  })
-  organization_id!: string;
-  @ApiProperty({
-    example: 'user_alice',
-    description: 'The `sub` claim of the token that created it.',
-  })
-  created_by!: string;
+  @OrganizationIdProperty() organization_id!: string;
+  @CreatedByProperty() created_by!: string;
   @ApiProperty({
     description: "The verify token for Meta's webhook handshake (hub.verify_token).",
     example: 'b4e1c7a9d2f64e8b9a0c3d5e7f1a2b3c',

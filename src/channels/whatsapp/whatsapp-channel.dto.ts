@@ -9,6 +9,7 @@ import {
   WebhookUrlField,
 } from '../channel-fields';
 import { CHANNEL_STATUSES, ChannelStatus } from '../whatsapp/whatsapp-channel.entity';
+import { CreatedByProperty, OrganizationIdProperty } from '../../common/http/openapi.decorators';
 
 export class CreateWhatsappChannelDto {
   @AccessTokenField(true) access_token!: string;
@@ -28,16 +29,8 @@ export class WhatsappChannelDto {
   @ApiProperty({ example: '106540352242922' }) number_id!: string;
   @ApiProperty({ enum: CHANNEL_STATUSES }) status!: ChannelStatus;
   @ApiProperty({ enum: ['Whatsapp'] }) type!: 'Whatsapp';
-  @ApiProperty({
-    example: 'org_acme',
-    description: 'The `org` claim of the token that created it.',
-  })
-  organization_id!: string;
-  @ApiProperty({
-    example: 'user_alice',
-    description: 'The `sub` claim of the token that created it.',
-  })
-  created_by!: string;
+  @OrganizationIdProperty() organization_id!: string;
+  @CreatedByProperty() created_by!: string;
   @ApiProperty({
     description: "The verify token for Meta's webhook handshake (hub.verify_token).",
     example: 'b4e1c7a9d2f64e8b9a0c3d5e7f1a2b3c',

@@ -179,3 +179,17 @@ export const ApiResourceId = (what: string, whereFrom: string, name = 'id') =>
     ApiParam({ name, description: `The ${what}'s id: ${whereFrom}.` }),
     ApiProblemResponses(notFoundExample(what)),
   );
+
+/** `organization_id` of a resource: the organization claim of the token that created it. */
+export const OrganizationIdProperty = () =>
+  ApiProperty({
+    example: 'org_acme',
+    description: 'The `org` claim of the token that created it.',
+  });
+
+/** `created_by` of a resource: the subject of the token that created it. */
+export const CreatedByProperty = () =>
+  ApiProperty({
+    example: 'user_alice',
+    description: 'The `sub` claim of the token that created it.',
+  });

@@ -26,6 +26,7 @@ import {
 import { FOLLOW_UP_STATUSES, FollowUpStatus } from '../entities/follow-up.entity';
 import { MAX_PHONE_NUMBERS } from '../phone-numbers';
 import { MAX_TIME_MS } from '../../common/zoned-time';
+import { CreatedByProperty, OrganizationIdProperty } from '../../common/http/openapi.decorators';
 
 const FREQUENCY_DESCRIPTION =
   'once | hourly | daily | weekly | monthly (at the creation wall-clock time), a 5-field cron ' +
@@ -201,16 +202,8 @@ export class FollowUpDto {
     description: 'The occurrence (ms) most recently sent out; null before the first.',
   })
   last_run_at!: number | null;
-  @ApiProperty({
-    example: 'org_acme',
-    description: 'The `org` claim of the token that created it.',
-  })
-  organization_id!: string;
-  @ApiProperty({
-    example: 'user_alice',
-    description: 'The `sub` claim of the token that created it.',
-  })
-  created_by!: string;
+  @OrganizationIdProperty() organization_id!: string;
+  @CreatedByProperty() created_by!: string;
   @ApiProperty({ type: 'integer', format: 'date-time', example: 1763800000000 })
   created_at!: number;
   @ApiProperty({ type: 'integer', format: 'date-time', example: 1763800000000 })

@@ -5,6 +5,7 @@ import { PaginationQueryDto } from '../../common/http/pagination.dto';
 import { JsonValue } from '../../common/json';
 import { AUTHORIZATION_STATUSES, AuthorizationStatus } from '../entities/tool.entity';
 import { TOOL_SCHEMA_FORMATS, ToolSchemaFormat } from '../catalog/tool-specification.types';
+import { CreatedByProperty, OrganizationIdProperty } from '../../common/http/openapi.decorators';
 
 export class CreateToolDto {
   @ApiProperty({ example: 'agent_support_es', maxLength: 200 })
@@ -61,16 +62,8 @@ export class ToolDto {
     example: '',
   })
   oauth2_url!: string;
-  @ApiProperty({
-    example: 'org_acme',
-    description: 'The `org` claim of the token that created it.',
-  })
-  organization_id!: string;
-  @ApiProperty({
-    example: 'user_alice',
-    description: 'The `sub` claim of the token that created it.',
-  })
-  created_by!: string;
+  @OrganizationIdProperty() organization_id!: string;
+  @CreatedByProperty() created_by!: string;
   @ApiProperty({ type: 'integer', format: 'date-time', example: 1763800000000 })
   created_at!: number;
   @ApiProperty({ type: 'integer', format: 'date-time', example: 1763800000000 })

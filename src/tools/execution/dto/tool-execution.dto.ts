@@ -3,6 +3,7 @@ import { IsDefined, IsObject } from 'class-validator';
 import { PaginationQueryDto } from '../../../common/http/pagination.dto';
 import { JsonValue } from '../../../common/json';
 import { TOOL_EXECUTION_STATUSES, ToolExecutionStatus } from '../tool-execution.entity';
+import { OrganizationIdProperty } from '../../../common/http/openapi.decorators';
 
 export class ExecuteToolDto {
   @ApiProperty({
@@ -61,11 +62,7 @@ export class ToolExecutionDto {
   })
   truncated!: boolean;
   @ApiProperty({ type: 'integer' }) duration_ms!: number;
-  @ApiProperty({
-    example: 'org_acme',
-    description: 'The `org` claim of the token that created it.',
-  })
-  organization_id!: string;
+  @OrganizationIdProperty() organization_id!: string;
   @ApiProperty({ example: 'user_alice', description: 'The JWT subject that executed the tool.' })
   created_by!: string;
   @ApiProperty({ type: 'integer', format: 'date-time', example: 1763800000000 })
