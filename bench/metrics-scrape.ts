@@ -16,7 +16,7 @@ export interface Scrape {
   sent: number;
   dispatchedOccurrences: number;
   outboxPendingDue: number;
-  outboxClaimed: number;
+  outboxSending: number;
   deliveryLagP99: string;
   eventLoopLagP99Ms: number;
 }
@@ -70,7 +70,7 @@ function scrapeOnce(port: number, dueAt: number): Promise<Scrape> {
         sent: NaN,
         dispatchedOccurrences: NaN,
         outboxPendingDue: NaN,
-        outboxClaimed: NaN,
+        outboxSending: NaN,
         deliveryLagP99: '–',
         eventLoopLagP99Ms: NaN,
       });
@@ -91,7 +91,7 @@ function scrapeOnce(port: number, dueAt: number): Promise<Scrape> {
             status: 'pending',
             due: 'true',
           }),
-          outboxClaimed: sum(samples, 'agentline_outbox_deliveries', { status: 'claimed' }),
+          outboxSending: sum(samples, 'agentline_outbox_deliveries', { status: 'sending' }),
           deliveryLagP99: p99Bound(samples, 'agentline_delivery_lag_seconds'),
           eventLoopLagP99Ms: Math.round(sum(samples, 'nodejs_eventloop_lag_p99_seconds') * 1000),
         });
@@ -140,7 +140,7 @@ export function scrapeTable(scrapes: Scrape[], rows = 10): string {
         'sent (counter)',
         'occurrences dispatched',
         'outbox pending and due',
-        'outbox claimed',
+        'outbox sending',
         'delivery lag p99 (bucket)',
         'event-loop lag p99 (ms)',
         'scrape (ms)',
@@ -152,7 +152,7 @@ export function scrapeTable(scrapes: Scrape[], rows = 10): string {
           s.sent,
           s.dispatchedOccurrences,
           s.outboxPendingDue,
-          s.outboxClaimed,
+          s.outboxSending,
           s.deliveryLagP99,
           s.eventLoopLagP99Ms,
           s.tookMs,
