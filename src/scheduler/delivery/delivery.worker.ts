@@ -55,14 +55,15 @@ export function templateParameter(
 }
 
 /**
- * Where a delivery this process holds stands: claimed (no call to Meta yet, so it may be given
- * back), calling (Meta may be sending it), or recording (the outcome is known, not yet written).
- */
-/**
  * A claim this recent goes to its call without the check before the call (see `deliver`); the
  * same race as between that check and the call: a DELETE in those few milliseconds may not stop it.
  */
 const FRESH_CLAIM_MS = 250;
+
+/**
+ * Where a delivery this process holds stands: claimed (no call to Meta yet, so it may be given
+ * back), calling (Meta may be sending it), or recording (the outcome is known, not yet written).
+ */
 type HeldState = 'claimed' | 'calling' | 'recording';
 const refOf = (delivery: ClaimedDelivery): ClaimRef => ({
   id: delivery.id,
@@ -119,6 +120,8 @@ export class DeliveryWorker {
         await Promise.race(this.inFlight);
         continue;
       }
+      // Taken before the claim's statement, whose checks the sends rely on (see `deliver`).
+      const claimedAt = performance.now();
       const claimed = await this.outbox.claim({
         owner,
         heartbeatTimeoutMs,
@@ -127,7 +130,6 @@ export class DeliveryWorker {
         leaseMs,
         ratePerSecond: channelRateLimitPerSecond,
       });
-      const claimedAt = performance.now();
       if (claimed.length === 0) {
         if (this.inFlight.size === 0) break;
         await Promise.race(this.inFlight);
