@@ -37,7 +37,8 @@ function main(): void {
   }
   if (!values.org || !values.sub) throw new Error(USAGE);
   loadDotEnv();
-  const devSecrets = join(process.env.DATA_DIR ?? DEFAULT_DATA_DIR, 'dev-secrets.json');
+  // An empty variable counts as unset, as loadConfig reads it.
+  const devSecrets = join(process.env.DATA_DIR || DEFAULT_DATA_DIR, 'dev-secrets.json');
   const newDevSecret =
     !process.env.JWT_SECRET && !process.env.DATABASE_URL && !existsSync(devSecrets);
   const config = loadConfig();

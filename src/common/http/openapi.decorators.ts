@@ -100,8 +100,14 @@ export const problemContent = (status: number, bodies = [PROBLEM_EXAMPLES[status
     ...(bodies.length === 1
       ? bodies[0] && { example: bodies[0] }
       : {
+          // Named by code; a code that comes twice (two different 403s) gets a number.
           examples: Object.fromEntries(
-            bodies.map((body) => [body.code, { summary: body.code, value: body }]),
+            bodies.map((body, index) => [
+              bodies.findIndex((other) => other.code === body.code) === index
+                ? body.code
+                : `${body.code}_${index + 1}`,
+              { summary: body.code, value: body },
+            ]),
           ),
         }),
   },
@@ -110,7 +116,8 @@ export const problemContent = (status: number, bodies = [PROBLEM_EXAMPLES[status
 /**
  * Documents the problem+json responses an operation gives: a status with its default example, or
  * the operation's own problems (several for one status become named examples). Name every
- * problem of a status in one call: a later call for the same status replaces its examples.
+ * problem of a status in one call: @nestjs/swagger would join a second call's description to the
+ * first and keep only the second's examples.
  */
 export function ApiProblemResponses(...responses: (number | ProblemExample)[]) {
   const byStatus = new Map<number, ProblemDetails[]>();
@@ -184,7 +191,8 @@ export const ApiResourceId = (what: string, whereFrom: string, name = 'id') =>
 export const OrganizationIdProperty = () =>
   ApiProperty({
     example: 'org_acme',
-    description: 'The `org` claim of the token that created it.',
+    description:
+      'The organization of the token that created it (the claim JWT_ORGANIZATION_CLAIM names, `organization_id` by default).',
   });
 
 /** `created_by` of a resource: the subject of the token that created it. */
