@@ -68,8 +68,8 @@ const RATE_LIMIT_HEADERS = {
 
 /**
  * Every operation behind the rate limit (all but Meta's webhooks) may answer 429 with
- * Retry-After, and every answer carries the RateLimit-* headers: added here once rather than
- * on each of the operations.
+ * Retry-After, and every answer carries the RateLimit-* headers; each may also answer 500, and 503
+ * while the database is away: added here once rather than on each of the operations.
  */
 function documentRateLimit(document: OpenAPIObject): void {
   for (const [path, item] of Object.entries(document.paths)) {
@@ -99,6 +99,14 @@ function documentRateLimit(document: OpenAPIObject): void {
         description:
           'An unexpected error: it is logged under the request_id; no stack trace or secret is answered.',
         content: problemContent(500),
+      };
+      operation.responses['503'] ??= {
+        description:
+          "The database cannot be reached (`database_unavailable`), or the scheduler's worker thread is busy (`busy`, on follow-up creation and the schedule preview): retry after Retry-After seconds.",
+        headers: {
+          'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } },
+        },
+        content: problemContent(503),
       };
     }
   }

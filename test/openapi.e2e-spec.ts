@@ -36,7 +36,7 @@ describe('OpenAPI document (e2e)', () => {
       });
       expect(operation.security).toEqual([{ bearer: [] }]);
       expect(Object.keys(operation.responses)).toEqual(
-        expect.arrayContaining([success, '400', '401']),
+        expect.arrayContaining([success, '400', '401', '429', '500', '503']),
       );
       expect(operation.responses['401'].content).toHaveProperty(['application/problem+json']);
     }

@@ -79,6 +79,7 @@ export const PROBLEM_EXAMPLES: Record<number, ProblemDetails> = {
     'Too many requests: at most 1200 per minute for an organization. Retry in 12 s.',
   ),
   500: exampleProblem('internal_error', 'An unexpected error occurred; it has been logged.'),
+  503: exampleProblem('database_unavailable', 'The database is unavailable; retry later.'),
 };
 
 /** A problem an operation answers, worded as the service words it; its status follows the code. */
