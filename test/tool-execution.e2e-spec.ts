@@ -5,6 +5,7 @@ import { ToolExecutorRegistry } from '../src/tools/execution/tool-executor.regis
 import { aFollowUp, aMessangerChannel, aWhatsappChannel } from './support/factories';
 import { FakeGithubApi } from './support/fake-github-api';
 import { FakeGraphApi } from './support/fake-graph-api';
+import { eventually } from './support/eventually';
 import { LISBON_WEATHER, FakeOpenWeatherApi } from './support/fake-openweather-api';
 import { ManualClock } from './support/manual-clock';
 import { completeOAuth2Authorization } from './support/oauth2-authorization';
@@ -323,6 +324,24 @@ describe('Tool execution (e2e)', () => {
       for (const text of [JSON.stringify(res.body), JSON.stringify(list.body), t.logs()]) {
         expect(text).not.toContain(WEATHER_KEY);
       }
+    });
+
+    it('answers a run whose tool was removed meanwhile with its output (the record went with the tool)', async () => {
+      const tool = await weatherTool();
+      weather.enqueue({ status: 200, body: LISBON_WEATHER, delayMs: 400 });
+      // Sent now (a supertest request starts when it is awaited or then'd).
+      const running = execute(tool.id, { location: 'Lisbon,PT', units: 'metric' }).then(
+        (res) => res,
+      );
+      await eventually(async () => expect(weather.requests).toHaveLength(1));
+      await t.http().delete(`/v1/tools/${tool.id}`).set(auth).expect(204);
+      const res = await running;
+      expect(res.status).toBe(200);
+      expect(res.body.data).toMatchObject({
+        status: 'succeeded',
+        output: { value: { location: 'Lisbon, PT' } },
+      });
+      await t.http().get(`/v1/tools/${tool.id}/executions`).set(auth).expect(404);
     });
 
     it('Weather.GetCurrentWeather takes coordinates, and refuses neither or both', async () => {

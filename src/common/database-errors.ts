@@ -1,15 +1,23 @@
 import { QueryFailedError } from 'typeorm';
 import { ProblemException } from './http/problem';
 
-/** True when the error is PostgreSQL's unique_violation on the named constraint or index. */
-export function isUniqueViolation(error: unknown, constraint: string): boolean {
+/** True when the error is PostgreSQL's `sqlState` on the named constraint or index. */
+function isViolationOf(error: unknown, sqlState: string, constraint: string): boolean {
   if (!(error instanceof QueryFailedError)) return false;
   const driverError = error.driverError as { code?: string; constraint?: string; message?: string };
   return (
-    driverError.code === '23505' &&
+    driverError.code === sqlState &&
     (driverError.constraint === constraint || (driverError.message ?? '').includes(constraint))
   );
 }
+
+/** PostgreSQL's unique_violation on the named constraint or index. */
+export const isUniqueViolation = (error: unknown, constraint: string): boolean =>
+  isViolationOf(error, '23505', constraint);
+
+/** PostgreSQL's foreign_key_violation on the named constraint: the row referred to is gone. */
+export const isForeignKeyViolation = (error: unknown, constraint: string): boolean =>
+  isViolationOf(error, '23503', constraint);
 
 /** Socket errors that mean the database server cannot be reached (Node's `code`). */
 const UNREACHABLE_CODES = new Set([

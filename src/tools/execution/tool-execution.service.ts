@@ -1,9 +1,10 @@
-import { Inject, Injectable, OnModuleInit, Optional } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleInit, Optional } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { performance } from 'node:perf_hooks';
 import { Repository } from 'typeorm';
 import { Principal } from '../../common/auth/principal';
 import { Clock } from '../../common/clock';
+import { isForeignKeyViolation } from '../../common/database-errors';
 import { SecretBox } from '../../common/crypto/secret-box';
 import { JsonValue } from '../../common/json';
 import {
@@ -68,6 +69,7 @@ type Run = (context: ToolExecutionContext) => Promise<Outcome>;
  */
 @Injectable()
 export class ToolExecutionService implements OnModuleInit {
+  private readonly logger = new Logger(ToolExecutionService.name);
   private readonly timeoutMs: number;
 
   constructor(
@@ -318,7 +320,14 @@ export class ToolExecutionService implements OnModuleInit {
       createdBy: principal.subject,
       createdAt: new Date(now),
     });
-    await this.executions.insert(execution);
+    try {
+      await this.executions.insert(execution);
+    } catch (error) {
+      // The tool was removed while it ran, and its executions with it: the run happened (it may
+      // have sent an email), so its answer still stands; there is no tool left to file it under.
+      if (!isForeignKeyViolation(error, 'tool_executions_tool_id_fkey')) throw error;
+      this.logger.log({ toolId: tool.id }, 'tool removed while it ran; its execution is not kept');
+    }
     return execution;
   }
 }
