@@ -8,6 +8,7 @@ import { AppModule, readConfiguration } from './app.module';
 import { configureApp } from './app.setup';
 import { AppConfig } from './config/app-config';
 import { EmbeddedDatabaseLock } from './database/embedded-database.lock';
+import { preferMemoryOverSpeed } from './database/embedded-memory';
 import { APP_CONFIG } from './config/config.module';
 import { loadDotEnv } from './config/dot-env';
 import { describeStartupFailure } from './common/startup-failure';
@@ -21,6 +22,7 @@ async function bootstrap(): Promise<void> {
   const preflight = readConfiguration(process.env).app;
   if (!preflight.databaseUrl) {
     EmbeddedDatabaseLock.assertAvailable(preflight.dataDir);
+    preferMemoryOverSpeed();
     // Logs are held until Nest is up; this one must show while the wait happens.
     if (!existsSync(join(preflight.dataDir, 'pgdata', 'PG_VERSION'))) {
       process.stderr.write(

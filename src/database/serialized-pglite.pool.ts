@@ -1,6 +1,5 @@
 import { PGlite } from '@electric-sql/pglite';
 import { Logger } from '@nestjs/common';
-import { setFlagsFromString } from 'node:v8';
 import { PGliteDriver } from 'typeorm-pglite';
 import { PGlitePool } from 'typeorm-pglite/dist/pglite-pool';
 import { secureDataDir, tightenDataDir } from './data-dir';
@@ -43,12 +42,6 @@ export function serializedPGliteDriver(dataDir: string): { Pool: typeof PGlitePo
       `Made ${tightened} entries in ${dataDir} private to this user (0700 directories, 0600 files)`,
     );
   }
-  // PGlite's WebAssembly is compiled by V8's baseline compiler only. Its optimizing tier compiled
-  // the hot part of PostgreSQL again in background threads after start, and the process kept
-  // that memory: idle RSS 272 -> 216 MB, ready 4.5 -> 2.0 s; a delivery burst ran as fast (within
-  // this machine's noise) and peaked 50 to 100 MB lower (docs/benchmarks.md). PostgreSQL mode
-  // runs no WebAssembly. Set before PGlite compiles its module, which V8 reads the flag for.
-  setFlagsFromString('--liftoff-only');
   let opened = false;
   // The constructor registers the PGlite options for the shared instance typeorm-pglite creates.
   new PGliteDriver({
