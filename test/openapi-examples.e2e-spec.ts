@@ -57,7 +57,8 @@ describe('OpenAPI examples, run as Swagger UI runs them (e2e)', () => {
   let t: TestApp;
   let doc: OpenApiDocument;
   const auth = bearer(tokenFor({ org: `org-${randomBytes(6).toString('hex')}` }));
-  const ran = new Map<string, number[]>();
+  /** The operations run so far (each must answer 2xx, or the run stops there). */
+  const ran = new Set<string>();
 
   beforeAll(async () => {
     graph = await FakeGraphApi.start();
@@ -158,7 +159,7 @@ describe('OpenAPI examples, run as Swagger UI runs them (e2e)', () => {
       if (raw !== undefined) request = request.set('Content-Type', 'application/json').send(raw);
       const res = await request;
       answers[example.name] = { status: res.status, body: res.body, text: res.text };
-      ran.set(operationId, [...(ran.get(operationId) ?? []), res.status]);
+      ran.add(operationId);
       if (res.status < 200 || res.status > 299) {
         throw new Error(
           `${operationId} (${example.name}) answered ${res.status}: ${res.text.slice(0, 500)}`,
@@ -279,6 +280,6 @@ describe('OpenAPI examples, run as Swagger UI runs them (e2e)', () => {
     const all = Object.values(doc.paths).flatMap((operations) =>
       Object.values(operations).map((operation) => operation.operationId),
     );
-    expect([...ran.keys()].sort()).toEqual([...all].sort());
+    expect([...ran].sort()).toEqual([...all].sort());
   });
 });

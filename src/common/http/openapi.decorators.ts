@@ -7,7 +7,13 @@ import {
   getSchemaPath,
   ApiExtraModels,
 } from '@nestjs/swagger';
-import { FieldError, problem, PROBLEM_CONTENT_TYPE, ProblemDetails } from './problem';
+import {
+  FieldError,
+  notFoundDetail,
+  problem,
+  PROBLEM_CONTENT_TYPE,
+  ProblemDetails,
+} from './problem';
 import { PROBLEM_CODE_NAMES, ProblemCode } from './problem-codes';
 
 export class FieldErrorDto {
@@ -87,12 +93,6 @@ export interface ProblemExample {
   code: ProblemCode;
   detail: string;
 }
-
-/** The 404 of an operation on one kind of resource (`notFound` words it the same way). */
-export const notFoundExample = (what: string): ProblemExample => ({
-  code: 'not_found',
-  detail: `${what.charAt(0).toUpperCase()}${what.slice(1)} was not found.`,
-});
 
 /** problem+json with its example bodies (named by code when there are several). */
 export const problemContent = (status: number, bodies = [PROBLEM_EXAMPLES[status]]) => ({
@@ -185,7 +185,7 @@ export function PageEnvelope<T>(type: Type<T>): Type<{ data: { items: T[] } }> {
 export const ApiResourceId = (what: string, whereFrom: string, name = 'id') =>
   applyDecorators(
     ApiParam({ name, description: `The ${what}'s id: ${whereFrom}.` }),
-    ApiProblemResponses(notFoundExample(what)),
+    ApiProblemResponses({ code: 'not_found', detail: notFoundDetail(what) }),
   );
 
 /** `organization_id` of a resource: the organization claim of the token that created it. */

@@ -106,5 +106,8 @@ export function problem(code: ProblemCode, detail: string, errors?: FieldError[]
 export const validationFailed = (errors: FieldError[], detail = 'The request is not valid.') =>
   new ProblemException('validation_failed', detail, { errors });
 
-export const notFound = (what: string) =>
-  new ProblemException('not_found', `${what} was not found.`);
+/** The 404's detail for one kind of resource ("Tool was not found."); OpenAPI shows the same. */
+export const notFoundDetail = (what: string) =>
+  `${what.charAt(0).toUpperCase()}${what.slice(1)} was not found.`;
+
+export const notFound = (what: string) => new ProblemException('not_found', notFoundDetail(what));
