@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { Agent, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { Response } from 'supertest';
 import { loadToolCatalog } from '../src/tools/catalog/tool-catalog';
 import { aFollowUp, aMessangerChannel, aWhatsappChannel } from './support/factories';
@@ -268,6 +270,95 @@ describe('Event loop under hostile tool input (e2e)', () => {
     }
     expect({ slow, notRun }).toEqual({ slow: [], notRun: [] });
   }, 120_000);
+
+  /** An object of `n` short keys: 120,000 of them make a body just under the 1 MiB limit. */
+  const manyKeys = (n: number) =>
+    Object.fromEntries(Array.from({ length: n }, (_, i) => [i.toString(36), 0]));
+
+  /**
+   * Every field that takes caller-defined JSON, with 120,000 keys one level down: class-transformer
+   * de-duplicated such keys quadratically (15 s on the event loop for one request).
+   */
+  const manyKeyBodies = async () => {
+    const math = await attach('Math.Calculate');
+    return [
+      {
+        path: '/v1/tools',
+        body: { agent_id: 'a', name: 'Math.Calculate', params: { p: manyKeys(120_000) } },
+      },
+      { path: `/v1/tools/${math.id}/execute`, body: { input: { nested: manyKeys(120_000) } } },
+      {
+        path: `/v1/tools/${math.id}/execute`,
+        body: { input: { expression: 'a', variables: manyKeys(120_000) } },
+      },
+    ];
+  };
+
+  it('answers /health within 200 ms while objects of 120,000 keys arrive in each free-form field', async () => {
+    for (const { path, body } of await manyKeyBodies()) {
+      const payload = JSON.stringify(body);
+      expect(payload.length).toBeGreaterThan(900_000);
+      const { res, healthMs } = await healthWhile(
+        t.http().post(path).set(auth).set('Content-Type', 'application/json').send(payload),
+      );
+      expect({ path, status: res.status, code: res.body.code }).toEqual({
+        path,
+        status: 400,
+        code: 'validation_failed',
+      });
+      expect({ path, slow: healthMs.filter((ms) => ms >= HEALTH_WITHIN_MS) }).toEqual({
+        path,
+        slow: [],
+      });
+    }
+  });
+
+  it('answers /health within 200 ms while one connection sends such bodies back to back', async () => {
+    const payloads = (await manyKeyBodies()).map(({ path, body }) => ({
+      path,
+      payload: JSON.stringify(body),
+    }));
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const server = t.app.getHttpServer();
+    if (!server.listening) {
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    }
+    const { port } = server.address() as AddressInfo;
+    let sent = 0;
+    const refused: number[] = [];
+    const hostile = (async () => {
+      for (const until = Date.now() + 3_000; Date.now() < until; sent++) {
+        const { path, payload } = payloads[sent % payloads.length];
+        refused.push(await postOn(agent, port, path, payload));
+      }
+    })();
+    const { healthMs } = await healthWhile(hostile.then(() => ({}) as Response));
+    agent.destroy();
+    expect(sent).toBeGreaterThan(1);
+    expect(new Set(refused)).toEqual(new Set([400]));
+    expect(healthMs.filter((ms) => ms >= HEALTH_WITHIN_MS)).toEqual([]);
+  });
+
+  /** POSTs a JSON text through `agent` (one kept-alive connection) and answers the status. */
+  const postOn = (agent: Agent, port: number, path: string, payload: string) =>
+    new Promise<number>((resolve, reject) => {
+      const req = httpRequest(
+        {
+          agent,
+          host: '127.0.0.1',
+          port,
+          path,
+          method: 'POST',
+          headers: { ...auth, 'Content-Type': 'application/json' },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        },
+      );
+      req.on('error', reject);
+      req.end(payload);
+    });
 
   it('answers /health within 200 ms while GET /v1/scheduler/preview expands its costliest schedule', async () => {
     const { res, healthMs } = await healthWhile(

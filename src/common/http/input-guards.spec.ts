@@ -1,4 +1,4 @@
-import { findNulCharacter, jsonNestingDepth } from './input-guards';
+import { findUnacceptableValue, jsonNestingDepth, MAX_OBJECT_KEYS } from './input-guards';
 
 const depth = (text: string) => jsonNestingDepth(Buffer.from(text, 'utf8'));
 
@@ -26,17 +26,47 @@ describe('jsonNestingDepth', () => {
   });
 });
 
-describe('findNulCharacter', () => {
+describe('findUnacceptableValue', () => {
+  const at = (field: string, reason: string) => ({ field, reason });
+
   it('names the first string or key holding NUL', () => {
-    expect(findNulCharacter({ a: 'ok', b: [1, { c: 'x\u0000' }] })).toBe('b[1].c');
-    expect(findNulCharacter({ 'k\u0000': 1 })).toBe('k\\u0000');
-    expect(findNulCharacter(['a', 'b\u0000'], 'ids')).toBe('ids[1]');
-    expect(findNulCharacter('\u0000', 'id')).toBe('id');
+    expect(findUnacceptableValue({ a: 'ok', b: [1, { c: 'x\u0000' }] })).toEqual(
+      at('b[1].c', 'nul'),
+    );
+    expect(findUnacceptableValue({ 'k\u0000': 1 })).toEqual(at('k\\u0000', 'nul'));
+    expect(findUnacceptableValue(['a', 'b\u0000'], 'ids')).toEqual(at('ids[1]', 'nul'));
+    expect(findUnacceptableValue('\u0000', 'id')).toEqual(at('id', 'nul'));
   });
 
-  it('finds nothing in clean input, unicode included', () => {
+  it('names unpaired surrogates in values and keys, escaped in a key', () => {
+    expect(findUnacceptableValue({ a: { b: 'x\ud800y' } })).toEqual(at('a.b', 'lone_surrogate'));
+    expect(findUnacceptableValue({ a: ['\udfff'] })).toEqual(at('a[0]', 'lone_surrogate'));
+    expect(findUnacceptableValue({ 'k\udc00': 1 })).toEqual(at('k\\udc00', 'lone_surrogate'));
+  });
+
+  it('names numbers JSON.parse read as Infinity', () => {
+    expect(findUnacceptableValue(JSON.parse('{"a":{"b":[1e400]}}'))).toEqual(
+      at('a.b[0]', 'non_finite_number'),
+    );
+    expect(findUnacceptableValue(JSON.parse('-1e999'), 'x')).toEqual(at('x', 'non_finite_number'));
+  });
+
+  it('names an object with more than MAX_OBJECT_KEYS keys, however deep', () => {
+    const wide = (n: number) =>
+      Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, i]));
+    expect(findUnacceptableValue({ params: { a: [wide(MAX_OBJECT_KEYS)] } })).toBeUndefined();
+    expect(findUnacceptableValue({ params: { a: [wide(MAX_OBJECT_KEYS + 1)] } })).toEqual(
+      at('params.a[0]', 'too_many_keys'),
+    );
+    expect(findUnacceptableValue(wide(120_000))).toEqual(at('', 'too_many_keys'));
+  });
+
+  it('finds nothing in clean input, unicode and paired surrogates included', () => {
     expect(
-      findNulCharacter({ a: 'héllo 👋', b: [null, 1, true, { c: '\u0001' }] }),
+      findUnacceptableValue({
+        a: 'héllo 👋 \ud83d\ude00',
+        b: [null, 1, -0.5e300, true, { c: '\u0001' }],
+      }),
     ).toBeUndefined();
   });
 });

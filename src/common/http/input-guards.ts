@@ -80,41 +80,92 @@ function fieldPath(location: Location | undefined, root: string): string {
   );
 }
 
-const hasNul = (text: string) => text.includes('\u0000');
+/** More keys than any object of any operation needs; see findUnacceptableValue. */
+export const MAX_OBJECT_KEYS = 1000;
+
+/** Why findUnacceptableValue refused a value, in the words of a field error. */
+export type UnacceptableReason = 'nul' | 'lone_surrogate' | 'non_finite_number' | 'too_many_keys';
+
+export const UNACCEPTABLE_MESSAGES: Record<UnacceptableReason, string> = {
+  nul: 'must not contain NUL characters (\\u0000)',
+  lone_surrogate: 'must not contain unpaired UTF-16 surrogates (such as \\ud800)',
+  non_finite_number: 'must be a finite number (JSON numbers beyond ±1.8e308 are not)',
+  too_many_keys: `must not have more than ${MAX_OBJECT_KEYS} keys`,
+};
+
+/** A string PostgreSQL cannot store: NUL in any text, an unpaired surrogate in jsonb. */
+function unstorableText(text: string): UnacceptableReason | undefined {
+  if (text.includes('\u0000')) return 'nul';
+  if (!text.isWellFormed()) return 'lone_surrogate';
+  return undefined;
+}
+
+function unacceptableLeaf(value: unknown): UnacceptableReason | undefined {
+  if (typeof value === 'string') return unstorableText(value);
+  if (typeof value === 'number' && !Number.isFinite(value)) return 'non_finite_number';
+  return undefined;
+}
+
+export interface UnacceptableValue {
+  /** A field path in the form the validation errors use (`a.b[2]`); a bad key is escaped. */
+  field: string;
+  reason: UnacceptableReason;
+}
 
 /**
- * The first string (value or object key) holding a NUL character, as a field path in the form the
- * validation errors use (`a.b[2]`), or undefined. PostgreSQL cannot store NUL in text, so such
- * input is refused at the edge rather than failing in SQL. Iterative, and it builds a path only
- * for the hit, so 40,000 keys cost one pass.
+ * The first value (or object key) that no operation accepts, or undefined: text holding NUL or an
+ * unpaired surrogate (PostgreSQL refuses both, so they would fail in SQL as a 500), a number that
+ * JSON.parse read as Infinity (`1e400`, stored as null otherwise), and an object with more than
+ * MAX_OBJECT_KEYS keys (class-transformer's handling of keys is quadratic in their count). One
+ * iterative pass that builds a path only for the hit.
  */
-export function findNulCharacter(value: unknown, root = ''): string | undefined {
+export function findUnacceptableValue(value: unknown, root = ''): UnacceptableValue | undefined {
+  const rootReason = unacceptableLeaf(value);
+  if (rootReason) return { field: root, reason: rootReason };
   const pending: Array<[unknown, Location | undefined]> = [[value, undefined]];
   while (pending.length > 0) {
     const [current, location] = pending.pop() as [unknown, Location | undefined];
-    if (typeof current === 'string') {
-      if (hasNul(current)) return fieldPath(location, root);
-    } else if (Array.isArray(current)) {
+    if (Array.isArray(current)) {
       for (let i = current.length - 1; i >= 0; i--) {
         const item: unknown = current[i];
-        if (item !== null && typeof item === 'object')
-          pending.push([item, { parent: location, step: i }]);
-        else if (typeof item === 'string' && hasNul(item))
-          return fieldPath({ parent: location, step: i }, root);
+        const at = { parent: location, step: i };
+        if (item !== null && typeof item === 'object') pending.push([item, at]);
+        else {
+          const reason = unacceptableLeaf(item);
+          if (reason) return { field: fieldPath(at, root), reason };
+        }
       }
     } else if (current !== null && typeof current === 'object') {
       const record = current as Record<string, unknown>;
+      let keys = 0;
       for (const key in record) {
         if (!Object.prototype.hasOwnProperty.call(record, key)) continue;
-        if (hasNul(key))
-          return JSON.stringify(fieldPath({ parent: location, step: key }, root)).slice(1, -1);
+        if (++keys > MAX_OBJECT_KEYS) {
+          return { field: fieldPath(location, root) || root, reason: 'too_many_keys' };
+        }
+        const at = { parent: location, step: key };
+        const keyReason = unstorableText(key);
+        if (keyReason) {
+          // The key itself is the problem: escaped, so the answer stays valid UTF-8 JSON text.
+          return { field: escapeText(fieldPath(at, root)), reason: keyReason };
+        }
         const item = record[key];
-        if (item !== null && typeof item === 'object')
-          pending.push([item, { parent: location, step: key }]);
-        else if (typeof item === 'string' && hasNul(item))
-          return fieldPath({ parent: location, step: key }, root);
+        if (item !== null && typeof item === 'object') pending.push([item, at]);
+        else {
+          const reason = unacceptableLeaf(item);
+          if (reason) return { field: fieldPath(at, root), reason };
+        }
       }
     }
   }
   return undefined;
+}
+
+/** NUL and unpaired surrogates written as JSON escapes (`\\u0000`). */
+function escapeText(text: string): string {
+  return text.replace(
+    // eslint-disable-next-line no-control-regex -- NUL is what it escapes
+    /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g,
+    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }

@@ -7,7 +7,8 @@ import {
   ValidationPipe,
 } from '@nestjs/common';
 import { getMetadataStorage } from 'class-validator';
-import { findNulCharacter } from './input-guards';
+import { findUnacceptableValue, UNACCEPTABLE_MESSAGES } from './input-guards';
+import { freeFormFields } from './validation.decorators';
 import { FieldError, ProblemException, validationFailed } from './problem';
 
 /** Flattens class-validator's tree into `{ field, message }` pairs with dotted paths. */
@@ -42,10 +43,11 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
  * The global pipe: DTO classes validate strictly (unknown fields are 400) and a body that is not a
  * JSON object is refused before class-transformer can turn an array into something else.
  *
- * Before any validation, every body, query and path value is checked for NUL characters (which
- * PostgreSQL cannot store), and unknown fields are split off by a set look-up: class-transformer
- * and class-validator then see only the DTO's own fields, so 40,000 unknown keys cost a few ms
- * instead of seconds, and are still reported with the other failures.
+ * Before any validation, every body, query and path value is checked by one linear pass for what
+ * no field accepts (findUnacceptableValue: NUL, unpaired surrogates, numbers beyond a double, more
+ * than 1,000 keys in one object). Unknown fields are then split off by a set look-up, and
+ * free-form fields (`@FreeFormJson`) replaced by an empty stand-in: class-transformer, whose key
+ * handling is quadratic, never sees a key the caller chose.
  */
 @Injectable()
 export class StrictValidationPipe implements PipeTransform {
@@ -59,11 +61,19 @@ export class StrictValidationPipe implements PipeTransform {
 
   async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     if (metadata.type === 'custom') return value;
-    const nulAt = findNulCharacter(value, metadata.type === 'body' ? '' : (metadata.data ?? ''));
-    if (nulAt !== undefined) {
+    const unacceptable = findUnacceptableValue(
+      value,
+      metadata.type === 'body' ? '' : (metadata.data ?? ''),
+    );
+    if (unacceptable) {
       throw validationFailed(
-        [{ field: nulAt || metadata.type, message: 'must not contain NUL characters (\\u0000)' }],
-        'The request contains a NUL character (\\u0000), which no field accepts.',
+        [
+          {
+            field: unacceptable.field || metadata.type,
+            message: UNACCEPTABLE_MESSAGES[unacceptable.reason],
+          },
+        ],
+        UNACCEPTABLE_DETAILS[unacceptable.reason],
       );
     }
     const dto =
@@ -77,13 +87,21 @@ export class StrictValidationPipe implements PipeTransform {
     if (!isPlainObject(value)) return this.inner.transform(value, metadata);
 
     const fields = knownFields(dto);
+    const freeForm = freeFormFields(dto);
     const known: Record<string, unknown> = {};
+    const callerJson: Record<string, unknown> = {};
     const unknown: FieldError[] = [];
     for (const key of Object.keys(value)) {
-      if (fields.has(key)) known[key] = value[key];
-      else unknown.push({ field: key, message: `unknown field ${key}` });
+      if (!fields.has(key)) unknown.push({ field: key, message: `unknown field ${key}` });
+      else if (freeForm.has(key)) {
+        callerJson[key] = value[key];
+        known[key] = standIn(value[key]);
+      } else known[key] = value[key];
     }
-    if (unknown.length === 0) return this.inner.transform(value, metadata);
+    if (unknown.length === 0) {
+      const instance = (await this.inner.transform(known, metadata)) as Record<string, unknown>;
+      return Object.assign(instance, callerJson);
+    }
     let errors = unknown;
     try {
       await this.inner.transform(known, metadata);
@@ -94,3 +112,15 @@ export class StrictValidationPipe implements PipeTransform {
     throw validationFailed(errors);
   }
 }
+
+/** What class-transformer sees of a free-form value: its kind, none of its keys. */
+const standIn = (value: unknown): unknown =>
+  Array.isArray(value) ? [] : value !== null && typeof value === 'object' ? {} : value;
+
+const UNACCEPTABLE_DETAILS: Record<keyof typeof UNACCEPTABLE_MESSAGES, string> = {
+  nul: 'The request contains a NUL character (\\u0000), which no field accepts.',
+  lone_surrogate:
+    'The request contains an unpaired UTF-16 surrogate (such as \\ud800), which no field accepts.',
+  non_finite_number: 'The request contains a number too large to represent.',
+  too_many_keys: 'An object in the request has more keys than any field accepts.',
+};

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Allow, IsIn, IsNotEmpty, IsString, Matches, MaxLength } from 'class-validator';
-import { IsOptionalNotNull } from '../../common/http/validation.decorators';
+import { FreeFormJson, IsOptionalNotNull } from '../../common/http/validation.decorators';
 import { PaginationQueryDto } from '../../common/http/pagination.dto';
 import { JsonValue } from '../../common/json';
 import { AUTHORIZATION_STATUSES, AuthorizationStatus } from '../entities/tool.entity';
@@ -30,6 +30,7 @@ export class CreateToolDto {
     example: { units: 'metric' },
   })
   @Allow()
+  @FreeFormJson()
   params?: JsonValue;
 
   @ApiPropertyOptional({

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsDefined, IsObject } from 'class-validator';
 import { PaginationQueryDto } from '../../../common/http/pagination.dto';
+import { FreeFormJson } from '../../../common/http/validation.decorators';
 import { JsonValue } from '../../../common/json';
 import { TOOL_EXECUTION_STATUSES, ToolExecutionStatus } from '../tool-execution.entity';
 import { OrganizationIdProperty } from '../../../common/http/openapi.decorators';
@@ -15,6 +16,7 @@ export class ExecuteToolDto {
   })
   @IsDefined({ message: 'input is required' })
   @IsObject({ message: 'input must be a JSON object' })
+  @FreeFormJson()
   input!: Record<string, unknown>;
 }
 
