@@ -1,7 +1,19 @@
 import { randomUUID } from 'node:crypto';
+import { Client } from 'pg';
+import request from 'supertest';
 import { DataSource } from 'typeorm';
+import { eventually } from './support/eventually';
 import { aFollowUp, aTool, aWhatsappChannel } from './support/factories';
-import { bearer, newOrganization, startApp, TestApp, tokenFor } from './support/test-app';
+import { freePort } from './support/free-port';
+import { ServiceProcess } from './support/service-process';
+import {
+  bearer,
+  createTestDatabase,
+  newOrganization,
+  startApp,
+  TestApp,
+  tokenFor,
+} from './support/test-app';
 
 const PROBLEM_JSON = /^application\/problem\+json/;
 
@@ -96,6 +108,59 @@ describe('Idempotency-Key (e2e)', () => {
     expect(await toolCount()).toBe(1);
   });
 
+  /**
+   * What a process killed after committing the work but before storing its answer leaves: the
+   * resource and its key's record of it, no answer. (The same crash with a real kill -9 is in
+   * replicas.e2e-spec.ts, on PostgreSQL.)
+   */
+  const loseTheAnswer = (key: string, lockedFor: 'a minute more' | 'expired') =>
+    t.app.get(DataSource).query(
+      `UPDATE idempotency_keys SET response_status = NULL, response_body = NULL,
+         locked_until = now() + ($2 || ' seconds')::interval
+       WHERE organization_id = $1 AND key = $3`,
+      [org, lockedFor === 'expired' ? '-1' : '60', key],
+    );
+  const deliveries = async (channelId: string, kind = 'whatsapp') =>
+    (await t.http().get(`/v1/channels/${kind}/${channelId}/deliveries`).set(auth).expect(200)).body
+      .data;
+
+  it.each(['a minute more', 'expired'] as const)(
+    'sends once when the answer was lost after the send was committed (claim held %s)',
+    async (lockedFor) => {
+      const channel = (await post('/v1/channels/whatsapp', aWhatsappChannel()).expect(201)).body
+        .data;
+      const key = randomUUID();
+      const message = {
+        to: '+34612345678',
+        template: { name: 'check_in', language: 'en', parameters: ['Ana'] },
+      };
+      const path = `/v1/channels/whatsapp/${channel.id}/messages`;
+      const first = await post(path, message, key).expect(202);
+      await loseTheAnswer(key, lockedFor);
+      // Answered at once with the committed delivery (no 409 while the dead request's claim
+      // lasts), never queued a second time; then replayed as usual.
+      const retried = await post(path, message, key).expect(202);
+      expect(retried.headers['idempotent-replayed']).toBe('true');
+      expect(retried.body.data.id).toBe(first.body.data.id);
+      const again = await post(path, message, key).expect(202);
+      expect(again.body).toEqual(retried.body);
+      const page = await deliveries(channel.id);
+      expect(page.items.map((item: { id: string }) => item.id)).toEqual([first.body.data.id]);
+    },
+  );
+
+  it('creates a follow-up once when the answer was lost after it was committed', async () => {
+    const channel = (await post('/v1/channels/whatsapp', aWhatsappChannel()).expect(201)).body.data;
+    const key = randomUUID();
+    const body = aFollowUp(channel.id);
+    const first = await post('/v1/scheduler/follow-up/whatsapp', body, key).expect(201);
+    await loseTheAnswer(key, 'expired');
+    const retried = await post('/v1/scheduler/follow-up/whatsapp', body, key).expect(201);
+    expect(retried.body.id).toBe(first.body.id);
+    const listed = await t.http().get('/v1/scheduler/follow-ups').set(auth).expect(200);
+    expect(listed.body.data.total_count).toBe(1);
+  });
+
   it('remembers only successes: after an error the same key runs the request again', async () => {
     const key = randomUUID();
     const unknown = aTool({ name: 'NoSuch.Tool' });
@@ -134,4 +199,95 @@ describe('Idempotency-Key (e2e)', () => {
     expect(later.headers['idempotent-replayed']).toBeUndefined();
     expect(await toolCount()).toBe(2);
   });
+});
+
+const onPostgres = process.env.TEST_DATABASE_URL ? describe : describe.skip;
+
+/**
+ * The crash itself: a real process is killed with SIGKILL after its send is committed and while it
+ * stores the answer (held there by a trigger on the key's row, so the moment is exact). PGlite
+ * serves one process, so this runs on PostgreSQL only.
+ */
+onPostgres('Idempotency-Key across a crash (e2e, real processes, PostgreSQL)', () => {
+  let database: { url: string; drop: () => Promise<void> };
+  let db: Client;
+  const processes: ServiceProcess[] = [];
+  const auth = bearer(tokenFor({ org: 'org-crash' }));
+
+  beforeAll(async () => {
+    database = (await createTestDatabase())!;
+    db = new Client({ connectionString: database.url });
+    await db.connect();
+  });
+  afterAll(async () => {
+    for (const service of processes) {
+      service.kill('SIGKILL');
+      await service.exited;
+    }
+    await db.end();
+    await database.drop();
+  });
+
+  const start = async () => {
+    const port = await freePort();
+    const service = ServiceProcess.start({
+      DATABASE_URL: database.url,
+      PORT: String(port),
+      LOG_LEVEL: 'info',
+      SCHEDULER_ENABLED: 'false',
+    });
+    processes.push(service);
+    await service.waitForOutput('agentline listening');
+    return request(`http://127.0.0.1:${port}`);
+  };
+
+  it('sends once when the process dies between committing the send and storing its answer', async () => {
+    const first = await start();
+    const channel = (
+      await first.post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201)
+    ).body.data;
+    await db.query(`
+      CREATE FUNCTION hold_answer() RETURNS trigger LANGUAGE plpgsql AS
+        $$ BEGIN PERFORM pg_sleep(60); RETURN NEW; END $$;
+      CREATE TRIGGER hold_answer BEFORE UPDATE ON idempotency_keys FOR EACH ROW
+        WHEN (NEW.response_status IS NOT NULL) EXECUTE FUNCTION hold_answer();`);
+    const key = randomUUID();
+    const path = `/v1/channels/whatsapp/${channel.id}/messages`;
+    const message = { to: '+34612345678', text: 'Your order has shipped.' };
+    const lost = first
+      .post(path)
+      .set(auth)
+      .set('Idempotency-Key', key)
+      .send(message)
+      .then(
+        () => 'answered',
+        () => 'connection lost',
+      );
+    // The delivery is committed; the answer is being written.
+    await eventually(async () => {
+      const { rows } = await db.query(
+        `SELECT pid FROM pg_stat_activity WHERE query LIKE 'UPDATE idempotency_keys SET response_status%'`,
+      );
+      expect(rows).toHaveLength(1);
+    }, 20_000);
+    processes[0].kill('SIGKILL');
+    await processes[0].exited;
+    expect(await lost).toBe('connection lost');
+    // The dead process's connection goes with it (PostgreSQL notices at its next read; here, now).
+    await db.query(
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'UPDATE idempotency_keys SET response_status%'`,
+    );
+    await db.query('DROP TRIGGER hold_answer ON idempotency_keys');
+
+    const second = await start();
+    const retried = await second
+      .post(path)
+      .set(auth)
+      .set('Idempotency-Key', key)
+      .send(message)
+      .expect(202);
+    expect(retried.headers['idempotent-replayed']).toBe('true');
+    const { rows } = await db.query<{ id: string }>('SELECT id FROM deliveries');
+    expect(rows.map((row) => row.id)).toEqual([retried.body.data.id]);
+  }, 90_000);
 });

@@ -1,4 +1,9 @@
-import { IDEMPOTENCY_PROBLEMS, Idempotent } from '../common/idempotency/idempotency.interceptor';
+import {
+  CurrentIdempotentRequest,
+  IDEMPOTENCY_PROBLEMS,
+  Idempotent,
+} from '../common/idempotency/idempotency.interceptor';
+import type { IdempotentRequest } from '../common/idempotency/idempotency-keys';
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import {
   ApiBody,
@@ -75,8 +80,11 @@ export class ChannelMessagesController {
     @CurrentPrincipal() principal: Principal,
     @Param('id') id: string,
     @Body() dto: SendWhatsappMessageDto,
+    @CurrentIdempotentRequest() idempotency?: IdempotentRequest,
   ) {
-    return toDeliveryResponse(await this.messages.sendWhatsapp(principal, id, dto));
+    return toDeliveryResponse(
+      await this.messages.sendWhatsapp(principal, id, dto, { idempotency }),
+    );
   }
 
   @Post('messanger/:id/messages')
@@ -95,8 +103,11 @@ export class ChannelMessagesController {
     @CurrentPrincipal() principal: Principal,
     @Param('id') id: string,
     @Body() dto: SendMessangerMessageDto,
+    @CurrentIdempotentRequest() idempotency?: IdempotentRequest,
   ) {
-    return toDeliveryResponse(await this.messages.sendMessanger(principal, id, dto));
+    return toDeliveryResponse(
+      await this.messages.sendMessanger(principal, id, dto, { idempotency }),
+    );
   }
 
   @Get('whatsapp/:id/deliveries')

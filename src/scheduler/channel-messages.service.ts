@@ -9,11 +9,12 @@ import { Clock } from '../common/clock';
 import { DEFAULT_PAGE_SIZE } from '../common/http/pagination.dto';
 import { notFound, ProblemException, validationFailed } from '../common/http/problem';
 import { uuidv7 } from '../common/ids';
+import { IdempotencyKeys, IdempotentRequest } from '../common/idempotency/idempotency-keys';
 import { describePhoneProblem, toE164 } from '../common/phone-number';
 import { ListDeliveriesQueryDto } from './dto/follow-up.dto';
 import { SendMessangerMessageDto, SendWhatsappMessageDto } from './dto/channel-message.dto';
 import { DeliveryEntity } from './entities/delivery.entity';
-import { FollowUpsService } from './follow-ups.service';
+import { FollowUpsService, storedTemplate } from './follow-ups.service';
 import { DeliveryAttemptRow } from './follow-up.mapper';
 import { SchedulerEngine } from './scheduler.engine';
 
@@ -21,6 +22,12 @@ const CHANNEL_NAMES: Record<ChannelKind, string> = {
   whatsapp: 'WhatsApp channel',
   messanger: 'Messanger channel',
 };
+
+interface SendOptions {
+  /** The channel must also be this agent's (the Agentline toolkit sends as its agent). */
+  agentId?: string;
+  idempotency?: IdempotentRequest;
+}
 
 /**
  * Messages sent now (the agent answers a client): a delivery of their own, through the same outbox
@@ -35,15 +42,16 @@ export class ChannelMessagesService {
     private readonly followUps: FollowUpsService,
     private readonly engine: SchedulerEngine,
     private readonly clock: Clock,
+    private readonly idempotencyKeys: IdempotencyKeys,
   ) {}
 
-  /** `agentId`: the channel must also be this agent's (the Agentline toolkit sends as its agent). */
   async sendWhatsapp(
     principal: Principal,
     channelId: string,
     dto: SendWhatsappMessageDto,
-    { agentId }: { agentId?: string } = {},
+    { agentId, idempotency }: SendOptions = {},
   ): Promise<DeliveryEntity> {
+    if (idempotency?.resourceId) return this.delivery(principal, idempotency.resourceId);
     if ((dto.text === undefined) === (dto.template === undefined)) {
       throw validationFailed(
         [
@@ -60,16 +68,14 @@ export class ChannelMessagesService {
       throw validationFailed([{ field: 'to', message: describePhoneProblem(dto.to, to.problem) }]);
     }
     await this.assertUsable(principal, 'whatsapp', channelId, agentId);
-    return this.enqueue(principal, 'whatsapp', channelId, to.number, {
-      text: dto.text ?? null,
-      template: dto.template
-        ? {
-            name: dto.template.name,
-            language: dto.template.language,
-            parameters: dto.template.parameters,
-          }
-        : null,
-    });
+    return this.enqueue(
+      principal,
+      'whatsapp',
+      channelId,
+      to.number,
+      { text: dto.text ?? null, template: storedTemplate(dto.template) },
+      idempotency,
+    );
   }
 
   /** Messenger only answers inside its 24-hour window: outside it the send is refused here. */
@@ -77,8 +83,9 @@ export class ChannelMessagesService {
     principal: Principal,
     channelId: string,
     dto: SendMessangerMessageDto,
-    { agentId }: { agentId?: string } = {},
+    { agentId, idempotency }: SendOptions = {},
   ): Promise<DeliveryEntity> {
+    if (idempotency?.resourceId) return this.delivery(principal, idempotency.resourceId);
     await this.assertUsable(principal, 'messanger', channelId, agentId);
     const state = await this.conversations.state({ channelId, recipient: dto.to });
     if (!state.optedOut && !state.windowOpen) {
@@ -87,10 +94,27 @@ export class ChannelMessagesService {
         `${dto.to} has not written to this page in the last 24 hours; Messenger only accepts replies (messaging_type RESPONSE) within that window.`,
       );
     }
-    return this.enqueue(principal, 'messanger', channelId, dto.to, {
-      text: dto.text,
-      template: null,
+    return this.enqueue(
+      principal,
+      'messanger',
+      channelId,
+      dto.to,
+      { text: dto.text, template: null },
+      idempotency,
+    );
+  }
+
+  /**
+   * The delivery an earlier run of the same idempotent request committed (its answer was lost to
+   * a crash): answered as it is now, never queued again.
+   */
+  private async delivery(principal: Principal, id: string): Promise<DeliveryEntity> {
+    const delivery = await this.dataSource.manager.findOneBy(DeliveryEntity, {
+      organizationId: principal.organizationId,
+      id,
     });
+    if (!delivery) throw notFound('Delivery');
+    return delivery;
   }
 
   async deliveries(
@@ -158,6 +182,7 @@ export class ChannelMessagesService {
     channelId: string,
     to: string,
     message: { text: string | null; template: DeliveryEntity['template'] },
+    idempotency: IdempotentRequest | undefined,
   ): Promise<DeliveryEntity> {
     const now = new Date(this.clock.now());
     const state = await this.conversations.state({ channelId, recipient: to });
@@ -189,7 +214,7 @@ export class ChannelMessagesService {
       createdAt: now,
       updatedAt: now,
     };
-    await this.dataSource.manager.insert(DeliveryEntity, delivery);
+    await this.idempotencyKeys.insertCreated(DeliveryEntity, delivery, idempotency);
     if (!state.optedOut) this.engine.wake();
     return delivery;
   }

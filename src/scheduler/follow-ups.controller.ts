@@ -1,4 +1,9 @@
-import { IDEMPOTENCY_PROBLEMS, Idempotent } from '../common/idempotency/idempotency.interceptor';
+import {
+  CurrentIdempotentRequest,
+  IDEMPOTENCY_PROBLEMS,
+  Idempotent,
+} from '../common/idempotency/idempotency.interceptor';
+import type { IdempotentRequest } from '../common/idempotency/idempotency-keys';
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import {
   ApiBody,
@@ -85,8 +90,11 @@ export class FollowUpsController {
   async createWhatsapp(
     @CurrentPrincipal() principal: Principal,
     @Body() dto: CreateFollowUpDto,
+    @CurrentIdempotentRequest() idempotency?: IdempotentRequest,
   ): Promise<FollowUpDto> {
-    return toFollowUpResponse(await this.followUps.createWhatsappFollowUp(principal, dto));
+    return toFollowUpResponse(
+      await this.followUps.createWhatsappFollowUp(principal, dto, idempotency),
+    );
   }
 
   @Get('follow-up/whatsapp/:id')

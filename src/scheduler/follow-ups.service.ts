@@ -1,3 +1,4 @@
+import { IdempotencyKeys, IdempotentRequest } from '../common/idempotency/idempotency-keys';
 import { DELIVERY_STATUSES, DeliveryStatus } from './entities/delivery.entity';
 import type {
   DeliveryStatusCounts,
@@ -22,7 +23,7 @@ import {
 import { DeliveryEntity } from './entities/delivery.entity';
 import { FollowUpEntity } from './entities/follow-up.entity';
 import { DeliveryAttemptRow } from './follow-up.mapper';
-import { MAX_LISTED_ATTEMPTS } from './dto/follow-up.dto';
+import { FollowUpTemplateDto, MAX_LISTED_ATTEMPTS } from './dto/follow-up.dto';
 import { parseSchedule, Schedule, ScheduleError } from './schedule/schedule.parser';
 import { SchedulerEngine } from './scheduler.engine';
 import { ToolWorkerPoolBusy } from '../tools/execution/worker-pool/tool-worker.pool';
@@ -48,6 +49,12 @@ function scheduleOrErrors(
   }
 }
 
+/** A template as a follow-up or delivery stores it: only its own fields, or null. */
+export const storedTemplate = (template: FollowUpTemplateDto | undefined) =>
+  template
+    ? { name: template.name, language: template.language, parameters: template.parameters }
+    : null;
+
 /** Deliveries by status, all at 0: a follow-up that has sent nothing yet. */
 export function noDeliveries(followUp: FollowUpEntity): FollowUpDeliveryCounts {
   const zero = () =>
@@ -67,12 +74,17 @@ export class FollowUpsService {
     private readonly clock: Clock,
     private readonly engine: SchedulerEngine,
     private readonly workers: SchedulerWorkers,
+    private readonly idempotencyKeys: IdempotencyKeys,
   ) {}
 
   async createWhatsappFollowUp(
     principal: Principal,
     dto: CreateFollowUpDto,
+    idempotency?: IdempotentRequest,
   ): Promise<FollowUpEntity> {
+    // An earlier run of this idempotent request created it (its answer was lost to a crash).
+    if (idempotency?.resourceId)
+      return this.findOne(principal.organizationId, idempotency.resourceId);
     const now = this.clock.now();
     const timeZone = dto.time_zone ?? DEFAULT_TIME_ZONE;
     // Checked in the scheduler's thread first: 10,000 numbers, or a rule that never fires, must
@@ -106,13 +118,7 @@ export class FollowUpsService {
       prompt: dto.prompt,
       title: dto.title,
       description: dto.description ?? null,
-      template: dto.template
-        ? {
-            name: dto.template.name,
-            language: dto.template.language,
-            parameters: dto.template.parameters,
-          }
-        : null,
+      template: storedTemplate(dto.template),
       status: firstRun === null ? 'completed' : 'active',
       anchorAt: new Date(now),
       nextRunAt: firstRun === null ? null : new Date(firstRun),
@@ -120,7 +126,7 @@ export class FollowUpsService {
       createdAt: new Date(now),
       updatedAt: new Date(now),
     });
-    await this.followUps.insert(followUp);
+    await this.idempotencyKeys.insertCreated(FollowUpEntity, followUp, idempotency);
     this.engine.wake();
     return followUp;
   }

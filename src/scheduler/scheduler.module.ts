@@ -10,6 +10,7 @@ import { DeliveryEvents } from './delivery/delivery-events';
 import { DeliveryStatuses } from './delivery/delivery-statuses';
 import { DeliveryWorker } from './delivery/delivery.worker';
 import { AgentEventsModule } from '../agent-events/agent-events.module';
+import { IdempotencyModule } from '../common/idempotency/idempotency.module';
 import { createMessageComposer, MessageComposer } from './delivery/message-composer';
 import { FollowUpDispatcher } from './dispatch/follow-up-dispatcher';
 import { FollowUpsController } from './follow-ups.controller';
@@ -26,6 +27,7 @@ import { SchedulerWorkers } from './scheduler-workers';
     TypeOrmModule.forFeature(SCHEDULER_ENTITIES),
     ChannelsModule,
     AgentEventsModule,
+    IdempotencyModule,
   ],
   controllers: [FollowUpsController, ChannelMessagesController],
   providers: [

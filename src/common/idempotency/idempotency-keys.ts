@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityTarget } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { Clock } from '../clock';
 
 /** A key is remembered this long after its first request (Stripe's 24 hours). */
@@ -9,8 +10,19 @@ export const KEY_LIFETIME_MS = 24 * 60 * 60 * 1000;
 const IN_PROGRESS_MS = 2 * 60 * 1000;
 const PRUNE_EVERY_MS = 60 * 60 * 1000;
 
+/**
+ * An idempotent request whose key this request holds, for the service that creates its resource:
+ * it records what it created in the same transaction (insertCreated), and when `resourceId` is
+ * set, an earlier run of the same request already committed that resource and is answered again.
+ */
+export interface IdempotentRequest {
+  organizationId: string;
+  key: string;
+  resourceId: string | null;
+}
+
 export type Claim =
-  | { kind: 'claimed' }
+  | { kind: 'claimed'; resourceId: string | null }
   | { kind: 'replay'; status: number; body: string }
   | { kind: 'reused' }
   | { kind: 'in_progress' };
@@ -21,10 +33,16 @@ interface KeyRow {
   response_body: string | null;
 }
 
+interface ClaimedRow {
+  resource_id: string | null;
+}
+
 /**
  * The idempotency keys of every organization, in the database so that every replica sees the same
  * ones. A request claims its key with one statement: it is new, or its 24 hours are over, or the
- * request that held it stopped without answering; else the key's row says what to do.
+ * request that held it stopped without answering, or committed its resource without storing its
+ * answer (a crash between the two; the resource is then answered, not created again); else the
+ * key's row says what to do.
  */
 @Injectable()
 export class IdempotencyKeys {
@@ -43,12 +61,14 @@ export class IdempotencyKeys {
        VALUES ($1, $2, $3, $4, $5)
        ON CONFLICT (organization_id, key) DO UPDATE
          SET fingerprint = EXCLUDED.fingerprint, created_at = EXCLUDED.created_at,
-             locked_until = EXCLUDED.locked_until, response_status = NULL, response_body = NULL
+             locked_until = EXCLUDED.locked_until, response_status = NULL, response_body = NULL,
+             resource_id = CASE WHEN idempotency_keys.created_at < $6 THEN NULL
+                                ELSE idempotency_keys.resource_id END
          WHERE idempotency_keys.created_at < $6
             OR (idempotency_keys.response_status IS NULL
-                AND idempotency_keys.locked_until < $4
+                AND (idempotency_keys.locked_until < $4 OR idempotency_keys.resource_id IS NOT NULL)
                 AND idempotency_keys.fingerprint = EXCLUDED.fingerprint)
-       RETURNING key`,
+       RETURNING resource_id`,
       [
         organizationId,
         key,
@@ -57,8 +77,8 @@ export class IdempotencyKeys {
         new Date(now + IN_PROGRESS_MS),
         new Date(now - KEY_LIFETIME_MS),
       ],
-    )) as unknown[];
-    if (claimed.length > 0) return { kind: 'claimed' };
+    )) as ClaimedRow[];
+    if (claimed.length > 0) return { kind: 'claimed', resourceId: claimed[0].resource_id };
     const [row] = (await this.db.query(
       'SELECT fingerprint, response_status, response_body FROM idempotency_keys WHERE organization_id = $1 AND key = $2',
       [organizationId, key],
@@ -72,6 +92,26 @@ export class IdempotencyKeys {
     return { kind: 'in_progress' };
   }
 
+  /**
+   * Inserts what an idempotent request creates and records it under the request's key, in one
+   * transaction: from its commit on, a retry answers that resource instead of creating another.
+   * Without a key, a plain insert.
+   */
+  async insertCreated<T extends { id: string }>(
+    entity: EntityTarget<T>,
+    row: T,
+    request: IdempotentRequest | undefined,
+  ): Promise<void> {
+    await this.db.transaction(async (manager) => {
+      await manager.insert(entity, row as QueryDeepPartialEntity<T>);
+      if (!request) return;
+      await manager.query(
+        'UPDATE idempotency_keys SET resource_id = $3 WHERE organization_id = $1 AND key = $2',
+        [request.organizationId, request.key, row.id],
+      );
+    });
+  }
+
   /** The request succeeded: its answer is what the key replays from now on. */
   async complete(organizationId: string, key: string, status: number, body: string): Promise<void> {
     await this.db.query(
@@ -81,10 +121,14 @@ export class IdempotencyKeys {
     );
   }
 
-  /** The request failed: the key is free again, so a retry runs it anew. */
+  /**
+   * The request failed: the key is free again, so a retry runs it anew; unless its resource was
+   * committed before the failure, which a retry then answers.
+   */
   async release(organizationId: string, key: string): Promise<void> {
     await this.db.query(
-      'DELETE FROM idempotency_keys WHERE organization_id = $1 AND key = $2 AND response_status IS NULL',
+      `DELETE FROM idempotency_keys
+       WHERE organization_id = $1 AND key = $2 AND response_status IS NULL AND resource_id IS NULL`,
       [organizationId, key],
     );
   }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import {
   applyDecorators,
   CallHandler,
+  createParamDecorator,
   ExecutionContext,
   HttpStatus,
   Injectable,
@@ -16,7 +17,7 @@ import { catchError, from, mergeMap, Observable, of } from 'rxjs';
 import { Principal } from '../auth/principal';
 import { ProblemExample } from '../http/openapi.decorators';
 import { ProblemException, validationFailed } from '../http/problem';
-import { IdempotencyKeys } from './idempotency-keys';
+import { IdempotencyKeys, IdempotentRequest } from './idempotency-keys';
 
 const IDEMPOTENT = 'agentline:idempotent';
 /** Stripe's rule: up to 255 characters; printable ASCII, so it can be logged and compared as is. */
@@ -33,7 +34,10 @@ const KEY_IN_USE =
  * (`Idempotent-Replayed: true`); the same key with another request is `422
  * idempotency_key_reused`; while the first is still running, `409 idempotency_key_in_use`. Keys
  * belong to the organization. Only a success is remembered: after an error the key is free, and
- * a retry runs the request again.
+ * a retry runs the request again. An operation that creates a resource takes
+ * `@CurrentIdempotentRequest()` and records its resource with the key in the creating
+ * transaction: a retry after a crash between that commit and the stored answer answers the
+ * resource as it is now, and never creates (or sends) it twice.
  */
 export const Idempotent = () =>
   applyDecorators(
@@ -47,6 +51,21 @@ export const Idempotent = () =>
       schema: { type: 'string', maxLength: 255 },
     }),
   );
+
+const IDEMPOTENT_REQUEST = Symbol('agentline:idempotent-request');
+interface IdempotencyHolder {
+  [IDEMPOTENT_REQUEST]?: IdempotentRequest;
+}
+
+/**
+ * The key this request holds, for a service that creates a resource (undefined without an
+ * `Idempotency-Key`): it records the resource with the key in one transaction, so a retry after a
+ * crash answers that resource instead of creating (or sending) it again.
+ */
+export const CurrentIdempotentRequest = createParamDecorator(
+  (_data: unknown, context: ExecutionContext): IdempotentRequest | undefined =>
+    context.switchToHttp().getRequest<IdempotencyHolder>()[IDEMPOTENT_REQUEST],
+);
 
 /** The problems an `Idempotency-Key` adds to an operation, for its ApiProblemResponses. */
 export const IDEMPOTENCY_PROBLEMS: ProblemExample[] = [
@@ -97,6 +116,13 @@ export class IdempotencyInterceptor implements NestInterceptor {
           case 'in_progress':
             throw new ProblemException('idempotency_key_in_use', KEY_IN_USE);
           case 'claimed':
+            // Its resource was committed by an earlier run: the answer describes that work.
+            if (claim.resourceId !== null) response.setHeader('Idempotent-Replayed', 'true');
+            (request as IdempotencyHolder)[IDEMPOTENT_REQUEST] = {
+              organizationId,
+              key,
+              resourceId: claim.resourceId,
+            };
             return next.handle().pipe(
               catchError(async (error: unknown) => {
                 await this.keys.release(organizationId, key).catch(() => undefined);
