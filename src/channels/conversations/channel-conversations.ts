@@ -126,6 +126,29 @@ export class ChannelConversations {
   }
 
   /**
+   * Serializes, per sent message, the two writes that must see each other: a status Meta sent
+   * (stored, then applied to the delivery that has its id) and the send's own outcome (which
+   * writes the id, then applies the statuses stored for it). Each takes these locks in its
+   * transaction, before reading what the other writes, and holds them until it commits; so
+   * whichever commits second sees the first's work. Without them each could read before the
+   * other committed, and the status was stored but never applied (issue 17). Locks are taken in
+   * one order, so two such transactions cannot deadlock on them.
+   */
+  async lockMessages(
+    db: EntityManager,
+    messages: readonly { channelId: string; messageId: string }[],
+  ): Promise<void> {
+    if (messages.length === 0) return;
+    await db.query(
+      `SELECT pg_advisory_xact_lock(k.lock) FROM (
+         SELECT DISTINCT hashtextextended(m.channel_id || ':' || m.message_id, 0) AS lock
+           FROM unnest($1::text[], $2::text[]) AS m(channel_id, message_id)
+          ORDER BY 1) k`,
+      [messages.map((m) => m.channelId), messages.map((m) => m.messageId)],
+    );
+  }
+
+  /**
    * `delivered` and `read` statuses already received for these messages (Meta's ids on their
    * channels): a status can arrive before the send's own outcome is written, and is applied then.
    */

@@ -366,6 +366,12 @@ export class WebhookInbox implements OnApplicationBootstrap, OnApplicationShutdo
       'ids' in status.messages
         ? status.messages.ids
         : [`watermark:${status.messages.recipient}:${status.messages.watermark}`];
+    if ('ids' in status.messages) {
+      await this.conversations.lockMessages(
+        db,
+        status.messages.ids.map((messageId) => ({ channelId: channel.id, messageId })),
+      );
+    }
     const fresh = returnedRows<{ message_id: string }>(
       await db.query(
         `INSERT INTO channel_message_statuses (channel_id, message_id, status, at)

@@ -379,11 +379,15 @@ export class DeliveryOutbox implements OnModuleInit {
     if (!this.events.enabled) {
       const written = await this.dataSource.transaction(async (db) => {
         await db.query(`SELECT ${INDEX_PLANS}`);
-        return (await db.query(sql, parameters)) as Written;
+        const result = (await db.query(sql, parameters)) as Written;
+        // Held to the commit: a status being stored for these ids commits first (and is read
+        // below), or waits for this commit (and then finds the ids itself).
+        await this.statuses.lockSent(db, sent(result));
+        return result;
       });
       // The statuses Meta sent before these outcomes were written are applied now, after the
       // commit: a status committed before that is read here, a later one finds the row itself
-      // (applying is forward only). Reading inside the outcome's transaction would see no more.
+      // (applying is forward only), and one in between waited for the locks above.
       await this.statuses.catchUp(this.dataSource.manager, sent(written)).catch((error: unknown) =>
         // The outcome stands; only the status that overtook it is not applied to the delivery.
         this.logger.warn({ err: error }, 'could not apply statuses received before their sends'),
@@ -395,6 +399,7 @@ export class DeliveryOutbox implements OnModuleInit {
     const written: Written = await this.dataSource.transaction(async (db) => {
       await db.query(`SELECT ${INDEX_PLANS}`);
       const result = (await db.query(sql, parameters)) as Written;
+      await this.statuses.lockSent(db, sent(result));
       const settled = new Set(outcomes.filter((o) => o.status !== 'pending').map((o) => o.id));
       await this.events.tell(
         db,

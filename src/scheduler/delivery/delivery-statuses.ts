@@ -111,6 +111,17 @@ export class DeliveryStatuses implements OnModuleInit {
     );
   }
 
+  /** In the transaction that writes these sends' outcomes: see ChannelConversations.lockMessages. */
+  async lockSent(
+    db: EntityManager,
+    sent: readonly { channelId: string; waMessageId: string }[],
+  ): Promise<void> {
+    await this.conversations.lockMessages(
+      db,
+      sent.map((s) => ({ channelId: s.channelId, messageId: s.waMessageId })),
+    );
+  }
+
   /**
    * Statuses that overtook their send: Meta may report `delivered` (even `read`) before the send's
    * own answer is written. Applied once the outcomes are written (in their transaction when agent
