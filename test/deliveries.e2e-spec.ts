@@ -6,6 +6,7 @@ import { FakeGraphApi, FakeReply, graphError, graphErrorReply } from './support/
 import { FakeLlm, openAiError } from './support/fake-llm';
 import { ManualClock } from './support/manual-clock';
 import { bearer, Env, newOrganization, startApp, TestApp, tokenFor } from './support/test-app';
+import { DeliveryOutbox } from '../src/scheduler/delivery/delivery-outbox';
 
 const HOUR = 3_600_000;
 /** A transient failure that takes a while: its call is in flight meanwhile. */
@@ -754,5 +755,72 @@ describe('Follow-up delivery (e2e)', () => {
         expect((await deliveries(created.id))[0]).toMatchObject({ status: 'sent', attempts: 2 }),
       );
     });
+  });
+});
+
+/**
+ * The outbox's take-over, driven directly on a real database (no scheduler running): what a
+ * dead process held goes back to the queue ahead of the rows due at the same time.
+ */
+describe('Taking over a dead process’s claims (e2e, outbox on a real database)', () => {
+  let t: TestApp;
+  const auth = bearer(tokenFor({ org: newOrganization() }));
+  beforeAll(async () => (t = await startApp({ SCHEDULER_ENABLED: 'false' })));
+  afterAll(async () => t.close());
+
+  it('puts a dead process’s claim ahead of the rows due at the same time (one large occurrence)', async () => {
+    const sql = (text: string, parameters: unknown[] = []) =>
+      t.app.get(DataSource).query(text, parameters);
+    const channel = (
+      await t.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201)
+    ).body.data;
+    const ids: string[] = [];
+    for (let i = 0; i < 30; i++) {
+      const sent = await t
+        .http()
+        .post(`/v1/channels/whatsapp/${channel.id}/messages`)
+        .set(auth)
+        .send({
+          to: `+3461234${String(i).padStart(4, '0')}`,
+          template: { name: 'order_update', language: 'en_US', parameters: ['Thursday'] },
+        })
+        .expect(202);
+      ids.push(sent.body.data.id);
+    }
+    // One occurrence: every row due at the same time; the last one claimed by a process that has
+    // not beaten for an hour, judged by one that has beaten for an hour.
+    const dead = randomUUID();
+    const reaper = randomUUID();
+    await sql(
+      `INSERT INTO scheduler_processes (id, host, pid, started_at, beaten_at, beating_since)
+       VALUES ($1, 'h', 1, now() - interval '2 hours', now() - interval '1 hour', now() - interval '2 hours'),
+              ($2, 'h', 2, now() - interval '2 hours', clock_timestamp(), now() - interval '2 hours')`,
+      [dead, reaper],
+    );
+    const taken = ids[ids.length - 1];
+    await sql(`UPDATE deliveries SET next_attempt_at = '2026-11-02T08:00:00Z' WHERE id = ANY($1)`, [
+      ids,
+    ]);
+    await sql(
+      `UPDATE deliveries SET status = 'sending', lease_owner = $2, attempts = 1,
+              lease_expires_at = now() + interval '1 hour' WHERE id = $1`,
+      [taken, dead],
+    );
+    const outbox = t.app.get(DeliveryOutbox);
+    expect(
+      await outbox.reapAbandoned(reaper, Date.now(), 8, {
+        timeoutMs: 6_000,
+        sessionUnbroken: false,
+      }),
+    ).toBe(1);
+    const [first] = await outbox.claim({
+      owner: reaper,
+      heartbeatTimeoutMs: 6_000,
+      now: Date.now(),
+      limit: 1,
+      leaseMs: 60_000,
+      ratePerSecond: 0,
+    });
+    expect(first.id).toBe(taken);
   });
 });

@@ -19,6 +19,21 @@ const CONCURRENCY = 8;
 const OUTAGE_MS = Number(process.env.TEST_DATABASE_OUTAGE_MS ?? 8_000);
 /** Test timings: a process is dead 2 s after its last beat (the default is 6 s). */
 const HEARTBEAT = { DELIVERY_HEARTBEAT_MS: '500', DELIVERY_HEARTBEAT_TIMEOUT_MS: '2000' };
+/**
+ * The crash loop kills each replica this long after it is up; with TEST_CRASH_LOOP_DEFAULTS=1 it
+ * runs with the default heartbeat (2 s, time-out 6 s) and 60 s lease, as docs/scheduler.md reports.
+ */
+const CRASH_LOOP: { killAfterMs: number; env: Record<string, string> } = process.env
+  .TEST_CRASH_LOOP_DEFAULTS
+  ? {
+      killAfterMs: 2_000,
+      env: {
+        DELIVERY_HEARTBEAT_MS: '2000',
+        DELIVERY_HEARTBEAT_TIMEOUT_MS: '6000',
+        DELIVERY_LEASE_MS: '60000',
+      },
+    }
+  : { killAfterMs: 1_500, env: {} };
 
 interface Setup {
   databaseUrl: string;
@@ -450,6 +465,55 @@ onPostgres('Replicas and crashes (e2e, PostgreSQL)', () => {
       }),
     ]);
   });
+
+  it('takes over a killed process’s claims while every replica crashes before it has lived a heartbeat time-out', async () => {
+    // Each replica lives under a time-out after its start: none may judge by its own age.
+    graph.latencyMs = 600;
+    const victim = start({ LOG_LEVEL: 'info', ...CRASH_LOOP.env });
+    await victim.waitForOutput('agentline listening');
+    await graph.waitForMessages(FOLLOW_UPS * NUMBERS * 0.1, 120_000);
+    const [{ id: victimId }] = await setup.query<{ id: string }>(
+      'SELECT id FROM scheduler_processes WHERE pid = $1',
+      [victim.child.pid],
+    );
+    victim.kill('SIGKILL');
+    const killedAt = Date.now();
+    await victim.exited;
+    const heldByVictim = async () =>
+      Number(
+        (
+          await setup.query<{ n: string }>(
+            "SELECT count(*) AS n FROM deliveries WHERE status = 'sending' AND lease_owner = $1",
+            [victimId],
+          )
+        )[0].n,
+      );
+    expect(await heldByVictim()).toBeGreaterThan(0);
+
+    // A crash loop: each replica is killed soon after it is up (1.5 s, under the 2 s time-out),
+    // the next one already starting.
+    let crashing = true;
+    const loop = (async () => {
+      let next = start({ LOG_LEVEL: 'info', ...CRASH_LOOP.env });
+      while (crashing) {
+        const current = next;
+        await current.waitForOutput('agentline listening');
+        next = start({ LOG_LEVEL: 'info', ...CRASH_LOOP.env });
+        await new Promise((resolve) => setTimeout(resolve, CRASH_LOOP.killAfterMs));
+        current.kill('SIGKILL');
+        await current.exited;
+      }
+    })();
+    try {
+      await eventually(async () => expect(await heldByVictim()).toBe(0), 30_000, 100);
+    } finally {
+      crashing = false;
+    }
+    const takenOverMs = Date.now() - killedAt;
+    await loop;
+    report(`crash loop: a killed process's claims taken over ${takenOverMs} ms after the kill`);
+    expect(takenOverMs).toBeLessThan(10_000);
+  }, 120_000);
 });
 
 onPostgres('Heartbeat and row locks (e2e, PostgreSQL)', () => {

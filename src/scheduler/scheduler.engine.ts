@@ -10,6 +10,9 @@ import {
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { Clock } from '../common/clock';
 import { DatabaseAvailability } from '../database/database-availability';
+import { SessionLock } from '../database/session-lock';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
 import { uuidv7 } from '../common/ids';
 import { claimKey, DeliveryOutbox } from './delivery/delivery-outbox';
 import { DeliveryWorker } from './delivery/delivery.worker';
@@ -34,6 +37,8 @@ export class SchedulerEngine implements OnApplicationBootstrap, BeforeApplicatio
    * its host and pid are in scheduler_processes and the start-up log line).
    */
   private readonly owner = uuidv7(Date.now());
+  /** Held while this process's own database session lives; see SessionLock. */
+  private readonly sessionLock: SessionLock;
   private stopping = false;
   /** True once this process's heartbeat row exists: it claims nothing before. */
   private registered = false;
@@ -60,7 +65,10 @@ export class SchedulerEngine implements OnApplicationBootstrap, BeforeApplicatio
     private readonly clock: Clock,
     @Inject(SCHEDULER_CONFIG) private readonly config: SchedulerConfig,
     private readonly availability: DatabaseAvailability,
-  ) {}
+    @InjectDataSource() dataSource: DataSource,
+  ) {
+    this.sessionLock = new SessionLock(dataSource, this.owner);
+  }
 
   private get enabled(): boolean {
     return this.config.enabled;
@@ -85,6 +93,13 @@ export class SchedulerEngine implements OnApplicationBootstrap, BeforeApplicatio
     this.beating ??= (async () => {
       const held = this.worker.heldClaims();
       try {
+        // Before the beat. Without it the process still works, but never judges by sessions
+        // (reapAbandoned): it could not tell its own cut from another's.
+        await this.sessionLock.hold().catch((error: unknown) => {
+          if (!this.availability.reportFailure(error) && !this.beatFailing) {
+            this.logger.warn({ reason: String(error) }, 'could not take the session lock');
+          }
+        });
         const stillHeld = new Set(
           (
             await this.outbox.beat(
@@ -156,12 +171,10 @@ export class SchedulerEngine implements OnApplicationBootstrap, BeforeApplicatio
       }
       if (!this.registered) return;
       const now = this.clock.now();
-      await this.outbox.reapAbandoned(
-        this.owner,
-        now,
-        this.config.delivery.maxAttempts,
-        this.config.delivery.heartbeatTimeoutMs,
-      );
+      await this.outbox.reapAbandoned(this.owner, now, this.config.delivery.maxAttempts, {
+        timeoutMs: this.config.delivery.heartbeatTimeoutMs,
+        sessionUnbroken: this.sessionLock.unbroken,
+      });
       // Delivery starts with the first dispatched batch and overlaps the rest of a large dispatch.
       let dispatched = DISPATCH_BATCH;
       while (!this.stopping && dispatched === DISPATCH_BATCH) {
@@ -246,13 +259,14 @@ export class SchedulerEngine implements OnApplicationBootstrap, BeforeApplicatio
     }
     clearInterval(this.heartbeatTimer);
     await this.beating;
-    // Still holding rows (their outcome could not be written): the row is left to go stale, so that
-    // they are taken over one heartbeat time-out from now.
-    if (this.worker.heldClaims().length > 0) return;
     try {
-      await this.outbox.unregister(this.owner);
+      // Still holding rows (their outcome could not be written): the row is left to go stale, so
+      // that they are taken over one heartbeat time-out from now.
+      if (this.worker.heldClaims().length === 0) await this.outbox.unregister(this.owner);
     } catch (error) {
       this.logger.error({ err: error }, 'could not remove the heartbeat row on shutdown');
+    } finally {
+      await this.sessionLock.release();
     }
   }
 }

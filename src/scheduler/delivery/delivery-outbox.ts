@@ -7,6 +7,7 @@ import type { FollowUpTemplate } from '../entities/follow-up.entity';
 import type { MessageType } from '../entities/delivery.entity';
 import type { ChannelKind } from '../../channels/channel-transport';
 import { returnedRows } from '../../database/sql';
+import { sessionLockHeld } from '../../database/session-lock';
 import { DeliveryEvents } from './delivery-events';
 import { DeliveryStatuses } from './delivery-statuses';
 
@@ -536,22 +537,39 @@ export class DeliveryOutbox implements OnModuleInit {
   }
 
   /**
-   * Takes over the claims of dead processes (no beat within the heartbeat time-out) and claims whose
-   * lease ran out (a stalled send, or an owner without a heartbeat row: a version before heartbeats,
-   * still running during a rolling upgrade, or a process that stopped holding something): back to `pending` (or `failed` with
-   * `lease_expired` after the last attempt, `cancelled` for a deleted follow-up). Their attempt is
-   * logged as `unknown`: the call may have reached Meta. Only a reaper that has itself beaten
-   * without a gap for a whole time-out may judge: after a database outage every process looks
-   * dead for a moment, and the living get that long to beat again.
+   * Takes over the claims of dead processes and claims whose lease ran out (a stalled send, or an
+   * owner without a heartbeat row: a version before heartbeats, still running during a rolling
+   * upgrade, or a process that stopped holding something): back to `pending` (or `failed` with
+   * `lease_expired` after the last attempt, `cancelled` for a deleted follow-up), ahead of the
+   * fresh rows due at the same time. Their attempt is logged as `unknown`: the call may have
+   * reached Meta.
+   *
+   * Who may judge (after a database outage every process looks dead for a moment, and the living
+   * must get the time to beat again):
+   * - a reaper that has beaten without a gap for a whole time-out judges any process whose last
+   *   beat is a time-out old, and any expired lease;
+   * - a live reaper whose own session lock has never been lost since it started
+   *   (`sessionUnbroken`), on a database up for a whole time-out, judges a process whose last beat
+   *   is a time-out old and whose session lock is gone: its connection closed while the reaper's
+   *   did not, so it was killed. A process that is only cut off keeps its session until TCP gives
+   *   up on it; a cut that closed every session broke the reaper's too; a restarted database
+   *   gives everyone a time-out to come back. This is what takes over during a crash loop, when
+   *   no process lives a whole time-out.
+   * All ages are on the database's clock.
    */
   async reapAbandoned(
     reaper: string,
     now: number,
     maxAttempts: number,
-    timeoutMs: number,
+    judge: { timeoutMs: number; sessionUnbroken: boolean },
   ): Promise<number> {
     const rows: { id: string }[] = await this.dataSource.query(
-      `WITH taken AS (
+      `WITH me AS (
+         SELECT me.beating_since <= clock_timestamp() - ${interval('$4')} AS watched,
+                $5 AND pg_postmaster_start_time() <= clock_timestamp() - ${interval('$4')} AS settled
+           FROM scheduler_processes me
+          WHERE me.id = $3 AND me.beaten_at > clock_timestamp() - ${interval('$4')}),
+       taken AS (
          UPDATE deliveries d
             SET status = CASE WHEN ${CANCELLED} THEN 'cancelled'
                               WHEN d.attempts >= $2 THEN 'failed' ELSE 'pending' END,
@@ -560,16 +578,22 @@ export class DeliveryOutbox implements OnModuleInit {
                 last_error_message = CASE WHEN NOT ${CANCELLED} AND d.attempts >= $2
                   THEN 'The process sending this message stopped before recording the outcome.'
                   ELSE d.last_error_message END,
-                -- next_attempt_at is kept: it was due when claimed, so it goes ahead of newer work.
+                -- It was due when claimed: a millisecond earlier puts it ahead of the rows due at
+                -- the same time (a large occurrence), not behind thousands of them.
+                next_attempt_at = d.next_attempt_at - interval '1 millisecond',
                 lease_owner = NULL, lease_expires_at = NULL, updated_at = $1
+           FROM me
           WHERE d.status = 'sending'
-            AND EXISTS (SELECT 1 FROM scheduler_processes me
-                         WHERE me.id = $3 AND me.beaten_at > clock_timestamp() - ${interval('$4')}
-                           AND me.beating_since <= clock_timestamp() - ${interval('$4')})
-            AND (d.lease_expires_at < clock_timestamp()
-                 OR EXISTS (SELECT 1 FROM scheduler_processes p
-                             WHERE p.id = d.lease_owner
-                               AND p.beaten_at <= clock_timestamp() - ${interval('$4')}))
+            AND ((me.watched
+                  AND (d.lease_expires_at < clock_timestamp()
+                       OR EXISTS (SELECT 1 FROM scheduler_processes p
+                                   WHERE p.id = d.lease_owner
+                                     AND p.beaten_at <= clock_timestamp() - ${interval('$4')})))
+              OR (me.settled
+                  AND EXISTS (SELECT 1 FROM scheduler_processes p
+                               WHERE p.id = d.lease_owner
+                                 AND p.beaten_at <= clock_timestamp() - ${interval('$4')}
+                                 AND NOT ${sessionLockHeld('p.id')})))
       RETURNING d.id, d.attempts),
        attempt AS (
          UPDATE delivery_attempts a
@@ -578,7 +602,7 @@ export class DeliveryOutbox implements OnModuleInit {
            FROM taken
           WHERE a.delivery_id = taken.id AND a.attempt = taken.attempts AND a.outcome IS NULL)
        SELECT id FROM taken`,
-      [iso(now), maxAttempts, reaper, timeoutMs],
+      [iso(now), maxAttempts, reaper, judge.timeoutMs, judge.sessionUnbroken],
     );
     return rows.length;
   }

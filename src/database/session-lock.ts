@@ -1,0 +1,116 @@
+import { Logger } from '@nestjs/common';
+import { Client } from 'pg';
+import type { DataSource } from 'typeorm';
+import type { PostgresConnectionOptions } from 'typeorm/driver/postgres/PostgresConnectionOptions';
+
+/** The first key of every session lock (the second is the hashed name); see sessionLockHeld. */
+const SESSION_LOCK_SPACE = 7_331_002;
+
+/**
+ * SQL that is true while some PostgreSQL session holds the session lock named by the text
+ * expression `name`. An advisory lock taken with two int4 keys shows in pg_locks as
+ * (classid, objid, objsubid 2). A hash collision can only make a name look held.
+ */
+export const sessionLockHeld = (name: string) =>
+  `EXISTS (SELECT 1 FROM pg_locks l
+            WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2
+              AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+              AND l.classid = ${SESSION_LOCK_SPACE} AND l.objid = hashtext(${name})::oid)`;
+
+/**
+ * A lock that lives exactly as long as this process's own database session: a process killed with
+ * SIGKILL loses its connection, and PostgreSQL drops the lock at once, while a process that is
+ * only cut off from the database keeps its session (and the lock) until TCP gives up on it. So
+ * others can tell a dead process from a silent one without waiting on their own age.
+ *
+ * On PostgreSQL the lock is held on a connection of its own, outside the pool, taken again after
+ * it is lost; on the embedded database (one process, one connection) on that connection.
+ */
+export class SessionLock {
+  private readonly logger = new Logger(SessionLock.name);
+  private client?: Client;
+  private embeddedHeld = false;
+  private everLost = false;
+  private holding?: Promise<void>;
+  private closed = false;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly name: string,
+  ) {}
+
+  /**
+   * Held since this process first took it, never lost: its database session has lived as long as
+   * this process has been working. A process whose lock was lost (a network cut, a database
+   * restart) cannot tell whether the others lost theirs to the same cause.
+   */
+  get unbroken(): boolean {
+    return !this.everLost && (this.embeddedHeld || this.client !== undefined);
+  }
+
+  /** Takes the lock if it is not held (first call, or its connection was lost). */
+  hold(): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    this.holding ??= this.take().finally(() => (this.holding = undefined));
+    return this.holding;
+  }
+
+  async release(): Promise<void> {
+    this.closed = true;
+    await this.holding?.catch(() => undefined);
+    const client = this.client;
+    this.client = undefined;
+    await client?.end().catch(() => undefined);
+  }
+
+  private async take(): Promise<void> {
+    const options = this.dataSource.options as PostgresConnectionOptions;
+    // A try: a name whose hash another process holds (a collision) must not block; it only makes
+    // this process look alive while its session is gone.
+    const lock = `SELECT pg_try_advisory_lock(${SESSION_LOCK_SPACE}, hashtext($1))`;
+    if (!options.url) {
+      // Embedded: one connection for everything, which lives as long as the process.
+      if (!this.embeddedHeld) {
+        await this.dataSource.query(lock, [this.name]);
+        this.embeddedHeld = true;
+      }
+      return;
+    }
+    if (this.client) return;
+    const client = new Client({
+      connectionString: options.url,
+      keepAlive: true,
+      application_name: 'agentline session lock',
+    });
+    const lost = () => {
+      if (this.client !== client) return;
+      this.client = undefined;
+      this.everLost = true;
+    };
+    // Without a listener an error on an idle client would crash the process.
+    client.on('error', (error) => {
+      // One line, no stack: an outage is reported by DatabaseAvailability already.
+      this.logger.warn(
+        { reason: error.message },
+        'lost the session lock connection; it is taken again with the next heartbeat',
+      );
+      lost();
+      void client.end().catch(() => undefined);
+    });
+    client.on('end', lost);
+    try {
+      await client.connect();
+      await client.query(lock, [this.name]);
+    } catch (error) {
+      // Never held at the first try counts as broken too: see unbroken.
+      this.everLost = true;
+      await client.end().catch(() => undefined);
+      throw error;
+    }
+    if (this.closed) {
+      await client.end().catch(() => undefined);
+      return;
+    }
+    this.client = client;
+  }
+}
