@@ -13,6 +13,7 @@ import { AgentEvents1764200000400 } from './1764200000400-agent-events';
 import { IdempotencyKeys1764300000000 } from './1764300000000-idempotency-keys';
 import { ToolExecutionsCascade1764400000000 } from './1764400000000-tool-executions-cascade';
 import { ToolExecutionsToolIndex1764500000100 } from './1764500000100-tool-executions-tool-index';
+import { RetentionIndexes1764500000110 } from './1764500000110-retention-indexes';
 
 /** Every migration in order. Migrations are never edited after they land; add a new one. */
 export const MIGRATIONS = [
@@ -31,4 +32,5 @@ export const MIGRATIONS = [
   IdempotencyKeys1764300000000,
   ToolExecutionsCascade1764400000000,
   ToolExecutionsToolIndex1764500000100,
+  RetentionIndexes1764500000110,
 ];

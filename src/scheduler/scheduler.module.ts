@@ -19,6 +19,8 @@ import { SCHEDULER_ENTITIES } from './scheduler.entities';
 import { SchedulerEngine } from './scheduler.engine';
 import { SchedulerMetrics } from './scheduler.metrics';
 import { SchedulerWorkers } from './scheduler-workers';
+import { retentionOf } from '../database/retention';
+import { DELIVERY_ATTEMPTS_RETENTION } from './delivery/delivery-attempts.retention';
 
 @Module({
   imports: [
@@ -38,6 +40,7 @@ import { SchedulerWorkers } from './scheduler-workers';
     ChannelMessagesService,
     FollowUpDispatcher,
     DeliveryOutbox,
+    retentionOf(DELIVERY_ATTEMPTS_RETENTION),
     DeliveryWorker,
     DeliveryStatuses,
     DeliveryEvents,
