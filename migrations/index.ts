@@ -12,6 +12,8 @@ import { ChannelLifecycle1764200000300 } from './1764200000300-channel-lifecycle
 import { AgentEvents1764200000400 } from './1764200000400-agent-events';
 import { IdempotencyKeys1764300000000 } from './1764300000000-idempotency-keys';
 import { ToolExecutionsCascade1764400000000 } from './1764400000000-tool-executions-cascade';
+import { ToolExecutionsToolIndex1764500000100 } from './1764500000100-tool-executions-tool-index';
+import { RetentionIndexes1764500000110 } from './1764500000110-retention-indexes';
 import { IdempotencyResource1764500000200 } from './1764500000200-idempotency-resource';
 
 /** Every migration in order. Migrations are never edited after they land; add a new one. */
@@ -30,5 +32,7 @@ export const MIGRATIONS = [
   AgentEvents1764200000400,
   IdempotencyKeys1764300000000,
   ToolExecutionsCascade1764400000000,
+  ToolExecutionsToolIndex1764500000100,
+  RetentionIndexes1764500000110,
   IdempotencyResource1764500000200,
 ];

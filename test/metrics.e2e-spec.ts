@@ -4,9 +4,31 @@ import { aWhatsappChannel } from './support/factories';
 import { FakeGraphApi, graphErrorReply } from './support/fake-graph-api';
 import { freePort } from './support/free-port';
 import { postToWebhook, whatsappNotification } from './support/meta-webhooks';
-import { bearer, startApp, TestApp, tokenFor } from './support/test-app';
+import { TcpProxy } from './support/tcp-proxy';
+import { bearer, createTestDatabase, startApp, TestApp, tokenFor } from './support/test-app';
 
 const SECRET = 'metrics-app-secret';
+
+/** A message to send now: a due delivery, pending until a scheduler takes it. */
+const sendNow = (t: TestApp, auth: Record<string, string>, channelId: string) =>
+  t
+    .http()
+    .post(`/v1/channels/whatsapp/${channelId}/messages`)
+    .set(auth)
+    .send({ to: '+34612345678', text: 'Hello' })
+    .expect(202);
+
+/** The same, on a new channel. */
+const queueMessage = async (t: TestApp) => {
+  const auth = bearer(tokenFor());
+  const channel = (
+    await t.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201)
+  ).body.data;
+  await sendNow(t, auth, channel.id);
+};
+
+/** Outages are simulated with a TCP proxy in front of PostgreSQL (see outage.e2e-spec.ts). */
+const onPostgres = process.env.TEST_DATABASE_URL ? describe : describe.skip;
 
 /** The value of one series of the exposition text, or undefined when it is not there. */
 const sample = (text: string, series: string): number | undefined => {
@@ -28,6 +50,7 @@ describe('Metrics (e2e)', () => {
         SCHEDULER_TICK_MS: '50',
         GRAPH_API_URL: graph.url,
         META_APP_SECRET: SECRET,
+        METRICS_REFRESH_MS: '100',
       });
     });
     afterAll(async () => {
@@ -69,12 +92,7 @@ describe('Metrics (e2e)', () => {
       ).body.data;
       // Meta answers slowly: the delivery is seen in the outbox as sending while its call is out.
       graph.latencyMs = 1_000;
-      await t
-        .http()
-        .post(`/v1/channels/whatsapp/${channel.id}/messages`)
-        .set(auth)
-        .send({ to: '+34612345678', text: 'Hello' })
-        .expect(202);
+      await sendNow(t, auth, channel.id);
       const sending = (text: string) =>
         (sample(text, 'agentline_outbox_deliveries{status="sending",due="true"}') ?? 0) +
         (sample(text, 'agentline_outbox_deliveries{status="sending",due="false"}') ?? 0);
@@ -90,9 +108,16 @@ describe('Metrics (e2e)', () => {
       );
       const text = await scrape();
       expect(sample(text, 'agentline_delivery_lag_seconds_count{channel_kind="whatsapp"}')).toBe(1);
-      expect(sample(text, 'agentline_outbox_deliveries{status="pending",due="true"}')).toBe(0);
-      expect(sending(text)).toBe(0);
-      expect(sample(text, 'agentline_agent_events{state="pending"}')).toBe(0);
+      // The database gauges follow at their next refresh.
+      await eventually(async () => {
+        const refreshed = await scrape();
+        expect(sample(refreshed, 'agentline_outbox_deliveries{status="pending",due="true"}')).toBe(
+          0,
+        );
+        expect(sending(refreshed)).toBe(0);
+        expect(sample(refreshed, 'agentline_agent_events{state="pending"}')).toBe(0);
+        expect(sample(refreshed, 'agentline_database_up')).toBe(1);
+      });
     });
 
     it('counts a delivery that fails for good, and warns once with its context', async () => {
@@ -155,6 +180,67 @@ describe('Metrics (e2e)', () => {
           'agentline_webhook_notifications_total{channel_kind="whatsapp",result="bad_signature"}',
         ),
       ).toBe(1);
+    });
+  });
+
+  it('serves the database gauges of the last refresh: a scrape does not read the database', async () => {
+    // No refresh but the one at start-up within this test.
+    const t = await startApp({ METRICS_REFRESH_MS: '3600000' });
+    try {
+      const scrape = async () => (await t.http().get('/metrics').expect(200)).text;
+      await eventually(async () => expect(sample(await scrape(), 'agentline_database_up')).toBe(1));
+      const pending = 'agentline_outbox_deliveries{status="pending",due="true"}';
+      expect(sample(await scrape(), pending)).toBe(0);
+      // A due delivery (the scheduler is off here, so it stays pending)...
+      await queueMessage(t);
+      // ...is not seen by scrapes until the next refresh.
+      for (let i = 0; i < 3; i++) expect(sample(await scrape(), pending)).toBe(0);
+    } finally {
+      await t.close();
+    }
+  });
+
+  onPostgres('while the database is away (PostgreSQL)', () => {
+    let database: { url: string; drop: () => Promise<void> };
+    let proxy: TcpProxy;
+    let t: TestApp;
+
+    beforeAll(async () => {
+      database = (await createTestDatabase())!;
+      const proxied = await TcpProxy.forDatabaseUrl(database.url);
+      proxy = proxied.proxy;
+      t = await startApp({
+        DATABASE_URL: proxied.url,
+        DATABASE_CONNECT_TIMEOUT_MS: '1000',
+        METRICS_REFRESH_MS: '100',
+      });
+    });
+    afterAll(async () => {
+      proxy.restore();
+      await t.close();
+      await proxy.close();
+      await database.drop();
+    });
+
+    it('still answers scrapes, with the last values read and agentline_database_up 0, and reads again once it is back', async () => {
+      const scrape = async () => (await t.http().get('/metrics').expect(200)).text;
+      const pending = 'agentline_outbox_deliveries{status="pending",due="true"}';
+      await queueMessage(t);
+      await eventually(async () => {
+        const text = await scrape();
+        expect(sample(text, pending)).toBe(1);
+        expect(sample(text, 'agentline_database_up')).toBe(1);
+      });
+
+      proxy.cut();
+      await eventually(async () => expect(sample(await scrape(), 'agentline_database_up')).toBe(0));
+      // The alert on the backlog still has its series: the last value read, not a gap.
+      const during = await scrape();
+      expect(sample(during, pending)).toBe(1);
+      expect(sample(during, 'agentline_agent_events{state="pending"}')).toBe(0);
+
+      proxy.restore();
+      await eventually(async () => expect(sample(await scrape(), 'agentline_database_up')).toBe(1));
     });
   });
 

@@ -90,6 +90,19 @@ describe('Tool execution (e2e)', () => {
       await t.http().get(`/v1/tools/${tool.id}/executions`).set(auth).expect(404);
     });
 
+    it("finds a removed tool's executions by an index on tool_id, not by reading the table", async () => {
+      const tool = await attach('Math.Calculate');
+      await run(tool.id, { expression: '1 + 1' });
+      // What the ON DELETE CASCADE runs; on a table this small the planner would scan it anyway.
+      const plan = (await t.app.get(DataSource).transaction(async (db) => {
+        await db.query("SELECT set_config('enable_seqscan', 'off', true)");
+        return db.query('EXPLAIN DELETE FROM tool_executions WHERE tool_id = $1', [tool.id]);
+      })) as { 'QUERY PLAN': string }[];
+      expect(plan.map((row) => row['QUERY PLAN']).join('\n')).toMatch(
+        /Index (Only )?Scan using tool_executions_tool_idx/,
+      );
+    });
+
     it('names every invalid input field', async () => {
       const tool = await attach('Math.Calculate');
       const res = await execute(tool.id, {

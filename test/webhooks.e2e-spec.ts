@@ -105,21 +105,35 @@ describe('Meta webhooks (e2e)', () => {
       expect(res.body).toMatchObject({ status: 403, code: 'forbidden' });
     });
 
-    it('answers 403 for an unknown channel, a malformed id, or a token of another channel', async () => {
+    it('answers one and the same 403 for an unknown channel, a malformed id, a removed channel or a wrong token', async () => {
       const channel = await whatsapp();
       const other = await whatsapp();
+      const removed = await whatsapp();
+      await t.http().delete(`/v1/channels/whatsapp/${removed.id}`).set(auth).expect(204);
+      // What tells one answer from another, apart from what differs per request by nature.
+      const refusal = async (path: string, token: string) => {
+        const res = await t
+          .http()
+          .get(`/v1/webhooks/${path}`)
+          .query({ 'hub.mode': 'subscribe', 'hub.verify_token': token, 'hub.challenge': '1' });
+        const headers: Record<string, unknown> = { ...res.headers };
+        for (const name of ['date', 'etag', 'x-request-id']) delete headers[name];
+        const body = JSON.parse(res.text) as Record<string, unknown>;
+        delete body.request_id;
+        return { status: res.status, headers, body };
+      };
+      const wrongToken = await refusal(`whatsapp/${channel.id}`, other.verification_token);
+      expect(wrongToken.status).toBe(403);
+      expect(wrongToken.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(wrongToken.body).toMatchObject({ status: 403, code: 'forbidden' });
       for (const [path, token] of [
         [`whatsapp/${randomUUID()}`, channel.verification_token],
         ['whatsapp/not-a-uuid', channel.verification_token],
-        [`whatsapp/${channel.id}`, other.verification_token],
+        [`whatsapp/${removed.id}`, removed.verification_token],
         // A WhatsApp channel's id and token do not open the Messenger URL.
         [`messanger/${channel.id}`, channel.verification_token],
       ]) {
-        await t
-          .http()
-          .get(`/v1/webhooks/${path}`)
-          .query({ 'hub.mode': 'subscribe', 'hub.verify_token': token, 'hub.challenge': '1' })
-          .expect(403);
+        expect({ path, ...(await refusal(path, token)) }).toEqual({ path, ...wrongToken });
       }
     });
   });

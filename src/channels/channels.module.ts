@@ -19,6 +19,8 @@ import { AgentEventsModule } from '../agent-events/agent-events.module';
 import { GraphApiClient } from './graph-api/graph-api.client';
 import { MessangerTransport } from './messanger/messanger.transport';
 import { WhatsappTransport } from './whatsapp/whatsapp.transport';
+import { retentionOf } from '../database/retention';
+import { WEBHOOK_INBOX_RETENTION } from './webhooks/webhook-inbox.retention';
 
 /**
  * Sockets kept open to Graph. Callers bound their own concurrency (the delivery worker to
@@ -55,6 +57,7 @@ const GRAPH_API_CONNECTIONS = 1024;
     ChannelConversations,
     ConversationsService,
     WebhookInbox,
+    retentionOf(WEBHOOK_INBOX_RETENTION),
     ChannelEvents,
   ],
   exports: [CHANNELS_CONFIG, ChannelMessageSender, ChannelConversations, ChannelsService],

@@ -60,6 +60,16 @@ describe('loadConfig', () => {
     );
   });
 
+  it('keeps webhook bodies and attempt histories 30 days by default, 0 for ever, and refuses nonsense', () => {
+    const postgres = { DATABASE_URL: 'postgres://x/y', JWT_SECRET: secret, ENCRYPTION_KEY: key };
+    expect(loadConfig(postgres).retentionDays).toBe(30);
+    expect(loadConfig({ ...postgres, RETENTION_DAYS: '0' }).retentionDays).toBe(0);
+    expect(loadConfig({ ...postgres, RETENTION_DAYS: '400' }).retentionDays).toBe(400);
+    for (const bad of ['-1', '1.5', 'thirty', '3651']) {
+      expect(() => loadConfig({ ...postgres, RETENTION_DAYS: bad })).toThrow(/RETENTION_DAYS/);
+    }
+  });
+
   it('fails with DATABASE_URL and no ENCRYPTION_KEY', () => {
     expect(() => loadConfig({ DATABASE_URL: 'postgres://x/y', JWT_SECRET: secret })).toThrow(
       /ENCRYPTION_KEY/,

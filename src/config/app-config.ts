@@ -110,6 +110,11 @@ export class EnvironmentVariables {
   @Min(100)
   @Max(3_600_000)
   HTTP_KEEP_ALIVE_TIMEOUT_MS: number = 5_000;
+  /**
+   * Days kept: Meta's raw notifications once processed, and the attempt history of finished
+   * deliveries (see Retention). 0 keeps them for ever.
+   */
+  @IsOptional() @Transform(toInteger) @IsInt() @Min(0) @Max(3650) RETENTION_DAYS: number = 30;
 }
 
 export type JwtVerification =
@@ -149,6 +154,8 @@ export interface AppConfig {
   authFailureLimitPerMinute: number;
   /** Time-outs of the HTTP server for slow or stalled clients. */
   http: { requestTimeoutMs: number; headersTimeoutMs: number; keepAliveTimeoutMs: number };
+  /** RETENTION_DAYS: how long processed webhook bodies and attempt histories are kept; 0: for ever. */
+  retentionDays: number;
 }
 
 const DEV_SECRETS_FILE = 'dev-secrets.json';
@@ -322,5 +329,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       headersTimeoutMs: vars.HTTP_HEADERS_TIMEOUT_MS,
       keepAliveTimeoutMs: vars.HTTP_KEEP_ALIVE_TIMEOUT_MS,
     },
+    retentionDays: vars.RETENTION_DAYS,
   };
 }

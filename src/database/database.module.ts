@@ -4,8 +4,12 @@ import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { DatabaseAvailability } from './database-availability';
 import { dataSourceOptions, openDataSource } from './data-source';
+import { Retention } from './retention';
 
-/** Global: every module may report database errors to DatabaseAvailability. */
+/**
+ * Global: every module may report database errors to DatabaseAvailability, and register what
+ * Retention prunes from its tables.
+ */
 @Global()
 @Module({
   imports: [
@@ -22,7 +26,7 @@ import { dataSourceOptions, openDataSource } from './data-source';
       dataSourceFactory: async (options) => openDataSource(options!),
     }),
   ],
-  providers: [DatabaseAvailability],
-  exports: [DatabaseAvailability],
+  providers: [DatabaseAvailability, Retention],
+  exports: [DatabaseAvailability, Retention],
 })
 export class DatabaseModule {}

@@ -1,18 +1,12 @@
-import { timingSafeEqual } from 'node:crypto';
 import { Controller, Get, Headers, Inject, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Public } from '../common/auth/principal';
+import { sameSecret } from '../common/crypto/same-secret';
 import { ProblemException, notFound } from '../common/http/problem';
 import { SkipRateLimit } from '../common/http/rate-limit.guard';
 import { METRICS_CONFIG, MetricsConfig } from './metrics.config';
 import { Metrics } from './metrics';
-
-const sameSecret = (given: string, expected: string): boolean => {
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
-};
 
 /**
  * `GET /metrics` in Prometheus' text format. Not behind the JWT guard (Prometheus holds no user

@@ -1,14 +1,28 @@
 import { Injectable } from '@nestjs/common';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import {
+  collectDefaultMetrics,
+  Counter,
+  Gauge,
+  Histogram,
+  LabelValues,
+  Registry,
+} from 'prom-client';
 
 /** Seconds: from a millisecond to ten minutes, for request durations and lags alike. */
 const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 600];
+
+/** What a database gauge's `read` sets: its values, applied together once the read succeeded. */
+export interface GaugeValues<L extends string> {
+  set(labels: LabelValues<L>, value: number): void;
+}
 
 /**
  * The process's Prometheus metrics (docs/operations.md lists them with example alerts). One
  * registry per application, not prom-client's global one, so that several apps in one process
  * (the tests) do not share counters. Counters are counted where things happen; gauges that
- * describe a module's tables are registered by that module (`gauge`) and read at scrape time.
+ * describe a module's tables are registered by that module (`gauge`) and read by `refresh`, on a
+ * timer (MetricsModule), never by a scrape: scrapers must not add load to the database, and
+ * during an outage a scrape still answers, with the last values read.
  */
 @Injectable()
 export class Metrics {
@@ -63,23 +77,64 @@ export class Metrics {
     collectDefaultMetrics({ register: this.registry });
   }
 
-  /** A gauge read at scrape time; `collect` sets its values (and may query the database). */
+  readonly databaseUp = new Gauge({
+    name: 'agentline_database_up',
+    help: "1 when this process's last refresh of the database gauges read them all, 0 when it could not (they keep the last values read).",
+    registers: [this.registry],
+  });
+
+  /** One read per database gauge, run by `refresh`. */
+  private readonly reads: (() => Promise<void>)[] = [];
+
+  /**
+   * A gauge of what the database holds: `read` queries it and sets the values, every
+   * METRICS_REFRESH_MS (see `refresh`). A read that fails leaves the last values in place.
+   */
   gauge<L extends string>(
     name: string,
     help: string,
     labelNames: readonly L[],
-    collect: (gauge: Gauge<L>) => Promise<void> | void,
+    read: (values: GaugeValues<L>) => Promise<void> | void,
+  ): void {
+    const gauge = new Gauge<L>({ name, help, labelNames, registers: [this.registry] });
+    this.reads.push(async () => {
+      const values: [LabelValues<L>, number][] = [];
+      await read({ set: (labels, value) => values.push([labels, value]) });
+      // Replaced whole, so that a series no longer read goes, but only once the read succeeded.
+      gauge.reset();
+      for (const [labels, value] of values) gauge.set(labels, value);
+    });
+  }
+
+  /** A gauge of this process's own state (no database), set at scrape time by `collect`. */
+  processGauge<L extends string>(
+    name: string,
+    help: string,
+    labelNames: readonly L[],
+    collect: (gauge: GaugeValues<L>) => void,
   ): void {
     new Gauge<L>({
       name,
       help,
       labelNames,
       registers: [this.registry],
-      async collect() {
+      collect() {
         this.reset();
-        // The database away must not fail the whole scrape: the gauge is left out this time.
-        await Promise.resolve(collect(this)).catch(() => undefined);
+        collect(this);
       },
     });
+  }
+
+  /**
+   * Reads every database gauge; `agentline_database_up` says whether all could be read. Returns
+   * the failures, for the caller to report.
+   */
+  async refresh(): Promise<unknown[]> {
+    const results = await Promise.allSettled(this.reads.map((read) => read()));
+    const failures = results.flatMap((result) =>
+      result.status === 'rejected' ? [result.reason as unknown] : [],
+    );
+    this.databaseUp.set(failures.length === 0 ? 1 : 0);
+    return failures;
   }
 }

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { Metrics } from '../metrics/metrics';
 
-/** The outbox seen from outside: read from the deliveries table at each scrape. */
+/** The outbox seen from outside: read from the deliveries table on each metrics refresh. */
 @Injectable()
 export class SchedulerMetrics implements OnModuleInit {
   constructor(

@@ -20,6 +20,8 @@ import { SCHEDULER_ENTITIES } from './scheduler.entities';
 import { SchedulerEngine } from './scheduler.engine';
 import { SchedulerMetrics } from './scheduler.metrics';
 import { SchedulerWorkers } from './scheduler-workers';
+import { retentionOf } from '../database/retention';
+import { DELIVERY_ATTEMPTS_RETENTION } from './delivery/delivery-attempts.retention';
 
 @Module({
   imports: [
@@ -40,6 +42,7 @@ import { SchedulerWorkers } from './scheduler-workers';
     ChannelMessagesService,
     FollowUpDispatcher,
     DeliveryOutbox,
+    retentionOf(DELIVERY_ATTEMPTS_RETENTION),
     DeliveryWorker,
     DeliveryStatuses,
     DeliveryEvents,

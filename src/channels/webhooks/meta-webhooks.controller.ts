@@ -24,6 +24,7 @@ import {
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Public } from '../../common/auth/principal';
+import { sameSecret } from '../../common/crypto/same-secret';
 import { ProblemException } from '../../common/http/problem';
 import { ApiProblemResponses, ProblemExample } from '../../common/http/openapi.decorators';
 import type { ChannelKind } from '../channel-transport';
@@ -40,8 +41,17 @@ const NO_SUCH_CHANNEL: ProblemExample = {
   detail: 'This webhook URL belongs to no channel.',
 };
 const noSuchChannel = () => new ProblemException(NO_SUCH_CHANNEL.code, NO_SUCH_CHANNEL.detail);
-const HANDSHAKE_REFUSED =
-  'The handshake needs hub.mode=subscribe, the channel’s verification_token as hub.verify_token, and hub.challenge.';
+/**
+ * One answer for every refused handshake, an unknown channel id included: the handshake is
+ * public, and a different answer would tell anyone which channel ids exist.
+ */
+const HANDSHAKE_REFUSED: ProblemExample = {
+  code: 'forbidden',
+  detail:
+    'The handshake needs hub.mode=subscribe, the channel’s verification_token as hub.verify_token, and hub.challenge.',
+};
+const handshakeRefused = () =>
+  new ProblemException(HANDSHAKE_REFUSED.code, HANDSHAKE_REFUSED.detail);
 const BAD_SIGNATURE = 'X-Hub-Signature-256 is missing or does not match the body.';
 
 /** What Meta sends, one small notification of each kind, for the OpenAPI document. */
@@ -186,15 +196,15 @@ export class MetaWebhooksController {
     const token = query['hub.verify_token'];
     const challenge = query['hub.challenge'];
     const channel = await this.inbox.findChannel(kind, channelId);
-    if (!channel) throw noSuchChannel();
     if (
+      !channel ||
       mode !== 'subscribe' ||
       typeof token !== 'string' ||
-      token !== channel.verificationToken ||
+      !sameSecret(token, channel.verificationToken) ||
       typeof challenge !== 'string' ||
       challenge.length > MAX_CHALLENGE_LENGTH
     ) {
-      throw new ProblemException('forbidden', HANDSHAKE_REFUSED);
+      throw handshakeRefused();
     }
     response.status(200).type('text/plain').setHeader('X-Content-Type-Options', 'nosniff');
     response.send(challenge);
@@ -245,7 +255,7 @@ function VerificationDocs() {
     }),
     ApiProduces('text/plain'),
     ApiOkResponse({ description: 'hub.challenge, as text/plain.' }),
-    ApiProblemResponses({ code: 'forbidden', detail: HANDSHAKE_REFUSED }, NO_SUCH_CHANNEL),
+    ApiProblemResponses(HANDSHAKE_REFUSED),
   );
 }
 

@@ -7,7 +7,7 @@
 export const PROBLEM_CODES = {
   validation_failed: {
     status: 400,
-    when: 'The body, query or path failed validation: a wrong type, a missing or unknown field, `null` in any field but `params`, a NUL character, a number out of range. `errors: [{field, message}]` lists the first 50, `errors_total` counts them.',
+    when: 'The body, query or path failed validation: a wrong type, a missing or unknown field, `null` in any field but `params`, a NUL character or unpaired surrogate, an object of more than 1,000 keys, a number out of range. `errors: [{field, message}]` lists the first 50, `errors_total` counts them.',
   },
   malformed_json: { status: 400, when: 'The body is not valid JSON.' },
   json_too_deep: { status: 400, when: 'The JSON body nests more than 64 levels.' },

@@ -1,3 +1,5 @@
+import { fchmodSync, mkdirSync, openSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { LoggerService } from '@nestjs/common';
 import pino, { DestinationStream, Logger as Pino } from 'pino';
 import { AppConfig } from '../../config/app-config';
@@ -27,11 +29,24 @@ export const REDACTED_PATHS = [
 ];
 
 /**
+ * LOG_FILE, opened for appending and private to its owner (0600) from the moment it exists: its
+ * lines hold organization ids and phone numbers. Created with mode 0600 (no wider whatever the
+ * umask), then fchmod-ed, which also narrows a file an older version left 0644. A directory it
+ * needs is created 0700.
+ */
+export function openLogFile(path: string): number {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  const fd = openSync(path, 'a', 0o600);
+  fchmodSync(fd, 0o600);
+  return fd;
+}
+
+/**
  * Where lines go: LOG_FILE when set (tests, or an operator who wants a file); else stdout, as
  * JSON unless stdout is a terminal, where a person reads it (LOG_FORMAT overrides either way).
  */
-function destination(config: AppConfig): DestinationStream {
-  if (config.log.file) return pino.destination({ dest: config.log.file, sync: true, mkdir: true });
+function destination(config: Pick<AppConfig, 'log'>): DestinationStream {
+  if (config.log.file) return pino.destination({ fd: openLogFile(config.log.file), sync: true });
   const pretty =
     config.log.format === 'pretty' || (config.log.format === undefined && process.stdout.isTTY);
   if (pretty) {
@@ -63,7 +78,7 @@ export interface Loggers {
   access: Pino;
 }
 
-export function createLoggers(config: AppConfig): Loggers {
+export function createLoggers(config: Pick<AppConfig, 'log'>): Loggers {
   const stream = destination(config);
   const base = { level: config.log.level, base: { pid: process.pid } };
   return {

@@ -68,7 +68,7 @@ export class McpToolkits implements OnApplicationBootstrap, OnApplicationShutdow
     private readonly catalog: ToolCatalog,
     metrics: Metrics,
   ) {
-    metrics.gauge(
+    metrics.processGauge(
       'agentline_mcp_server_up',
       'Configured MCP servers: 1 while connected, else 0.',
       ['server'],
