@@ -84,6 +84,12 @@ const PARSERS: Record<ChannelKind, (body: unknown) => ParsedNotification> = {
   messanger: parseMessangerNotification,
 };
 
+/** One processing of a notification: the row once claimed, and whether items get savepoints. */
+interface ProcessingAttempt {
+  row?: InboxRow;
+  savepoints: boolean;
+}
+
 /** Why a whole notification was set aside (a label of agentline_webhook_set_aside_total). */
 type NotificationReason =
   'not_utf8' | 'not_json' | 'unexpected_shape' | 'channel_removed' | 'processing_failed';
@@ -285,33 +291,53 @@ export class WebhookInbox implements OnApplicationBootstrap, OnApplicationShutdo
   /** Takes one due notification and applies it; false when none is due. */
   private async processNext(): Promise<boolean> {
     const now = this.clock.now();
-    let claimed: InboxRow | undefined;
-    let outcome: ProcessingOutcome | undefined;
+    const attempt: ProcessingAttempt = { savepoints: false };
     try {
-      await this.dataSource.transaction(async (db) => {
-        [claimed] = (await db.query(
-          `SELECT id, organization_id, channel_kind, channel_id, body, attempts FROM webhook_inbox
-            WHERE status = 'pending' AND next_attempt_at <= $1
-            ORDER BY next_attempt_at LIMIT 1 FOR UPDATE SKIP LOCKED`,
-          [toIso(now)],
-        )) as InboxRow[];
-        if (!claimed) return;
-        outcome = await this.apply(db, claimed);
-        await this.keepSetAside(db, claimed, outcome.setAside, now);
-        const error = describeOutcome(outcome);
-        await db.query(
-          `UPDATE webhook_inbox SET status = $2, error = $3, processed_at = $4, attempts = attempts + 1
-            WHERE id = $1`,
-          [claimed.id, error === null ? 'processed' : 'malformed', error, toIso(now)],
-        );
-      });
+      await this.process(now, attempt);
     } catch (error) {
-      if (!claimed) throw error;
-      await this.postpone(claimed, now, error);
-      return true;
+      if (!attempt.row) throw error;
+      let failure = error;
+      if (refusedContent(error)) {
+        // The checks missed something PostgreSQL refuses: at once again, each item in a savepoint.
+        attempt.savepoints = true;
+        failure = await this.process(now, attempt).then(
+          () => undefined,
+          (again: unknown) => again,
+        );
+      }
+      if (failure !== undefined) await this.postpone(attempt.row, now, failure);
     }
-    if (claimed && outcome) this.report(claimed, outcome);
-    return claimed !== undefined;
+    return attempt.row !== undefined;
+  }
+
+  /**
+   * One notification in one transaction: the next due one, or `attempt.row` again. Savepoints
+   * only on the second pass: each costs two statements per item, and on PostgreSQL more than 64
+   * subtransactions that write slow every session's snapshots while the transaction lasts.
+   */
+  private async process(now: number, attempt: ProcessingAttempt): Promise<void> {
+    let outcome: ProcessingOutcome | undefined;
+    const again = attempt.row?.id ?? null;
+    await this.dataSource.transaction(async (db) => {
+      const [row] = (await db.query(
+        `SELECT id, organization_id, channel_kind, channel_id, body, attempts FROM webhook_inbox
+          WHERE status = 'pending' AND next_attempt_at <= $1 AND ($2::uuid IS NULL OR id = $2)
+          ORDER BY next_attempt_at LIMIT 1 FOR UPDATE SKIP LOCKED`,
+        [toIso(now), again],
+      )) as InboxRow[];
+      // Taken by another replica between the passes: it applies it.
+      if (!row) return;
+      attempt.row = row;
+      outcome = await this.apply(db, row, attempt.savepoints);
+      await this.keepSetAside(db, row, outcome.setAside, now);
+      const error = describeOutcome(outcome);
+      await db.query(
+        `UPDATE webhook_inbox SET status = $2, error = $3, processed_at = $4, attempts = attempts + 1
+          WHERE id = $1`,
+        [row.id, error === null ? 'processed' : 'malformed', error, toIso(now)],
+      );
+    });
+    if (attempt.row && outcome) this.report(attempt.row, outcome);
   }
 
   /** Counted and logged once committed: a notification tried again is not counted twice. */
@@ -384,7 +410,11 @@ export class WebhookInbox implements OnApplicationBootstrap, OnApplicationShutdo
    * Applies one notification in its transaction, item by item: an unreadable item is set aside
    * and the others apply. Returns what did not.
    */
-  private async apply(db: EntityManager, row: InboxRow): Promise<ProcessingOutcome> {
+  private async apply(
+    db: EntityManager,
+    row: InboxRow,
+    savepoints: boolean,
+  ): Promise<ProcessingOutcome> {
     const channel = await this.findChannel(row.channel_kind, row.channel_id, db);
     if (!channel) return unreadable('channel_removed', 'the channel no longer exists');
     let body: unknown;
@@ -402,7 +432,7 @@ export class WebhookInbox implements OnApplicationBootstrap, OnApplicationShutdo
     for (const item of parsed.read) {
       const target = await this.routeTo(db, channel, item.event.account, routed);
       const refusal: ItemRefusal | undefined = target
-        ? await this.applyItem(db, target, item)
+        ? await this.applyItem(db, target, item, savepoints)
         : {
             reason: 'unknown_account',
             detail: `for ${ACCOUNT_NAME[channel.kind]} ${item.event.account}, which no channel of this organization has`,
@@ -414,18 +444,26 @@ export class WebhookInbox implements OnApplicationBootstrap, OnApplicationShutdo
   }
 
   /**
-   * One item in a savepoint of its own, the second line behind the parser's checks: when PostgreSQL
-   * refuses what the item holds, only that item is undone and set aside.
+   * One item. With `savepoint`, the second line behind the parser's checks: when PostgreSQL refuses
+   * what the item holds, only that item is undone and set aside.
    */
   private async applyItem(
     db: EntityManager,
     channel: WebhookChannel,
     item: ReadItem,
+    savepoint: boolean,
   ): Promise<ItemRefusal | undefined> {
+    const applyEvent = () =>
+      item.event.kind === 'message'
+        ? this.receive(db, channel, item.event)
+        : this.updateStatus(db, channel, item.event);
+    if (!savepoint) {
+      await applyEvent();
+      return undefined;
+    }
     await db.query('SAVEPOINT webhook_item');
     try {
-      if (item.event.kind === 'message') await this.receive(db, channel, item.event);
-      else await this.updateStatus(db, channel, item.event);
+      await applyEvent();
     } catch (error) {
       const refusal = refusedContent(error);
       if (!refusal) throw error;
