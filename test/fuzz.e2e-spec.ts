@@ -1,5 +1,13 @@
 import fc from 'fast-check';
+import { randomBytes } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { eventually } from './support/eventually';
 import { aFollowUp, aMessangerChannel, aWhatsappChannel } from './support/factories';
+import {
+  messangerNotification,
+  postToWebhook,
+  whatsappNotification,
+} from './support/meta-webhooks';
 import { bearer, startApp, TestApp, tokenFor } from './support/test-app';
 
 /**
@@ -14,6 +22,7 @@ const RUNS = Number(process.env.FUZZ_RUNS ?? 300);
 const SEED = Number(process.env.FUZZ_SEED ?? 7);
 /** Nothing leaves the machine: every third party points at a closed local port. */
 const NOWHERE = 'http://127.0.0.1:9';
+const META_SECRET = 'fuzz-meta-app-secret';
 
 interface Operation {
   method: 'get' | 'post' | 'put' | 'delete';
@@ -149,7 +158,15 @@ describe('Fuzz: no input gives a 5xx (e2e)', () => {
   let auth: Record<string, string>;
   let operations: Operation[];
   const ids: Record<string, string[]> = { tools: [], whatsapp: [], messanger: [], followUps: [] };
+  /** The Meta accounts of the channels: the WhatsApp phone number id and the Page id. */
+  const accounts = { whatsapp: '', messanger: '' };
   const stats = { requests: 0, serverErrors: 0, byStatus: new Map<number, number>() };
+  const isolation = {
+    notifications: 0,
+    items: 0,
+    retried: 0,
+    setAside: new Map<string, number>(),
+  };
 
   beforeAll(async () => {
     t = await startApp({
@@ -161,6 +178,10 @@ describe('Fuzz: no input gives a 5xx (e2e)', () => {
       GITHUB_API_URL: NOWHERE,
       SLACK_API_URL: NOWHERE,
       TOOL_EXECUTION_TIMEOUT_MS: '2000',
+      META_APP_SECRET: META_SECRET,
+      // Agent events on (to nowhere): their jsonb payload is where an unpaired surrogate failed.
+      AGENT_EVENTS_URL: NOWHERE,
+      AGENT_EVENTS_SECRET: `whsec_${randomBytes(32).toString('base64')}`,
     });
     auth = bearer(tokenFor());
     operations = operationsOf((await t.http().get('/v1/openapi.json').expect(200)).body as OpenApi);
@@ -186,6 +207,7 @@ describe('Fuzz: no input gives a 5xx (e2e)', () => {
       .send(aWhatsappChannel())
       .expect(201);
     ids.whatsapp.push(whatsapp.body.data.id);
+    accounts.whatsapp = whatsapp.body.data.number_id;
     const messanger = await t
       .http()
       .post('/v1/channels/messanger')
@@ -193,6 +215,7 @@ describe('Fuzz: no input gives a 5xx (e2e)', () => {
       .send(aMessangerChannel())
       .expect(201);
     ids.messanger.push(messanger.body.data.id);
+    accounts.messanger = messanger.body.data.user_id;
     const followUp = await t
       .http()
       .post('/v1/scheduler/follow-up/whatsapp')
@@ -207,6 +230,11 @@ describe('Fuzz: no input gives a 5xx (e2e)', () => {
     console.log(
       `fuzz (seed ${SEED}, ${RUNS} runs, ${process.env.TEST_DATABASE_URL ? 'PostgreSQL' : 'PGlite'}): ${stats.requests} requests, ${stats.serverErrors} 5xx; statuses ${statuses.map(([s, n]) => `${s}×${n}`).join(' ')}`,
     );
+    if (isolation.notifications > 0) {
+      console.log(
+        `fuzz, per-item isolation (seed ${SEED}): ${isolation.notifications} notifications, ${isolation.items} hostile items, ${isolation.retried} retried; set aside ${[...isolation.setAside].map(([reason, n]) => `${reason}×${n}`).join(' ')}`,
+      );
+    }
     await t?.close();
   });
 
@@ -373,4 +401,151 @@ describe('Fuzz: no input gives a 5xx (e2e)', () => {
     },
     Math.max(60_000, RUNS * 200),
   );
+
+  describe('per-item isolation of signed webhook notifications', () => {
+    const timestamps = fc.oneof(
+      fc.constant(String(Math.floor(Date.now() / 1000))),
+      text,
+      numbers,
+      fc.constantFrom('1e20', 1e20, '253402300800', -1, '0x10', 8.64e15),
+    );
+    /** A WhatsApp message or status, or a Messenger event, built from hostile parts. */
+    const whatsappMessage = fc.record(
+      {
+        from: fc.oneof(fc.constant('34612345678'), text, jsonValue),
+        id: fc.oneof(
+          fc.uuid().map((id) => `wamid.${id}`),
+          text,
+          jsonValue,
+        ),
+        timestamp: timestamps,
+        type: fc.oneof(fc.constantFrom('text', 'image', 'reaction'), text, jsonValue),
+        text: fc.record({ body: fc.oneof(text, jsonValue) }),
+        context: jsonValue,
+      },
+      { requiredKeys: ['from', 'id', 'timestamp', 'type'] },
+    );
+    const whatsappStatus = fc.record(
+      {
+        id: fc.oneof(
+          fc.uuid().map((id) => `wamid.${id}`),
+          text,
+          jsonValue,
+        ),
+        status: fc.oneof(fc.constantFrom('delivered', 'read', 'failed', 'deleted'), text),
+        timestamp: timestamps,
+        errors: fc.array(fc.record({ code: jsonValue, title: fc.oneof(text, jsonValue) }), {
+          maxLength: 2,
+        }),
+      },
+      { requiredKeys: ['id', 'status', 'timestamp'] },
+    );
+    const messangerEvent = fc.oneof(
+      fc.record({
+        timestamp: fc.oneof(fc.constant(Date.now()), numbers, text),
+        message: fc.record({
+          mid: fc.oneof(
+            fc.uuid().map((id) => `m_${id}`),
+            text,
+            jsonValue,
+          ),
+          text: fc.oneof(text, jsonValue),
+        }),
+      }),
+      fc.record({
+        timestamp: fc.oneof(fc.constant(Date.now()), numbers),
+        read: fc.record({ watermark: fc.oneof(numbers, text) }),
+      }),
+      fc.record({
+        delivery: fc.record({ mids: fc.array(fc.oneof(text, jsonValue)), watermark: numbers }),
+      }),
+      fc.record({ sender: jsonValue, message: fc.record({ mid: text }) }),
+    );
+    const notification = fc.oneof(
+      fc
+        .tuple(
+          fc.array(whatsappMessage, { maxLength: 3 }),
+          fc.array(whatsappStatus, { maxLength: 3 }),
+          fc.nat(3),
+        )
+        .map(([messages, statuses, at]) => ({ kind: 'whatsapp' as const, messages, statuses, at })),
+      fc
+        .tuple(fc.array(messangerEvent, { minLength: 1, maxLength: 4 }), fc.nat(4))
+        .map(([events, at]) => ({ kind: 'messanger' as const, events, at })),
+    );
+
+    it(
+      'applies the readable message beside hostile items on the first processing, and retries nothing',
+      async () => {
+        const db = t.app.get(DataSource);
+        let sequence = 0;
+        await fc.assert(
+          fc.asyncProperty(notification, async (generated) => {
+            const good = `good-${SEED}-${++sequence}-${Date.now()}`;
+            let payload: unknown;
+            if (generated.kind === 'whatsapp') {
+              const readable = {
+                from: '34612345678',
+                id: good,
+                timestamp: String(Math.floor(Date.now() / 1000)),
+                type: 'text',
+                text: { body: 'readable' },
+              };
+              const messages = [...generated.messages];
+              messages.splice(generated.at % (messages.length + 1), 0, readable);
+              payload = whatsappNotification(accounts.whatsapp, {
+                messages,
+                statuses: generated.statuses,
+              });
+              isolation.items += generated.messages.length + generated.statuses.length;
+            } else {
+              const events: Record<string, unknown>[] = [...generated.events];
+              events.splice(generated.at % (events.length + 1), 0, {
+                timestamp: Date.now(),
+                message: { mid: good, text: 'readable' },
+              });
+              payload = messangerNotification(accounts.messanger, '6543210987', events);
+              isolation.items += generated.events.length;
+            }
+            const channelId = ids[generated.kind][0];
+            await postToWebhook(t, generated.kind, channelId, payload, META_SECRET).expect(200);
+            isolation.notifications++;
+            const [row] = await eventually(async () => {
+              const rows = (await db.query(
+                `SELECT i.id, i.status, i.attempts FROM webhook_inbox i
+                  WHERE i.channel_id = $1 AND EXISTS (
+                    SELECT 1 FROM channel_messages m
+                     WHERE m.channel_id = i.channel_id AND m.message_id = $2)
+                    AND i.status <> 'pending'
+                  ORDER BY i.received_at DESC LIMIT 1`,
+                [channelId, good],
+              )) as { id: string; status: string; attempts: number }[];
+              expect(rows).toHaveLength(1);
+              return rows;
+            });
+            if (row.attempts !== 1) isolation.retried++;
+            expect(row.attempts).toBe(1);
+            const reasons = (await db.query(
+              'SELECT reason FROM webhook_items_set_aside WHERE inbox_id = $1',
+              [row.id],
+            )) as { reason: string }[];
+            for (const { reason } of reasons) {
+              isolation.setAside.set(reason, (isolation.setAside.get(reason) ?? 0) + 1);
+            }
+          }),
+          {
+            numRuns: Math.max(20, Math.floor(RUNS / 3)),
+            seed: SEED,
+            endOnFailure: process.env.FUZZ_SHRINK !== 'true',
+          },
+        );
+        // Nothing waits for a retry: every notification was settled on its first processing.
+        const pending = (await db.query(
+          "SELECT count(*)::int AS count FROM webhook_inbox WHERE status = 'pending'",
+        )) as { count: number }[];
+        expect(pending[0].count).toBe(0);
+      },
+      Math.max(60_000, RUNS * 200),
+    );
+  });
 });

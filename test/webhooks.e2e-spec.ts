@@ -305,7 +305,7 @@ describe('Meta webhooks (e2e)', () => {
       });
       expect(rows.map((row) => row.status)).toEqual(['malformed', 'malformed', 'malformed']);
       expect(rows.map((row) => row.error).sort()).toEqual([
-        'entry[0].changes[0].value.messages[0]: needs from, id, type and timestamp',
+        'entry[0].changes[0].value.messages[0]: needs from, a phone number',
         'not a WhatsApp Business Account notification',
         'the body is not JSON',
       ]);
@@ -372,8 +372,15 @@ describe('Meta webhooks (e2e)', () => {
       });
       expect((await messages('whatsapp', first.id)).total_count).toBe(0);
       expect((await inbox(first.id)).find((row) => row.status === 'malformed')?.error).toBe(
-        `for phone_number_id ${foreign.number_id}, which no channel of this organization has`,
+        `entry[0].changes[0].value.messages[0]: for phone_number_id ${foreign.number_id}, which no channel of this organization has`,
       );
+      expect(
+        await t.app
+          .get(DataSource)
+          .query('SELECT item, reason FROM webhook_items_set_aside WHERE channel_id = $1', [
+            first.id,
+          ]),
+      ).toEqual([{ item: 'message', reason: 'unknown_account' }]);
     });
 
     it('processes a notification left unprocessed (a crash after the 200) when the inbox is drained again', async () => {

@@ -1,5 +1,5 @@
 import { QueryFailedError } from 'typeorm';
-import { describeDatabaseError, isDatabaseUnavailable } from './database-errors';
+import { describeDatabaseError, isDatabaseUnavailable, isRefusedValue } from './database-errors';
 
 const pgError = (message: string, code?: string) => Object.assign(new Error(message), { code });
 const queryFailed = (driverError: Error) => new QueryFailedError('SELECT 1', [], driverError);
@@ -49,6 +49,33 @@ describe('isDatabaseUnavailable', () => {
     ['nothing', undefined],
   ])('is false for %s', (_what, error) => {
     expect(isDatabaseUnavailable(error)).toBe(false);
+  });
+});
+
+describe('isRefusedValue', () => {
+  it.each([
+    [
+      'a NUL in text',
+      queryFailed(pgError('invalid byte sequence for encoding "UTF8": 0x00', '22021')),
+    ],
+    ['a \\u0000 in jsonb', queryFailed(pgError('unsupported Unicode escape sequence', '22P05'))],
+    ['a date out of range', queryFailed(pgError('date/time field value out of range', '22008'))],
+    [
+      'an index entry too big',
+      queryFailed(pgError('index row size 2720 exceeds maximum', '54000')),
+    ],
+  ])('is true for %s', (_what, error) => {
+    expect(isRefusedValue(error)).toBe(true);
+  });
+
+  it.each([
+    ['a lost connection', queryFailed(pgError('Connection terminated unexpectedly'))],
+    ['a serialization failure', queryFailed(pgError('could not serialize access', '40001'))],
+    ['a deadlock', queryFailed(pgError('deadlock detected', '40P01'))],
+    ['an administrator shutdown', pgError('terminating connection', '57P01')],
+    ['a range error', new RangeError('Invalid time value')],
+  ])('is false for %s', (_what, error) => {
+    expect(isRefusedValue(error)).toBe(false);
   });
 });
 

@@ -78,6 +78,21 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 }
 
 /**
+ * SQLSTATEs about a value of the statement rather than the database: data exceptions (class 22:
+ * NUL or an invalid escape in text, a date out of range) and program limits (class 54: an index
+ * entry too big).
+ */
+const REFUSED_VALUE_SQLSTATE = /^(22|54)...$/;
+
+/** True when PostgreSQL refused a value of the statement; the same statement would fail again. */
+export function isRefusedValue(error: unknown): boolean {
+  for (const fields of errorChain(error)) {
+    if (typeof fields.code === 'string' && REFUSED_VALUE_SQLSTATE.test(fields.code)) return true;
+  }
+  return false;
+}
+
+/**
  * A one-line reason for logs and start-up messages. Node's AggregateError (a host name with an
  * IPv4 and an IPv6 address) has an empty message: its members say what happened.
  */

@@ -65,6 +65,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly webhookSetAside = new Counter({
+    name: 'agentline_webhook_set_aside_total',
+    help: 'Parts of signed webhook notifications that did not apply, by item (message, status, event, change; notification for a whole one) and reason. Items are kept in webhook_items_set_aside, notifications in webhook_inbox.',
+    labelNames: ['channel_kind', 'item', 'reason'] as const,
+    registers: [this.registry],
+  });
+
   readonly oauth2Refreshes = new Counter({
     name: 'agentline_oauth2_refreshes_total',
     help: 'OAuth2 access token refreshes by outcome: refreshed, refused (the grant is gone), failed.',

@@ -1,4 +1,14 @@
-import { parseMessangerNotification, parseWhatsappNotification } from './meta-notification.parser';
+import {
+  LATEST_INSTANT_MS,
+  ParsedNotification,
+  parseMessangerNotification,
+  parseWhatsappNotification,
+} from './meta-notification.parser';
+
+const events = (parsed: ParsedNotification) => parsed.read.map((item) => item.event);
+/** What was set aside, as `path: reason`. */
+const setAside = (parsed: ParsedNotification) =>
+  parsed.setAside.map((item) => `${item.path}: ${item.reason}`);
 
 const whatsapp = (value: Record<string, unknown>) => ({
   object: 'whatsapp_business_account',
@@ -35,8 +45,8 @@ describe('parseWhatsappNotification', () => {
         ],
       }),
     );
-    expect(parsed.problems).toEqual([]);
-    expect(parsed.events.map((e) => (e.kind === 'message' ? [e.type, e.text] : e.kind))).toEqual([
+    expect(parsed.setAside).toEqual([]);
+    expect(events(parsed).map((e) => (e.kind === 'message' ? [e.type, e.text] : e.kind))).toEqual([
       ['text', 'hi'],
       ['document', 'invoice'],
       ['audio', null],
@@ -46,7 +56,8 @@ describe('parseWhatsappNotification', () => {
       ['location', 'Main St 1'],
       ['contacts', null],
     ]);
-    expect(parsed.events[0]).toEqual({
+    expect(parsed.read[0].path).toBe('entry[0].changes[0].value.messages[0]');
+    expect(events(parsed)[0]).toEqual({
       kind: 'message',
       account: '111',
       sender: '+34612345678',
@@ -72,7 +83,7 @@ describe('parseWhatsappNotification', () => {
         ],
       }),
     );
-    expect(parsed.events).toEqual([
+    expect(events(parsed)).toEqual([
       {
         kind: 'status',
         account: '111',
@@ -92,20 +103,108 @@ describe('parseWhatsappNotification', () => {
   });
 
   it('names what it cannot read, and keeps what it can', () => {
-    expect(parseWhatsappNotification({ object: 'page', entry: [] }).problems).toEqual([
+    expect(parseWhatsappNotification({ object: 'page', entry: [] }).unreadable).toBe(
       'not a WhatsApp Business Account notification',
-    ]);
+    );
     const parsed = parseWhatsappNotification(
       whatsapp({
         messages: [{ id: 'x' }, message('text', { text: { body: 'ok' } })],
         statuses: [{ id: 'y' }],
       }),
     );
-    expect(parsed.events).toHaveLength(1);
-    expect(parsed.problems).toEqual([
-      'entry[0].changes[0].value.messages[0]: needs from, id, type and timestamp',
-      'entry[0].changes[0].value.statuses[0]: needs id, status and timestamp',
+    expect(events(parsed)).toHaveLength(1);
+    expect(parsed.setAside).toEqual([
+      {
+        path: 'entry[0].changes[0].value.messages[0]',
+        item: 'message',
+        content: { id: 'x' },
+        reason: 'invalid_field',
+        detail: 'needs from, a phone number',
+      },
+      {
+        path: 'entry[0].changes[0].value.statuses[0]',
+        item: 'status',
+        content: { id: 'y' },
+        reason: 'invalid_field',
+        detail: 'needs status',
+      },
     ]);
+  });
+
+  it('judges each item on its own: NUL, unpaired surrogates, instants beyond Date, ids of another type', () => {
+    const good = message('text', { text: { body: 'fine' } });
+    const parsed = parseWhatsappNotification(
+      whatsapp({
+        messages: [
+          message('text', { id: 'wamid.nul', text: { body: 'a\u0000b' } }),
+          good,
+          message('text', { id: 'wamid.lone', text: { body: 'x\ud800' } }),
+          message('text', { id: 'wamid.far', timestamp: '1e20' }),
+          message('text', { id: 'wamid.neg', timestamp: '-5' }),
+          message('text', { id: 'wamid.nan', timestamp: 'soon' }),
+          message('text', { id: 42 }),
+          message('text', { id: 'w'.repeat(257) }),
+          // Anywhere in the item, not only in what agentline reads today.
+          message('text', { id: 'wamid.ctx', context: { from: '\u0000' } }),
+        ],
+        statuses: [
+          { id: 'wamid.s1', status: 'read', timestamp: '1e20' },
+          { id: 'wamid.s2', status: 'delivered', timestamp: String(LATEST_INSTANT_MS / 1000) },
+          { id: 'wamid.s3', status: 'deleted', timestamp: 'never' },
+        ],
+      }),
+    );
+    expect(events(parsed).map((e) => (e.kind === 'message' ? e.messageId : e.messages))).toEqual([
+      'wamid.text',
+      { ids: ['wamid.s2'] },
+    ]);
+    const statuses = 'entry[0].changes[0].value.statuses';
+    const messages = 'entry[0].changes[0].value.messages';
+    expect(setAside(parsed)).toEqual([
+      `${messages}[0]: nul`,
+      `${messages}[2]: lone_surrogate`,
+      `${messages}[3]: timestamp_out_of_range`,
+      `${messages}[4]: timestamp_out_of_range`,
+      `${messages}[5]: invalid_field`,
+      `${messages}[6]: invalid_field`,
+      `${messages}[7]: too_long`,
+      `${messages}[8]: nul`,
+      `${statuses}[0]: timestamp_out_of_range`,
+    ]);
+    expect(parsed.setAside.map((item) => item.detail)).toEqual([
+      'text.body must not contain NUL characters (\\u0000)',
+      'text.body must not contain unpaired UTF-16 surrogates (such as \\ud800)',
+      'timestamp 1e20 is not an instant between 1970 and 9999',
+      'timestamp -5 is not an instant between 1970 and 9999',
+      'needs timestamp, Unix seconds',
+      'needs id, a non-empty string',
+      'id is longer than 256 characters',
+      'context.from must not contain NUL characters (\\u0000)',
+      'timestamp 1e20 is not an instant between 1970 and 9999',
+    ]);
+  });
+
+  it('sets aside a change whose phone number id cannot be read, or that has no value', () => {
+    const parsed = parseWhatsappNotification({
+      object: 'whatsapp_business_account',
+      entry: [
+        {
+          changes: [
+            { field: 'messages', value: { metadata: { phone_number_id: { id: 1 } } } },
+            { field: 'messages' },
+            {
+              field: 'messages',
+              value: { metadata: { phone_number_id: 111 }, messages: [message('text', {})] },
+            },
+          ],
+        },
+      ],
+    });
+    expect(setAside(parsed)).toEqual([
+      'entry[0].changes[0]: invalid_field',
+      'entry[0].changes[1]: invalid_field',
+    ]);
+    expect(events(parsed).map((e) => e.account)).toEqual(['111']);
   });
 });
 
@@ -136,8 +235,8 @@ describe('parseMessangerNotification', () => {
         { read: { watermark: 1763801999500 } },
       ]),
     );
-    expect(parsed.problems).toEqual([]);
-    expect(parsed.events).toEqual([
+    expect(parsed.setAside).toEqual([]);
+    expect(events(parsed)).toEqual([
       {
         kind: 'message',
         account: '222',
@@ -177,8 +276,72 @@ describe('parseMessangerNotification', () => {
     expect(
       parseMessangerNotification({
         object: 'page',
-        entry: [{ messaging: [{ message: { mid: 'x' } }] }],
-      }).problems,
-    ).toEqual(['entry[0].messaging[0]: needs sender.id and timestamp']);
+        entry: [
+          { messaging: [{ message: { mid: 'x' } }, { read: { watermark: 1 } }, 'an event?'] },
+        ],
+      }).setAside.map((item) => `${item.path}: ${item.item} ${item.reason}`),
+    ).toEqual([
+      'entry[0].messaging[0]: message invalid_field',
+      'entry[0].messaging[1]: status invalid_field',
+      'entry[0].messaging[2]: event invalid_field',
+    ]);
+  });
+
+  it('applies a delivery without timestamp by its watermark, as Meta documents it', () => {
+    const parsed = parseMessangerNotification({
+      object: 'page',
+      entry: [
+        {
+          id: '222',
+          time: 1763802000000,
+          messaging: [
+            {
+              sender: { id: '9' },
+              recipient: { id: '222' },
+              delivery: {
+                mids: ['mid.1458668856218:ed81099e15d3f4f233'],
+                watermark: 1458668856253,
+              },
+            },
+          ],
+        },
+      ],
+    });
+    expect(events(parsed)).toEqual([
+      {
+        kind: 'status',
+        account: '222',
+        status: 'delivered',
+        at: 1458668856253,
+        messages: { ids: ['mid.1458668856218:ed81099e15d3f4f233'] },
+      },
+    ]);
+  });
+
+  it('judges each event on its own', () => {
+    const parsed = parseMessangerNotification(
+      page([
+        { message: { mid: 'm_nul', text: 'a\u0000' } },
+        { message: { mid: 'm_ok', text: 'fine' } },
+        { message: { mid: 'm_lone', text: '\udc00' } },
+        { timestamp: 1e20, message: { mid: 'm_far', text: 'far' } },
+        { read: { watermark: 1e20 } },
+        { delivery: { watermark: 'yesterday' } },
+        { sender: { id: 9 }, message: { mid: 'm_id' } },
+        { message: { mid: 'm_echo', text: '\u0000', is_echo: true } },
+        { postback: { title: '\u0000' } },
+      ]),
+    );
+    expect(events(parsed).map((e) => (e.kind === 'message' ? e.messageId : e.status))).toEqual([
+      'm_ok',
+    ]);
+    expect(parsed.setAside.map((item) => `${item.path}: ${item.item} ${item.reason}`)).toEqual([
+      'entry[0].messaging[0]: message nul',
+      'entry[0].messaging[2]: message lone_surrogate',
+      'entry[0].messaging[3]: message timestamp_out_of_range',
+      'entry[0].messaging[4]: status timestamp_out_of_range',
+      'entry[0].messaging[5]: status invalid_field',
+      'entry[0].messaging[6]: message invalid_field',
+    ]);
   });
 });

@@ -11,9 +11,11 @@ import { createHash } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import { AgentEventsOutbox } from '../../agent-events/agent-events.outbox';
 import { Clock } from '../../common/clock';
+import { isRefusedValue } from '../../common/database-errors';
 import { isUuid, uuidv7 } from '../../common/ids';
 import { toIso } from '../../common/time';
 import { returnedRows } from '../../database/sql';
+import { Metrics } from '../../metrics/metrics';
 import type { ChannelKind } from '../channel-transport';
 import { CHANNELS_CONFIG, ChannelsConfig } from '../channels.config';
 import { ChannelConversations } from '../conversations/channel-conversations';
@@ -22,9 +24,12 @@ import { toChannelMessageResponse } from '../conversations/conversation.mappers'
 import {
   InboundMessage,
   InboundStatus,
+  ItemRefusal,
   parseMessangerNotification,
   parseWhatsappNotification,
   ParsedNotification,
+  ReadItem,
+  SetAsideItem,
 } from './meta-notification.parser';
 
 /** A channel as its webhooks see it (public routes: looked up by id alone). */
@@ -74,6 +79,82 @@ interface ChannelRow {
   verification_token: string;
 }
 
+const PARSERS: Record<ChannelKind, (body: unknown) => ParsedNotification> = {
+  whatsapp: parseWhatsappNotification,
+  messanger: parseMessangerNotification,
+};
+
+/** One processing of a notification: the row once claimed, and whether items get savepoints. */
+interface ProcessingAttempt {
+  row?: InboxRow;
+  savepoints: boolean;
+}
+
+/** Why a whole notification was set aside (a label of agentline_webhook_set_aside_total). */
+type NotificationReason =
+  'not_utf8' | 'not_json' | 'unexpected_shape' | 'channel_removed' | 'processing_failed';
+
+/** What processing a notification came to: what applied is in the database, this is the rest. */
+interface ProcessingOutcome {
+  /** The body as a whole could not be read: nothing in it applied. */
+  unreadable?: { reason: NotificationReason; detail: string };
+  setAside: SetAsideItem[];
+}
+
+const unreadable = (reason: NotificationReason, detail: string): ProcessingOutcome => ({
+  unreadable: { reason, detail },
+  setAside: [],
+});
+
+/** The row's `error`: the notification's problem or its items', each with where it sits. */
+function describeOutcome(outcome: ProcessingOutcome): string | null {
+  if (outcome.unreadable) return outcome.unreadable.detail;
+  if (outcome.setAside.length === 0) return null;
+  return outcome.setAside
+    .map((item) => `${item.path}: ${item.detail}`)
+    .join('; ')
+    .slice(0, 2000);
+}
+
+/** Kept for inspection, not for reading back: the rest is in the notification's body. */
+const MAX_SET_ASIDE_CONTENT = 10_000;
+
+/**
+ * An item as JSON text. JSON.stringify escapes NUL and unpaired surrogates (`\u0000`), so what
+ * PostgreSQL refused in the item is storable here; a cut never leaves half a surrogate pair.
+ */
+function setAsideContent(content: unknown): string {
+  const json = JSON.stringify(content) ?? 'null';
+  if (json.length <= MAX_SET_ASIDE_CONTENT) return json;
+  const cut = json.slice(0, MAX_SET_ASIDE_CONTENT);
+  return /[\ud800-\udbff]$/.test(cut) ? cut.slice(0, -1) : cut;
+}
+
+/** An error's text, storable: a NUL or an unpaired surrogate PostgreSQL echoed back is escaped. */
+const storableText = (text: string): string =>
+  // eslint-disable-next-line no-control-regex -- NUL is what it escapes
+  text.replace(/\u0000/g, '\\u0000').toWellFormed();
+
+/**
+ * An item whose content PostgreSQL refused, or that JavaScript could not convert (a date out of
+ * range), fails the same way on every try: it is set aside. Anything else (the connection, a
+ * deadlock) may pass next time, and fails the whole notification, which is tried again.
+ */
+function refusedContent(error: unknown): ItemRefusal | undefined {
+  if (error instanceof RangeError) {
+    return { reason: 'database_refused', detail: storableText(`unconvertible: ${error.message}`) };
+  }
+  if (!isRefusedValue(error)) return undefined;
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  return {
+    reason: 'database_refused',
+    detail: storableText(`PostgreSQL refused it (${String(code)}): ${String(message)}`).slice(
+      0,
+      500,
+    ),
+  };
+}
+
 /** Strict: a body that is not UTF-8 is malformed, not silently repaired. */
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -106,6 +187,7 @@ export class WebhookInbox implements OnApplicationBootstrap, OnApplicationShutdo
     private readonly conversations: ChannelConversations,
     private readonly events: AgentEventsOutbox,
     @Inject(CHANNELS_CONFIG) private readonly config: ChannelsConfig,
+    private readonly metrics: Metrics,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -209,39 +291,87 @@ export class WebhookInbox implements OnApplicationBootstrap, OnApplicationShutdo
   /** Takes one due notification and applies it; false when none is due. */
   private async processNext(): Promise<boolean> {
     const now = this.clock.now();
-    let claimed: InboxRow | undefined;
+    const attempt: ProcessingAttempt = { savepoints: false };
     try {
-      await this.dataSource.transaction(async (db) => {
-        [claimed] = (await db.query(
-          `SELECT id, organization_id, channel_kind, channel_id, body, attempts FROM webhook_inbox
-            WHERE status = 'pending' AND next_attempt_at <= $1
-            ORDER BY next_attempt_at LIMIT 1 FOR UPDATE SKIP LOCKED`,
-          [toIso(now)],
-        )) as InboxRow[];
-        if (!claimed) return;
-        const problems = await this.apply(db, claimed);
-        await db.query(
-          `UPDATE webhook_inbox SET status = $2, error = $3, processed_at = $4, attempts = attempts + 1
-            WHERE id = $1`,
-          [
-            claimed.id,
-            problems.length > 0 ? 'malformed' : 'processed',
-            problems.length > 0 ? problems.join('; ').slice(0, 2000) : null,
-            toIso(now),
-          ],
-        );
-        if (problems.length > 0) {
-          this.logger.warn(
-            { inboxId: claimed.id, channelId: claimed.channel_id, problems: problems.slice(0, 5) },
-            'a signed webhook notification could not be read in full; it is kept for inspection',
-          );
-        }
-      });
+      await this.process(now, attempt);
     } catch (error) {
-      if (!claimed) throw error;
-      await this.postpone(claimed, now, error);
+      if (!attempt.row) throw error;
+      let failure = error;
+      if (refusedContent(error)) {
+        // The checks missed something PostgreSQL refuses: at once again, each item in a savepoint.
+        attempt.savepoints = true;
+        failure = await this.process(now, attempt).then(
+          () => undefined,
+          (again: unknown) => again,
+        );
+      }
+      if (failure !== undefined) await this.postpone(attempt.row, now, failure);
     }
-    return claimed !== undefined;
+    return attempt.row !== undefined;
+  }
+
+  /**
+   * One notification in one transaction: the next due one, or `attempt.row` again. Savepoints
+   * only on the second pass: each costs two statements per item, and on PostgreSQL more than 64
+   * subtransactions that write slow every session's snapshots while the transaction lasts.
+   */
+  private async process(now: number, attempt: ProcessingAttempt): Promise<void> {
+    let outcome: ProcessingOutcome | undefined;
+    const again = attempt.row?.id ?? null;
+    await this.dataSource.transaction(async (db) => {
+      const [row] = (await db.query(
+        `SELECT id, organization_id, channel_kind, channel_id, body, attempts FROM webhook_inbox
+          WHERE status = 'pending' AND next_attempt_at <= $1 AND ($2::uuid IS NULL OR id = $2)
+          ORDER BY next_attempt_at LIMIT 1 FOR UPDATE SKIP LOCKED`,
+        [toIso(now), again],
+      )) as InboxRow[];
+      // Taken by another replica between the passes: it applies it.
+      if (!row) return;
+      attempt.row = row;
+      outcome = await this.apply(db, row, attempt.savepoints);
+      await this.keepSetAside(db, row, outcome.setAside, now);
+      const error = describeOutcome(outcome);
+      await db.query(
+        `UPDATE webhook_inbox SET status = $2, error = $3, processed_at = $4, attempts = attempts + 1
+          WHERE id = $1`,
+        [row.id, error === null ? 'processed' : 'malformed', error, toIso(now)],
+      );
+    });
+    if (attempt.row && outcome) this.report(attempt.row, outcome);
+  }
+
+  /** Counted and logged once committed: a notification tried again is not counted twice. */
+  private report(row: InboxRow, outcome: ProcessingOutcome): void {
+    const channelKind = row.channel_kind;
+    if (outcome.unreadable) {
+      this.metrics.webhookSetAside.inc({
+        channel_kind: channelKind,
+        item: 'notification',
+        reason: outcome.unreadable.reason,
+      });
+    }
+    for (const item of outcome.setAside) {
+      this.metrics.webhookSetAside.inc({
+        channel_kind: channelKind,
+        item: item.item,
+        reason: item.reason,
+      });
+    }
+    if (outcome.unreadable || outcome.setAside.length > 0) {
+      this.logger.warn(
+        {
+          inboxId: row.id,
+          channelId: row.channel_id,
+          problems: outcome.unreadable
+            ? [outcome.unreadable.detail]
+            : outcome.setAside.slice(0, 5).map((item) => `${item.path}: ${item.detail}`),
+          setAside: outcome.setAside.length,
+        },
+        outcome.unreadable
+          ? 'a signed webhook notification could not be read; it is kept for inspection'
+          : 'items of a signed webhook notification could not be read; they are set aside, the rest applied',
+      );
+    }
   }
 
   /** Processing failed and was rolled back: tried again later, set aside after a few tries. */
@@ -259,39 +389,120 @@ export class WebhookInbox implements OnApplicationBootstrap, OnApplicationShutdo
       `UPDATE webhook_inbox SET attempts = $2, next_attempt_at = $3, error = $4,
               status = CASE WHEN $5 THEN 'malformed' ELSE status END
         WHERE id = $1 AND status = 'pending'`,
-      [row.id, attempts, toIso(now + retryDelayMs(attempts)), message.slice(0, 2000), giveUp],
+      [
+        row.id,
+        attempts,
+        toIso(now + retryDelayMs(attempts)),
+        storableText(message).slice(0, 2000),
+        giveUp,
+      ],
     );
+    if (giveUp) {
+      this.metrics.webhookSetAside.inc({
+        channel_kind: row.channel_kind,
+        item: 'notification',
+        reason: 'processing_failed',
+      });
+    }
   }
 
-  /** Applies one notification in its transaction; returns what could not be read. */
-  private async apply(db: EntityManager, row: InboxRow): Promise<string[]> {
+  /**
+   * Applies one notification in its transaction, item by item: an unreadable item is set aside
+   * and the others apply. Returns what did not.
+   */
+  private async apply(
+    db: EntityManager,
+    row: InboxRow,
+    savepoints: boolean,
+  ): Promise<ProcessingOutcome> {
     const channel = await this.findChannel(row.channel_kind, row.channel_id, db);
-    if (!channel) return ['the channel no longer exists'];
+    if (!channel) return unreadable('channel_removed', 'the channel no longer exists');
     let body: unknown;
     try {
       body = JSON.parse(UTF8.decode(row.body));
     } catch (error) {
-      return [error instanceof SyntaxError ? 'the body is not JSON' : 'the body is not UTF-8'];
+      return error instanceof SyntaxError
+        ? unreadable('not_json', 'the body is not JSON')
+        : unreadable('not_utf8', 'the body is not UTF-8');
     }
-    const parsed: ParsedNotification =
-      channel.kind === 'whatsapp'
-        ? parseWhatsappNotification(body)
-        : parseMessangerNotification(body);
-    const problems = new Set(parsed.problems);
+    const parsed = PARSERS[channel.kind](body);
+    if (parsed.unreadable) return unreadable('unexpected_shape', parsed.unreadable);
+    const setAside = [...parsed.setAside];
     const routed = new Map<string, WebhookChannel | undefined>();
-    for (const event of parsed.events) {
-      const target = await this.routeTo(db, channel, event.account, routed);
-      if (!target) {
-        problems.add(
-          `for ${ACCOUNT_NAME[channel.kind]} ${event.account}, which no channel of this organization has`,
-        );
-      } else if (event.kind === 'message') {
-        await this.receive(db, target, event);
-      } else {
-        await this.updateStatus(db, target, event);
-      }
+    for (const item of parsed.read) {
+      const target = await this.routeTo(db, channel, item.event.account, routed);
+      const refusal: ItemRefusal | undefined = target
+        ? await this.applyItem(db, target, item, savepoints)
+        : {
+            reason: 'unknown_account',
+            detail: `for ${ACCOUNT_NAME[channel.kind]} ${item.event.account}, which no channel of this organization has`,
+          };
+      if (refusal)
+        setAside.push({ path: item.path, item: item.item, content: item.content, ...refusal });
     }
-    return [...problems];
+    return { setAside };
+  }
+
+  /**
+   * One item. With `savepoint`, the second line behind the parser's checks: when PostgreSQL refuses
+   * what the item holds, only that item is undone and set aside.
+   */
+  private async applyItem(
+    db: EntityManager,
+    channel: WebhookChannel,
+    item: ReadItem,
+    savepoint: boolean,
+  ): Promise<ItemRefusal | undefined> {
+    const applyEvent = () =>
+      item.event.kind === 'message'
+        ? this.receive(db, channel, item.event)
+        : this.updateStatus(db, channel, item.event);
+    if (!savepoint) {
+      await applyEvent();
+      return undefined;
+    }
+    await db.query('SAVEPOINT webhook_item');
+    try {
+      await applyEvent();
+    } catch (error) {
+      const refusal = refusedContent(error);
+      if (!refusal) throw error;
+      await db.query('ROLLBACK TO SAVEPOINT webhook_item');
+      return refusal;
+    }
+    await db.query('RELEASE SAVEPOINT webhook_item');
+    return undefined;
+  }
+
+  /** Each item that did not apply, with its reason, where it was and what it held. */
+  private async keepSetAside(
+    db: EntityManager,
+    row: InboxRow,
+    items: SetAsideItem[],
+    now: number,
+  ): Promise<void> {
+    if (items.length === 0) return;
+    await db.query(
+      `INSERT INTO webhook_items_set_aside (id, inbox_id, organization_id, channel_kind, channel_id,
+                                            path, item, reason, detail, content, created_at)
+       SELECT id, $1, $2, $3, $4, path, item, reason, detail, content, $5
+         FROM unnest($6::uuid[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[])
+              AS i(id, path, item, reason, detail, content)
+       ON CONFLICT (inbox_id, path) DO NOTHING`,
+      [
+        row.id,
+        row.organization_id,
+        row.channel_kind,
+        row.channel_id,
+        toIso(now),
+        items.map(() => uuidv7(now)),
+        items.map((item) => item.path),
+        items.map((item) => item.item),
+        items.map((item) => item.reason),
+        items.map((item) => item.detail),
+        items.map((item) => setAsideContent(item.content)),
+      ],
+    );
   }
 
   /** Kept once; a new one may opt its sender out or back in, and is told to the agent. */
