@@ -334,6 +334,10 @@ describe('Event loop under hostile tool input (e2e)', () => {
     })();
     const { healthMs } = await healthWhile(hostile.then(() => ({}) as Response));
     agent.destroy();
+    const sorted = [...healthMs].sort((a, b) => a - b);
+    process.stdout.write(
+      `[measure] ${sent} bodies of 120,000 keys on one connection in 3 s: ${healthMs.length} /health probes, median ${sorted[sorted.length >> 1]} ms, longest ${sorted[sorted.length - 1]} ms\n`,
+    );
     expect(sent).toBeGreaterThan(1);
     expect(new Set(refused)).toEqual(new Set([400]));
     expect(healthMs.filter((ms) => ms >= HEALTH_WITHIN_MS)).toEqual([]);

@@ -1,6 +1,11 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import express from 'express';
-import { MAX_JSON_DEPTH, verifyJsonBody } from './input-guards';
+import {
+  MAX_JSON_DEPTH,
+  UNACCEPTABLE_DETAILS,
+  UNACCEPTABLE_MESSAGES,
+  verifyJsonBody,
+} from './input-guards';
 import { problem, ProblemDetails, sendProblem } from './problem';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -39,6 +44,8 @@ export const parseJsonBody = express.json({
 interface BodyParserError {
   type?: string;
   status?: number;
+  /** Where an object of too many keys is (verifyJsonBody). */
+  field?: string;
 }
 
 /** Renders body-parser's failures (malformed JSON, too large, bad charset) as problem details. */
@@ -60,6 +67,13 @@ export function bodyParserErrors(
           'json_too_deep',
           `The request body nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep.`,
         ),
+      );
+    case 'entity.too.wide':
+      return send(
+        response,
+        problem('validation_failed', UNACCEPTABLE_DETAILS.too_many_keys, [
+          { field: parserError.field ?? 'body', message: UNACCEPTABLE_MESSAGES.too_many_keys },
+        ]),
       );
     case 'entity.too.large':
       return send(

@@ -1,4 +1,10 @@
-import { findUnacceptableValue, jsonNestingDepth, MAX_OBJECT_KEYS } from './input-guards';
+import {
+  findUnacceptableValue,
+  jsonNestingDepth,
+  jsonPathAt,
+  MAX_OBJECT_KEYS,
+  scanJsonStructure,
+} from './input-guards';
 
 const depth = (text: string) => jsonNestingDepth(Buffer.from(text, 'utf8'));
 
@@ -23,6 +29,31 @@ describe('jsonNestingDepth', () => {
     expect(depth(`[${'"[{",'.repeat(200_000)}1]`)).toBe(1);
     // Generous for a loaded machine: a quadratic scan of a megabyte would take minutes.
     expect(Date.now() - started).toBeLessThan(5_000);
+  });
+});
+
+describe('scanJsonStructure and jsonPathAt', () => {
+  const wide = (n: number) =>
+    JSON.stringify(Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, 'a:b,c'])));
+  const scan = (text: string) => {
+    const bytes = Buffer.from(text, 'utf8');
+    const { wideObjectAt } = scanJsonStructure(bytes, 64, 3);
+    return wideObjectAt < 0 ? undefined : jsonPathAt(bytes, wideObjectAt);
+  };
+
+  it('finds the first object with more keys than allowed, counting only its own', () => {
+    expect(scan('{"a":{"x":1,"y":{"p":1,"q":2,"r":3}},"b":[1,2]}')).toBeUndefined();
+    expect(scan(`{"a":[1,{"b":${wide(3)}},${wide(4)}]}`)).toBe('a[2]');
+    expect(scan(`{"a\\"x":{"b":${wide(4)}}}`)).toBe('a"x.b');
+    expect(scan(wide(4))).toBe('');
+    // Colons and commas inside strings are not keys or items.
+    expect(scan(`[${wide(3)},"x,y",${wide(4)}]`)).toBe('[2]');
+  });
+
+  it('counts keys of a 120,000-key body without parsing it', () => {
+    const bytes = Buffer.from(`{"input":{"nested":${wide(120_000)}}}`);
+    const { wideObjectAt } = scanJsonStructure(bytes, 64, MAX_OBJECT_KEYS);
+    expect(jsonPathAt(bytes, wideObjectAt)).toBe('input.nested');
   });
 });
 

@@ -7,7 +7,7 @@ import {
   ValidationPipe,
 } from '@nestjs/common';
 import { getMetadataStorage } from 'class-validator';
-import { findUnacceptableValue, UNACCEPTABLE_MESSAGES } from './input-guards';
+import { findUnacceptableValue, UNACCEPTABLE_DETAILS, UNACCEPTABLE_MESSAGES } from './input-guards';
 import { freeFormFields } from './validation.decorators';
 import { FieldError, ProblemException, validationFailed } from './problem';
 
@@ -116,11 +116,3 @@ export class StrictValidationPipe implements PipeTransform {
 /** What class-transformer sees of a free-form value: its kind, none of its keys. */
 const standIn = (value: unknown): unknown =>
   Array.isArray(value) ? [] : value !== null && typeof value === 'object' ? {} : value;
-
-const UNACCEPTABLE_DETAILS: Record<keyof typeof UNACCEPTABLE_MESSAGES, string> = {
-  nul: 'The request contains a NUL character (\\u0000), which no field accepts.',
-  lone_surrogate:
-    'The request contains an unpaired UTF-16 surrogate (such as \\ud800), which no field accepts.',
-  non_finite_number: 'The request contains a number too large to represent.',
-  too_many_keys: 'An object in the request has more keys than any field accepts.',
-};
