@@ -12,6 +12,7 @@ import { ChannelLifecycle1764200000300 } from './1764200000300-channel-lifecycle
 import { AgentEvents1764200000400 } from './1764200000400-agent-events';
 import { IdempotencyKeys1764300000000 } from './1764300000000-idempotency-keys';
 import { ToolExecutionsCascade1764400000000 } from './1764400000000-tool-executions-cascade';
+import { OneOwnerPerMetaId1764500000500 } from './1764500000500-one-owner-per-meta-id';
 
 /** Every migration in order. Migrations are never edited after they land; add a new one. */
 export const MIGRATIONS = [
@@ -29,4 +30,5 @@ export const MIGRATIONS = [
   AgentEvents1764200000400,
   IdempotencyKeys1764300000000,
   ToolExecutionsCascade1764400000000,
+  OneOwnerPerMetaId1764500000500,
 ];

@@ -74,15 +74,88 @@ describe('Channels (e2e)', () => {
       expect(res.body).toMatchObject({ status: 409, code: 'conflict' });
     });
 
-    it('allows the same number_id in another organization', async () => {
+    it("answers 409 for another organization's number_id, naming nobody, and frees it on DELETE", async () => {
       const body = aWhatsappChannel();
-      await t.http().post('/v1/channels/whatsapp').set(auth).send(body).expect(201);
+      const mine = (await t.http().post('/v1/channels/whatsapp').set(auth).send(body).expect(201))
+        .body.data;
+      const otherOrg = newOrganization();
+      const other = bearer(tokenFor({ org: otherOrg }));
+      const res = await t
+        .http()
+        .post('/v1/channels/whatsapp')
+        .set(other)
+        .send(aWhatsappChannel({ number_id: body.number_id }))
+        .expect(409);
+      expect(res.body).toEqual({
+        type: expect.any(String),
+        title: 'Conflict',
+        status: 409,
+        code: 'conflict',
+        detail: `number_id ${body.number_id} is already bound to a channel; it can be bound again once that channel is removed.`,
+        request_id: expect.any(String),
+      });
+      // The same words as a conflict within one organization: nothing about whose it is.
+      const own = await t
+        .http()
+        .post('/v1/channels/whatsapp')
+        .set(auth)
+        .send(aWhatsappChannel({ number_id: body.number_id }))
+        .expect(409);
+      expect(own.body.detail).toBe(res.body.detail);
+      expect(JSON.stringify(res.body)).not.toContain(org);
+      expect(JSON.stringify(res.body)).not.toContain(mine.id);
+
+      await t.http().delete(`/v1/channels/whatsapp/${mine.id}`).set(auth).expect(204);
+      const taken = await t
+        .http()
+        .post('/v1/channels/whatsapp')
+        .set(other)
+        .send(aWhatsappChannel({ number_id: body.number_id }))
+        .expect(201);
+      expect(taken.body.data).toMatchObject({
+        number_id: body.number_id,
+        organization_id: otherOrg,
+      });
+    });
+
+    it('holds a number_id for an inactive channel too', async () => {
+      const body = aWhatsappChannel();
+      const mine = (await t.http().post('/v1/channels/whatsapp').set(auth).send(body).expect(201))
+        .body.data;
+      const { DataSource } = await import('typeorm');
+      await t.app
+        .get(DataSource)
+        .query(`UPDATE whatsapp_channels SET status = 'inactive' WHERE id = $1`, [mine.id]);
       await t
         .http()
         .post('/v1/channels/whatsapp')
         .set(bearer(tokenFor()))
         .send(aWhatsappChannel({ number_id: body.number_id }))
-        .expect(201);
+        .expect(409);
+    });
+
+    it('lets exactly one of concurrent creates in several organizations bind a number_id', async () => {
+      const numberId = aWhatsappChannel().number_id;
+      const organizations = Array.from({ length: 6 }, () => newOrganization());
+      const answers = await Promise.all(
+        organizations.map((organization) =>
+          t
+            .http()
+            .post('/v1/channels/whatsapp')
+            .set(bearer(tokenFor({ org: organization })))
+            .send(aWhatsappChannel({ number_id: numberId })),
+        ),
+      );
+      expect(answers.map((res) => res.status).sort()).toEqual([201, 409, 409, 409, 409, 409]);
+      const winner = answers.find((res) => res.status === 201)?.body.data;
+      const { DataSource } = await import('typeorm');
+      const rows: { organization_id: string }[] = await t.app
+        .get(DataSource)
+        .query(
+          'SELECT organization_id FROM whatsapp_channels WHERE number_id = $1 AND deleted_at IS NULL',
+          [numberId],
+        );
+      expect(rows).toEqual([{ organization_id: winner.organization_id }]);
     });
 
     it.each([
@@ -212,6 +285,29 @@ describe('Channels (e2e)', () => {
         .expect(409);
     });
 
+    it("answers 409 when the new number_id is another organization's, and leaves the channel", async () => {
+      const theirs = (
+        await t
+          .http()
+          .post('/v1/channels/whatsapp')
+          .set(bearer(tokenFor()))
+          .send(aWhatsappChannel())
+          .expect(201)
+      ).body.data;
+      const mine = (
+        await t.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201)
+      ).body.data;
+      const res = await t
+        .http()
+        .put(`/v1/channels/whatsapp/${mine.id}`)
+        .set(auth)
+        .send({ number_id: theirs.number_id, access_token: 'EAAG-moving' })
+        .expect(409);
+      expect(res.body.detail).not.toContain(theirs.organization_id);
+      const after = await t.http().get(`/v1/channels/whatsapp/${mine.id}`).set(auth).expect(200);
+      expect(after.body.data.number_id).toBe(mine.number_id);
+    });
+
     it.each([
       ['an unknown id', () => randomUUID()],
       ['a malformed id', () => 'not-a-uuid'],
@@ -338,6 +434,68 @@ describe('Channels (e2e)', () => {
       expect(res.body.errors.map((error: { field: string }) => error.field)).toContain(field);
     });
 
+    it('answers 409 for a page another organization bound, on create and PUT, until it is removed', async () => {
+      const page = aMessangerChannel();
+      const theirs = bearer(tokenFor({ org: newOrganization() }));
+      const held = (
+        await t.http().post('/v1/channels/messanger').set(theirs).send(page).expect(201)
+      ).body.data;
+      const refused = await t
+        .http()
+        .post('/v1/channels/messanger')
+        .set(auth)
+        .send(aMessangerChannel({ user_id: page.user_id }))
+        .expect(409);
+      expect(refused.body).toMatchObject({
+        code: 'conflict',
+        detail: `user_id ${page.user_id} is already bound to a channel; it can be bound again once that channel is removed.`,
+      });
+      const mine = (
+        await t
+          .http()
+          .post('/v1/channels/messanger')
+          .set(auth)
+          .send(aMessangerChannel())
+          .expect(201)
+      ).body.data;
+      await t
+        .http()
+        .put(`/v1/channels/messanger/${mine.id}`)
+        .set(auth)
+        .send({ user_id: page.user_id, access_token: 'EAAG-fb-moving' })
+        .expect(409);
+      // A second channel of the same page in one organization is refused too.
+      await t
+        .http()
+        .post('/v1/channels/messanger')
+        .set(theirs)
+        .send(aMessangerChannel({ user_id: page.user_id }))
+        .expect(409);
+
+      await t.http().delete(`/v1/channels/messanger/${held.id}`).set(theirs).expect(204);
+      const moved = await t
+        .http()
+        .put(`/v1/channels/messanger/${mine.id}`)
+        .set(auth)
+        .send({ user_id: page.user_id, access_token: 'EAAG-fb-moving' })
+        .expect(200);
+      expect(moved.body.data.user_id).toBe(page.user_id);
+    });
+
+    it('lets exactly one of concurrent creates in two organizations bind a page', async () => {
+      const userId = aMessangerChannel().user_id;
+      const answers = await Promise.all(
+        [newOrganization(), newOrganization()].map((organization) =>
+          t
+            .http()
+            .post('/v1/channels/messanger')
+            .set(bearer(tokenFor({ org: organization })))
+            .send(aMessangerChannel({ user_id: userId })),
+        ),
+      );
+      expect(answers.map((res) => res.status).sort()).toEqual([201, 409]);
+    });
+
     it("answers 404 for another organization's channel", async () => {
       const created = (
         await t
@@ -372,6 +530,74 @@ describe('Channels (e2e)', () => {
     expect(logs).not.toContain(whatsapp.access_token);
     expect(logs).not.toContain(messanger.access_token);
     expect(logs).not.toContain(auth.Authorization.slice(7));
+  });
+
+  it('never returns or logs an app_secret, and stores it encrypted', async () => {
+    const whatsapp = aWhatsappChannel({ app_secret: `wa-app-secret-${randomUUID()}` });
+    const messanger = aMessangerChannel({ app_secret: `fb-app-secret-${randomUUID()}` });
+    const answers = [];
+    const wa = await t.http().post('/v1/channels/whatsapp').set(auth).send(whatsapp).expect(201);
+    const fb = await t.http().post('/v1/channels/messanger').set(auth).send(messanger).expect(201);
+    answers.push(wa, fb);
+    const rotated = `wa-app-secret-${randomUUID()}`;
+    answers.push(
+      await t
+        .http()
+        .put(`/v1/channels/whatsapp/${wa.body.data.id}`)
+        .set(auth)
+        .send({ app_secret: rotated })
+        .expect(200),
+      await t
+        .http()
+        .put(`/v1/channels/messanger/${fb.body.data.id}`)
+        .set(auth)
+        .send({ user_id: messanger.user_id, access_token: 'EAAG-fb-x', app_secret: rotated })
+        .expect(200),
+      await t.http().get(`/v1/channels/whatsapp/${wa.body.data.id}`).set(auth).expect(200),
+      await t.http().get(`/v1/channels/messanger/${fb.body.data.id}`).set(auth).expect(200),
+      await t.http().get('/v1/channels/whatsapp').set(auth).expect(200),
+      await t.http().get('/v1/channels/messanger').set(auth).expect(200),
+      // A refused body is logged by no one either.
+      await t
+        .http()
+        .post('/v1/channels/whatsapp')
+        .set(auth)
+        .send({ ...whatsapp, extra: true })
+        .expect(400),
+    );
+    for (const res of answers) {
+      expect(res.text).not.toContain(whatsapp.app_secret);
+      expect(res.text).not.toContain(messanger.app_secret);
+      expect(res.text).not.toContain(rotated);
+      expect(res.text).not.toContain('app_secret');
+    }
+    const logs = t.logs();
+    expect(logs).toContain('/v1/channels/whatsapp');
+    for (const secret of [whatsapp.app_secret, messanger.app_secret, rotated]) {
+      expect(logs).not.toContain(secret);
+    }
+    const { DataSource } = await import('typeorm');
+    const [row] = await t.app
+      .get(DataSource)
+      .query('SELECT app_secret_encrypted FROM whatsapp_channels WHERE id = $1', [wa.body.data.id]);
+    expect(row.app_secret_encrypted).toMatch(/^v1\.[0-9a-f]{8}\./);
+    expect(row.app_secret_encrypted).not.toContain(rotated);
+  });
+
+  it.each([
+    ['shorter than 8 characters', 'short'],
+    ['null', null],
+    ['with whitespace', 'has a space in it'],
+    ['a number', 12345678],
+  ])('refuses an app_secret %s (400, naming it)', async (_name, appSecret) => {
+    const res = await t
+      .http()
+      .post('/v1/channels/whatsapp')
+      .set(auth)
+      .send(aWhatsappChannel({ app_secret: appSecret }))
+      .expect(400);
+    const fields = res.body.errors.map((error: { field: string }) => error.field);
+    expect([...new Set(fields)]).toEqual(['app_secret']);
   });
 
   it('stores access tokens encrypted', async () => {
