@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { aMessangerChannel, aWhatsappChannel } from './support/factories';
+import { DataSource } from 'typeorm';
+import { OneOwnerPerMetaId1764500000500 } from '../migrations/1764500000500-one-owner-per-meta-id';
+import { aFollowUp, aMessangerChannel, aWhatsappChannel } from './support/factories';
 import { bearer, newOrganization, startApp, TestApp, tokenFor } from './support/test-app';
 
 describe('Channels (e2e)', () => {
@@ -511,6 +513,104 @@ describe('Channels (e2e)', () => {
         .set(bearer(tokenFor()))
         .send({ user_id: '1', access_token: 'x' })
         .expect(404);
+    });
+  });
+
+  describe('migration 1764500000500 (ids bound by several organizations before it)', () => {
+    it('keeps the oldest active channel of each id, removes the others as DELETE does, and loses no row', async () => {
+      const app = await startApp();
+      try {
+        const db = app.app.get(DataSource);
+        const orgs = ['a', 'b', 'c', 'd'].map(() => newOrganization());
+        const as = (index: number) => bearer(tokenFor({ org: orgs[index] }));
+        const create = async (kind: 'whatsapp' | 'messanger', index: number) =>
+          (
+            await app
+              .http()
+              .post(`/v1/channels/${kind}`)
+              .set(as(index))
+              .send(kind === 'whatsapp' ? aWhatsappChannel() : aMessangerChannel())
+              .expect(201)
+          ).body.data;
+        const wa = [await create('whatsapp', 0), await create('whatsapp', 1)];
+        wa.push(await create('whatsapp', 2));
+        const fb = [await create('messanger', 0), await create('messanger', 1)];
+        const followUp = (
+          await app
+            .http()
+            .post('/v1/scheduler/follow-up/whatsapp')
+            .set(as(2))
+            .send(aFollowUp(wa[2].id))
+            .expect(201)
+        ).body;
+
+        // Back to the schema before it, where several organizations could bind one id (on the
+        // runner's connection: PGlite has one).
+        const migration = new OneOwnerPerMetaId1764500000500();
+        const runner = db.createQueryRunner();
+        try {
+          await migration.down(runner);
+          const numberId = wa[0].number_id;
+          // a: oldest but inactive; b: the oldest active (kept); c: newer, with a follow-up.
+          for (const [index, status, createdAt] of [
+            [0, 'inactive', '2025-01-01T00:00:00Z'],
+            [1, 'active', '2025-02-01T00:00:00Z'],
+            [2, 'active', '2025-03-01T00:00:00Z'],
+          ] as const) {
+            await runner.query(
+              'UPDATE whatsapp_channels SET number_id = $2, status = $3, created_at = $4 WHERE id = $1',
+              [wa[index].id, numberId, status, createdAt],
+            );
+          }
+          await runner.query('UPDATE messanger_channels SET user_id = $2 WHERE id = $1', [
+            fb[1].id,
+            fb[0].user_id,
+          ]);
+          await migration.up(runner);
+        } finally {
+          await runner.release();
+        }
+
+        const live = async (kind: string, index: number, id: string) =>
+          (await app.http().get(`/v1/channels/${kind}/${id}`).set(as(index))).status;
+        expect(await live('whatsapp', 1, wa[1].id)).toBe(200);
+        expect(await live('whatsapp', 0, wa[0].id)).toBe(404);
+        expect(await live('whatsapp', 2, wa[2].id)).toBe(404);
+        expect(await live('messanger', 0, fb[0].id)).toBe(200);
+        expect(await live('messanger', 1, fb[1].id)).toBe(404);
+        const rows: { id: string; status: string; status_reason_code: string | null }[] =
+          await db.query(
+            `SELECT id, status, status_reason_code FROM whatsapp_channels
+              WHERE number_id = $1 AND deleted_at IS NOT NULL ORDER BY created_at`,
+            [wa[0].number_id],
+          );
+        expect(rows).toEqual([
+          { id: wa[0].id, status: 'inactive', status_reason_code: 'meta_id_in_use' },
+          { id: wa[2].id, status: 'inactive', status_reason_code: 'meta_id_in_use' },
+        ]);
+        const stopped = await app
+          .http()
+          .get(`/v1/scheduler/follow-up/whatsapp/${followUp.id}`)
+          .set(as(2))
+          .expect(200);
+        expect(stopped.body).toMatchObject({ status: 'completed', next_run_at: null });
+
+        // From now on the index holds the id for the kept channel.
+        await app
+          .http()
+          .post('/v1/channels/whatsapp')
+          .set(as(3))
+          .send(aWhatsappChannel({ number_id: wa[0].number_id }))
+          .expect(409);
+        await app
+          .http()
+          .post('/v1/channels/messanger')
+          .set(as(3))
+          .send(aMessangerChannel({ user_id: fb[0].user_id }))
+          .expect(409);
+      } finally {
+        await app.close();
+      }
     });
   });
 
