@@ -124,7 +124,6 @@ describe('Channels (e2e)', () => {
       const body = aWhatsappChannel();
       const mine = (await t.http().post('/v1/channels/whatsapp').set(auth).send(body).expect(201))
         .body.data;
-      const { DataSource } = await import('typeorm');
       await t.app
         .get(DataSource)
         .query(`UPDATE whatsapp_channels SET status = 'inactive' WHERE id = $1`, [mine.id]);
@@ -150,7 +149,6 @@ describe('Channels (e2e)', () => {
       );
       expect(answers.map((res) => res.status).sort()).toEqual([201, 409, 409, 409, 409, 409]);
       const winner = answers.find((res) => res.status === 201)?.body.data;
-      const { DataSource } = await import('typeorm');
       const rows: { organization_id: string }[] = await t.app
         .get(DataSource)
         .query(
@@ -633,8 +631,9 @@ describe('Channels (e2e)', () => {
   });
 
   it('never returns or logs an app_secret, and stores it encrypted', async () => {
-    const whatsapp = aWhatsappChannel({ app_secret: `wa-app-secret-${randomUUID()}` });
-    const messanger = aMessangerChannel({ app_secret: `fb-app-secret-${randomUUID()}` });
+    const [waSecret, fbSecret] = [`wa-app-secret-${randomUUID()}`, `fb-app-secret-${randomUUID()}`];
+    const whatsapp = aWhatsappChannel({ app_secret: waSecret });
+    const messanger = aMessangerChannel({ app_secret: fbSecret });
     const answers = [];
     const wa = await t.http().post('/v1/channels/whatsapp').set(auth).send(whatsapp).expect(201);
     const fb = await t.http().post('/v1/channels/messanger').set(auth).send(messanger).expect(201);
@@ -666,17 +665,16 @@ describe('Channels (e2e)', () => {
         .expect(400),
     );
     for (const res of answers) {
-      expect(res.text).not.toContain(whatsapp.app_secret);
-      expect(res.text).not.toContain(messanger.app_secret);
+      expect(res.text).not.toContain(waSecret);
+      expect(res.text).not.toContain(fbSecret);
       expect(res.text).not.toContain(rotated);
       expect(res.text).not.toContain('app_secret');
     }
     const logs = t.logs();
     expect(logs).toContain('/v1/channels/whatsapp');
-    for (const secret of [whatsapp.app_secret, messanger.app_secret, rotated]) {
+    for (const secret of [waSecret, fbSecret, rotated]) {
       expect(logs).not.toContain(secret);
     }
-    const { DataSource } = await import('typeorm');
     const [row] = await t.app
       .get(DataSource)
       .query('SELECT app_secret_encrypted FROM whatsapp_channels WHERE id = $1', [wa.body.data.id]);
@@ -704,7 +702,6 @@ describe('Channels (e2e)', () => {
     const body = aWhatsappChannel();
     const created = (await t.http().post('/v1/channels/whatsapp').set(auth).send(body).expect(201))
       .body.data;
-    const { DataSource } = await import('typeorm');
     const rows = await t.app
       .get(DataSource)
       .query('SELECT access_token_encrypted FROM whatsapp_channels WHERE id = $1', [created.id]);

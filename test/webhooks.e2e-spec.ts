@@ -259,7 +259,7 @@ describe('Meta webhooks (e2e)', () => {
       });
 
       it('reaches a sibling channel bound to the same secret', async () => {
-        const created = [];
+        const created: { id: string; number_id: string }[] = [];
         for (let i = 0; i < 2; i++) {
           created.push(
             (
