@@ -18,6 +18,13 @@ describe('Channels (e2e)', () => {
     auth = bearer(tokenFor({ org, sub: 'alice' }));
   });
 
+  /** A new channel's data; `as` is the caller (this test's organization unless said). */
+  const create = async (
+    kind: 'whatsapp' | 'messanger',
+    body: Record<string, unknown> = kind === 'whatsapp' ? aWhatsappChannel() : aMessangerChannel(),
+    as: Record<string, string> = auth,
+  ) => (await t.http().post(`/v1/channels/${kind}`).set(as).send(body).expect(201)).body.data;
+
   describe('POST /v1/channels/whatsapp', () => {
     it('creates a channel, wrapped in data, without the access token', async () => {
       const body = aWhatsappChannel({ number_id: '106540352242922' });
@@ -78,8 +85,7 @@ describe('Channels (e2e)', () => {
 
     it("answers 409 for another organization's number_id, naming nobody, and frees it on DELETE", async () => {
       const body = aWhatsappChannel();
-      const mine = (await t.http().post('/v1/channels/whatsapp').set(auth).send(body).expect(201))
-        .body.data;
+      const mine = await create('whatsapp', body);
       const otherOrg = newOrganization();
       const other = bearer(tokenFor({ org: otherOrg }));
       const res = await t
@@ -122,8 +128,7 @@ describe('Channels (e2e)', () => {
 
     it('holds a number_id for an inactive channel too', async () => {
       const body = aWhatsappChannel();
-      const mine = (await t.http().post('/v1/channels/whatsapp').set(auth).send(body).expect(201))
-        .body.data;
+      const mine = await create('whatsapp', body);
       await t.app
         .get(DataSource)
         .query(`UPDATE whatsapp_channels SET status = 'inactive' WHERE id = $1`, [mine.id]);
@@ -286,17 +291,8 @@ describe('Channels (e2e)', () => {
     });
 
     it("answers 409 when the new number_id is another organization's, and leaves the channel", async () => {
-      const theirs = (
-        await t
-          .http()
-          .post('/v1/channels/whatsapp')
-          .set(bearer(tokenFor()))
-          .send(aWhatsappChannel())
-          .expect(201)
-      ).body.data;
-      const mine = (
-        await t.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201)
-      ).body.data;
+      const theirs = await create('whatsapp', aWhatsappChannel(), bearer(tokenFor()));
+      const mine = await create('whatsapp');
       const res = await t
         .http()
         .put(`/v1/channels/whatsapp/${mine.id}`)
@@ -437,9 +433,7 @@ describe('Channels (e2e)', () => {
     it('answers 409 for a page another organization bound, on create and PUT, until it is removed', async () => {
       const page = aMessangerChannel();
       const theirs = bearer(tokenFor({ org: newOrganization() }));
-      const held = (
-        await t.http().post('/v1/channels/messanger').set(theirs).send(page).expect(201)
-      ).body.data;
+      const held = await create('messanger', page, theirs);
       const refused = await t
         .http()
         .post('/v1/channels/messanger')
@@ -450,14 +444,7 @@ describe('Channels (e2e)', () => {
         code: 'conflict',
         detail: `user_id ${page.user_id} is already bound to a channel; it can be bound again once that channel is removed.`,
       });
-      const mine = (
-        await t
-          .http()
-          .post('/v1/channels/messanger')
-          .set(auth)
-          .send(aMessangerChannel())
-          .expect(201)
-      ).body.data;
+      const mine = await create('messanger');
       await t
         .http()
         .put(`/v1/channels/messanger/${mine.id}`)

@@ -166,6 +166,15 @@ describe('Meta webhooks (e2e)', () => {
 
     describe("a channel's own app_secret", () => {
       const CHANNEL_SECRET = 'the-channel-own-app-secret';
+      const withOwnSecret = async (secret = CHANNEL_SECRET) =>
+        (
+          await t
+            .http()
+            .post('/v1/channels/whatsapp')
+            .set(auth)
+            .send(aWhatsappChannel({ app_secret: secret }))
+            .expect(201)
+        ).body.data;
 
       it('verifies its notifications alone: accepted signed with it, 401 signed with a META_APP_SECRET', async () => {
         for (const kind of ['whatsapp', 'messanger'] as const) {
@@ -209,14 +218,7 @@ describe('Meta webhooks (e2e)', () => {
       });
 
       it('follows a PUT that replaces it', async () => {
-        const channel = (
-          await t
-            .http()
-            .post('/v1/channels/whatsapp')
-            .set(auth)
-            .send(aWhatsappChannel({ app_secret: CHANNEL_SECRET }))
-            .expect(201)
-        ).body.data;
+        const channel = await withOwnSecret();
         await t
           .http()
           .put(`/v1/channels/whatsapp/${channel.id}`)
@@ -237,14 +239,7 @@ describe('Meta webhooks (e2e)', () => {
       it('is not reached through a sibling channel verified with another secret', async () => {
         // A META_APP_SECRET signs for the first channel; the second trusts only its own secret.
         const first = await whatsapp();
-        const second = (
-          await t
-            .http()
-            .post('/v1/channels/whatsapp')
-            .set(auth)
-            .send(aWhatsappChannel({ app_secret: CHANNEL_SECRET }))
-            .expect(201)
-        ).body.data;
+        const second = await withOwnSecret();
         await post(
           `/v1/webhooks/whatsapp/${first.id}`,
           whatsappNotification(second.number_id, { messages: [text('34612345678', 'forged')] }),
@@ -259,19 +254,7 @@ describe('Meta webhooks (e2e)', () => {
       });
 
       it('reaches a sibling channel bound to the same secret', async () => {
-        const created: { id: string; number_id: string }[] = [];
-        for (let i = 0; i < 2; i++) {
-          created.push(
-            (
-              await t
-                .http()
-                .post('/v1/channels/whatsapp')
-                .set(auth)
-                .send(aWhatsappChannel({ app_secret: CHANNEL_SECRET }))
-                .expect(201)
-            ).body.data,
-          );
-        }
+        const created = [await withOwnSecret(), await withOwnSecret()];
         const raw = JSON.stringify(
           whatsappNotification(created[1].number_id, {
             messages: [text('34612345678', 'for the second')],
@@ -287,14 +270,7 @@ describe('Meta webhooks (e2e)', () => {
 
       it('never writes it to the log', async () => {
         const secret = `logged-never-${randomUUID()}`;
-        const channel = (
-          await t
-            .http()
-            .post('/v1/channels/whatsapp')
-            .set(auth)
-            .send(aWhatsappChannel({ app_secret: secret }))
-            .expect(201)
-        ).body.data;
+        const channel = await withOwnSecret(secret);
         const raw = JSON.stringify(whatsappNotification(channel.number_id, { statuses: [] }));
         await post(`/v1/webhooks/whatsapp/${channel.id}`, raw, sign(raw, secret)).expect(200);
         await post(`/v1/webhooks/whatsapp/${channel.id}`, raw).expect(401);
