@@ -15,6 +15,7 @@ import { ToolExecutionsCascade1764400000000 } from './1764400000000-tool-executi
 import { ToolExecutionsToolIndex1764500000100 } from './1764500000100-tool-executions-tool-index';
 import { RetentionIndexes1764500000110 } from './1764500000110-retention-indexes';
 import { IdempotencyResource1764500000200 } from './1764500000200-idempotency-resource';
+import { OneOwnerPerMetaId1764500000500 } from './1764500000500-one-owner-per-meta-id';
 import { WebhookItemsSetAside1764500000900 } from './1764500000900-webhook-items-set-aside';
 
 /** Every migration in order. Migrations are never edited after they land; add a new one. */
@@ -36,5 +37,6 @@ export const MIGRATIONS = [
   ToolExecutionsToolIndex1764500000100,
   RetentionIndexes1764500000110,
   IdempotencyResource1764500000200,
+  OneOwnerPerMetaId1764500000500,
   WebhookItemsSetAside1764500000900,
 ];

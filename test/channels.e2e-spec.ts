@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { aMessangerChannel, aWhatsappChannel } from './support/factories';
+import { DataSource } from 'typeorm';
+import { OneOwnerPerMetaId1764500000500 } from '../migrations/1764500000500-one-owner-per-meta-id';
+import { aFollowUp, aMessangerChannel, aWhatsappChannel } from './support/factories';
 import { bearer, newOrganization, startApp, TestApp, tokenFor } from './support/test-app';
 
 describe('Channels (e2e)', () => {
@@ -15,6 +17,13 @@ describe('Channels (e2e)', () => {
     org = newOrganization();
     auth = bearer(tokenFor({ org, sub: 'alice' }));
   });
+
+  /** A new channel's data; `as` is the caller (this test's organization unless said). */
+  const create = async (
+    kind: 'whatsapp' | 'messanger',
+    body: Record<string, unknown> = kind === 'whatsapp' ? aWhatsappChannel() : aMessangerChannel(),
+    as: Record<string, string> = auth,
+  ) => (await t.http().post(`/v1/channels/${kind}`).set(as).send(body).expect(201)).body.data;
 
   describe('POST /v1/channels/whatsapp', () => {
     it('creates a channel, wrapped in data, without the access token', async () => {
@@ -74,15 +83,84 @@ describe('Channels (e2e)', () => {
       expect(res.body).toMatchObject({ status: 409, code: 'conflict' });
     });
 
-    it('allows the same number_id in another organization', async () => {
+    it("answers 409 for another organization's number_id, naming nobody, and frees it on DELETE", async () => {
       const body = aWhatsappChannel();
-      await t.http().post('/v1/channels/whatsapp').set(auth).send(body).expect(201);
+      const mine = await create('whatsapp', body);
+      const otherOrg = newOrganization();
+      const other = bearer(tokenFor({ org: otherOrg }));
+      const res = await t
+        .http()
+        .post('/v1/channels/whatsapp')
+        .set(other)
+        .send(aWhatsappChannel({ number_id: body.number_id }))
+        .expect(409);
+      expect(res.body).toEqual({
+        type: expect.any(String),
+        title: 'Conflict',
+        status: 409,
+        code: 'conflict',
+        detail: `number_id ${body.number_id} is already bound to a channel; it can be bound again once that channel is removed.`,
+        request_id: expect.any(String),
+      });
+      // The same words as a conflict within one organization: nothing about whose it is.
+      const own = await t
+        .http()
+        .post('/v1/channels/whatsapp')
+        .set(auth)
+        .send(aWhatsappChannel({ number_id: body.number_id }))
+        .expect(409);
+      expect(own.body.detail).toBe(res.body.detail);
+      expect(JSON.stringify(res.body)).not.toContain(org);
+      expect(JSON.stringify(res.body)).not.toContain(mine.id);
+
+      await t.http().delete(`/v1/channels/whatsapp/${mine.id}`).set(auth).expect(204);
+      const taken = await t
+        .http()
+        .post('/v1/channels/whatsapp')
+        .set(other)
+        .send(aWhatsappChannel({ number_id: body.number_id }))
+        .expect(201);
+      expect(taken.body.data).toMatchObject({
+        number_id: body.number_id,
+        organization_id: otherOrg,
+      });
+    });
+
+    it('holds a number_id for an inactive channel too', async () => {
+      const body = aWhatsappChannel();
+      const mine = await create('whatsapp', body);
+      await t.app
+        .get(DataSource)
+        .query(`UPDATE whatsapp_channels SET status = 'inactive' WHERE id = $1`, [mine.id]);
       await t
         .http()
         .post('/v1/channels/whatsapp')
         .set(bearer(tokenFor()))
         .send(aWhatsappChannel({ number_id: body.number_id }))
-        .expect(201);
+        .expect(409);
+    });
+
+    it('lets exactly one of concurrent creates in several organizations bind a number_id', async () => {
+      const numberId = aWhatsappChannel().number_id;
+      const organizations = Array.from({ length: 6 }, () => newOrganization());
+      const answers = await Promise.all(
+        organizations.map((organization) =>
+          t
+            .http()
+            .post('/v1/channels/whatsapp')
+            .set(bearer(tokenFor({ org: organization })))
+            .send(aWhatsappChannel({ number_id: numberId })),
+        ),
+      );
+      expect(answers.map((res) => res.status).sort()).toEqual([201, 409, 409, 409, 409, 409]);
+      const winner = answers.find((res) => res.status === 201)?.body.data;
+      const rows: { organization_id: string }[] = await t.app
+        .get(DataSource)
+        .query(
+          'SELECT organization_id FROM whatsapp_channels WHERE number_id = $1 AND deleted_at IS NULL',
+          [numberId],
+        );
+      expect(rows).toEqual([{ organization_id: winner.organization_id }]);
     });
 
     it.each([
@@ -212,6 +290,20 @@ describe('Channels (e2e)', () => {
         .expect(409);
     });
 
+    it("answers 409 when the new number_id is another organization's, and leaves the channel", async () => {
+      const theirs = await create('whatsapp', aWhatsappChannel(), bearer(tokenFor()));
+      const mine = await create('whatsapp');
+      const res = await t
+        .http()
+        .put(`/v1/channels/whatsapp/${mine.id}`)
+        .set(auth)
+        .send({ number_id: theirs.number_id, access_token: 'EAAG-moving' })
+        .expect(409);
+      expect(res.body.detail).not.toContain(theirs.organization_id);
+      const after = await t.http().get(`/v1/channels/whatsapp/${mine.id}`).set(auth).expect(200);
+      expect(after.body.data.number_id).toBe(mine.number_id);
+    });
+
     it.each([
       ['an unknown id', () => randomUUID()],
       ['a malformed id', () => 'not-a-uuid'],
@@ -338,6 +430,59 @@ describe('Channels (e2e)', () => {
       expect(res.body.errors.map((error: { field: string }) => error.field)).toContain(field);
     });
 
+    it('answers 409 for a page another organization bound, on create and PUT, until it is removed', async () => {
+      const page = aMessangerChannel();
+      const theirs = bearer(tokenFor({ org: newOrganization() }));
+      const held = await create('messanger', page, theirs);
+      const refused = await t
+        .http()
+        .post('/v1/channels/messanger')
+        .set(auth)
+        .send(aMessangerChannel({ user_id: page.user_id }))
+        .expect(409);
+      expect(refused.body).toMatchObject({
+        code: 'conflict',
+        detail: `user_id ${page.user_id} is already bound to a channel; it can be bound again once that channel is removed.`,
+      });
+      const mine = await create('messanger');
+      await t
+        .http()
+        .put(`/v1/channels/messanger/${mine.id}`)
+        .set(auth)
+        .send({ user_id: page.user_id, access_token: 'EAAG-fb-moving' })
+        .expect(409);
+      // A second channel of the same page in one organization is refused too.
+      await t
+        .http()
+        .post('/v1/channels/messanger')
+        .set(theirs)
+        .send(aMessangerChannel({ user_id: page.user_id }))
+        .expect(409);
+
+      await t.http().delete(`/v1/channels/messanger/${held.id}`).set(theirs).expect(204);
+      const moved = await t
+        .http()
+        .put(`/v1/channels/messanger/${mine.id}`)
+        .set(auth)
+        .send({ user_id: page.user_id, access_token: 'EAAG-fb-moving' })
+        .expect(200);
+      expect(moved.body.data.user_id).toBe(page.user_id);
+    });
+
+    it('lets exactly one of concurrent creates in two organizations bind a page', async () => {
+      const userId = aMessangerChannel().user_id;
+      const answers = await Promise.all(
+        [newOrganization(), newOrganization()].map((organization) =>
+          t
+            .http()
+            .post('/v1/channels/messanger')
+            .set(bearer(tokenFor({ org: organization })))
+            .send(aMessangerChannel({ user_id: userId })),
+        ),
+      );
+      expect(answers.map((res) => res.status).sort()).toEqual([201, 409]);
+    });
+
     it("answers 404 for another organization's channel", async () => {
       const created = (
         await t
@@ -353,6 +498,104 @@ describe('Channels (e2e)', () => {
         .set(bearer(tokenFor()))
         .send({ user_id: '1', access_token: 'x' })
         .expect(404);
+    });
+  });
+
+  describe('migration 1764500000500 (ids bound by several organizations before it)', () => {
+    it('keeps the oldest active channel of each id, removes the others as DELETE does, and loses no row', async () => {
+      const app = await startApp();
+      try {
+        const db = app.app.get(DataSource);
+        const orgs = ['a', 'b', 'c', 'd'].map(() => newOrganization());
+        const as = (index: number) => bearer(tokenFor({ org: orgs[index] }));
+        const create = async (kind: 'whatsapp' | 'messanger', index: number) =>
+          (
+            await app
+              .http()
+              .post(`/v1/channels/${kind}`)
+              .set(as(index))
+              .send(kind === 'whatsapp' ? aWhatsappChannel() : aMessangerChannel())
+              .expect(201)
+          ).body.data;
+        const wa = [await create('whatsapp', 0), await create('whatsapp', 1)];
+        wa.push(await create('whatsapp', 2));
+        const fb = [await create('messanger', 0), await create('messanger', 1)];
+        const followUp = (
+          await app
+            .http()
+            .post('/v1/scheduler/follow-up/whatsapp')
+            .set(as(2))
+            .send(aFollowUp(wa[2].id))
+            .expect(201)
+        ).body;
+
+        // Back to the schema before it, where several organizations could bind one id (on the
+        // runner's connection: PGlite has one).
+        const migration = new OneOwnerPerMetaId1764500000500();
+        const runner = db.createQueryRunner();
+        try {
+          await migration.down(runner);
+          const numberId = wa[0].number_id;
+          // a: oldest but inactive; b: the oldest active (kept); c: newer, with a follow-up.
+          for (const [index, status, createdAt] of [
+            [0, 'inactive', '2025-01-01T00:00:00Z'],
+            [1, 'active', '2025-02-01T00:00:00Z'],
+            [2, 'active', '2025-03-01T00:00:00Z'],
+          ] as const) {
+            await runner.query(
+              'UPDATE whatsapp_channels SET number_id = $2, status = $3, created_at = $4 WHERE id = $1',
+              [wa[index].id, numberId, status, createdAt],
+            );
+          }
+          await runner.query('UPDATE messanger_channels SET user_id = $2 WHERE id = $1', [
+            fb[1].id,
+            fb[0].user_id,
+          ]);
+          await migration.up(runner);
+        } finally {
+          await runner.release();
+        }
+
+        const live = async (kind: string, index: number, id: string) =>
+          (await app.http().get(`/v1/channels/${kind}/${id}`).set(as(index))).status;
+        expect(await live('whatsapp', 1, wa[1].id)).toBe(200);
+        expect(await live('whatsapp', 0, wa[0].id)).toBe(404);
+        expect(await live('whatsapp', 2, wa[2].id)).toBe(404);
+        expect(await live('messanger', 0, fb[0].id)).toBe(200);
+        expect(await live('messanger', 1, fb[1].id)).toBe(404);
+        const rows: { id: string; status: string; status_reason_code: string | null }[] =
+          await db.query(
+            `SELECT id, status, status_reason_code FROM whatsapp_channels
+              WHERE number_id = $1 AND deleted_at IS NOT NULL ORDER BY created_at`,
+            [wa[0].number_id],
+          );
+        expect(rows).toEqual([
+          { id: wa[0].id, status: 'inactive', status_reason_code: 'meta_id_in_use' },
+          { id: wa[2].id, status: 'inactive', status_reason_code: 'meta_id_in_use' },
+        ]);
+        const stopped = await app
+          .http()
+          .get(`/v1/scheduler/follow-up/whatsapp/${followUp.id}`)
+          .set(as(2))
+          .expect(200);
+        expect(stopped.body).toMatchObject({ status: 'completed', next_run_at: null });
+
+        // From now on the index holds the id for the kept channel.
+        await app
+          .http()
+          .post('/v1/channels/whatsapp')
+          .set(as(3))
+          .send(aWhatsappChannel({ number_id: wa[0].number_id }))
+          .expect(409);
+        await app
+          .http()
+          .post('/v1/channels/messanger')
+          .set(as(3))
+          .send(aMessangerChannel({ user_id: fb[0].user_id }))
+          .expect(409);
+      } finally {
+        await app.close();
+      }
     });
   });
 
@@ -374,11 +617,78 @@ describe('Channels (e2e)', () => {
     expect(logs).not.toContain(auth.Authorization.slice(7));
   });
 
+  it('never returns or logs an app_secret, and stores it encrypted', async () => {
+    const [waSecret, fbSecret] = [`wa-app-secret-${randomUUID()}`, `fb-app-secret-${randomUUID()}`];
+    const whatsapp = aWhatsappChannel({ app_secret: waSecret });
+    const messanger = aMessangerChannel({ app_secret: fbSecret });
+    const answers = [];
+    const wa = await t.http().post('/v1/channels/whatsapp').set(auth).send(whatsapp).expect(201);
+    const fb = await t.http().post('/v1/channels/messanger').set(auth).send(messanger).expect(201);
+    answers.push(wa, fb);
+    const rotated = `wa-app-secret-${randomUUID()}`;
+    answers.push(
+      await t
+        .http()
+        .put(`/v1/channels/whatsapp/${wa.body.data.id}`)
+        .set(auth)
+        .send({ app_secret: rotated })
+        .expect(200),
+      await t
+        .http()
+        .put(`/v1/channels/messanger/${fb.body.data.id}`)
+        .set(auth)
+        .send({ user_id: messanger.user_id, access_token: 'EAAG-fb-x', app_secret: rotated })
+        .expect(200),
+      await t.http().get(`/v1/channels/whatsapp/${wa.body.data.id}`).set(auth).expect(200),
+      await t.http().get(`/v1/channels/messanger/${fb.body.data.id}`).set(auth).expect(200),
+      await t.http().get('/v1/channels/whatsapp').set(auth).expect(200),
+      await t.http().get('/v1/channels/messanger').set(auth).expect(200),
+      // A refused body is logged by no one either.
+      await t
+        .http()
+        .post('/v1/channels/whatsapp')
+        .set(auth)
+        .send({ ...whatsapp, extra: true })
+        .expect(400),
+    );
+    for (const res of answers) {
+      expect(res.text).not.toContain(waSecret);
+      expect(res.text).not.toContain(fbSecret);
+      expect(res.text).not.toContain(rotated);
+      expect(res.text).not.toContain('app_secret');
+    }
+    const logs = t.logs();
+    expect(logs).toContain('/v1/channels/whatsapp');
+    for (const secret of [waSecret, fbSecret, rotated]) {
+      expect(logs).not.toContain(secret);
+    }
+    const [row] = await t.app
+      .get(DataSource)
+      .query('SELECT app_secret_encrypted FROM whatsapp_channels WHERE id = $1', [wa.body.data.id]);
+    expect(row.app_secret_encrypted).toMatch(/^v1\.[0-9a-f]{8}\./);
+    expect(row.app_secret_encrypted).not.toContain(rotated);
+  });
+
+  it.each([
+    ['shorter than 8 characters', 'short'],
+    ['null', null],
+    ['with whitespace', 'has a space in it'],
+    ['a number', 12345678],
+  ])('refuses an app_secret %s (400, naming it)', async (_name, appSecret) => {
+    const res = await t
+      .http()
+      .post('/v1/channels/whatsapp')
+      .set(auth)
+      .send(aWhatsappChannel({ app_secret: appSecret }))
+      .expect(400);
+    const fields = res.body.errors.map((error: { field: string }) => error.field);
+    expect([...new Set(fields)]).toEqual(['app_secret']);
+  });
+
   it('stores access tokens encrypted', async () => {
     const body = aWhatsappChannel();
     const created = (await t.http().post('/v1/channels/whatsapp').set(auth).send(body).expect(201))
       .body.data;
-    const { DataSource } = await import('typeorm');
     const rows = await t.app
       .get(DataSource)
       .query('SELECT access_token_encrypted FROM whatsapp_channels WHERE id = $1', [created.id]);

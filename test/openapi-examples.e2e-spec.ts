@@ -98,6 +98,16 @@ describe('OpenAPI examples, run as Swagger UI runs them (e2e)', () => {
     return { string: 'string', number: 0, integer: 0, boolean: true }[schema.type ?? 'string'];
   };
 
+  /**
+   * The secret Meta would sign a channel's notifications with: the `app_secret` its creation
+   * example binds to it (the channel's own, which alone verifies them), else META_APP_SECRET.
+   */
+  const signingSecret = (path: string): string => {
+    const create = path.includes('/whatsapp/') ? 'createWhatsappChannel' : 'createMessangerChannel';
+    const body = bodies(find(create).operation)[0].value as { app_secret?: string };
+    return body.app_secret ?? APP_SECRET;
+  };
+
   const find = (operationId: string): { method: string; path: string; operation: Operation } => {
     for (const [path, operations] of Object.entries(doc.paths)) {
       for (const [method, operation] of Object.entries(operations)) {
@@ -149,7 +159,7 @@ describe('OpenAPI examples, run as Swagger UI runs them (e2e)', () => {
       const body = fill(example.value, example.summary);
       const raw = body === undefined ? undefined : JSON.stringify(body);
       if (path.startsWith('/v1/webhooks/') && method === 'post') {
-        headers['X-Hub-Signature-256'] = metaSignature(raw ?? '', APP_SECRET);
+        headers['X-Hub-Signature-256'] = metaSignature(raw ?? '', signingSecret(path));
       }
       const http = t.http();
       let request = http[method as 'get' | 'post' | 'put' | 'delete'](url)

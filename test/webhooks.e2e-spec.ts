@@ -3,7 +3,12 @@ import { DataSource } from 'typeorm';
 import { eventually } from './support/eventually';
 import { aMessangerChannel, aWhatsappChannel } from './support/factories';
 import { ManualClock } from './support/manual-clock';
-import { metaSignature, postToWebhook, whatsappNotification } from './support/meta-webhooks';
+import {
+  messangerNotification,
+  metaSignature,
+  postToWebhook,
+  whatsappNotification,
+} from './support/meta-webhooks';
 import { bearer, newOrganization, startApp, TestApp, tokenFor } from './support/test-app';
 
 /** Meta's app secrets as agentline is configured with them (two: a rotation in progress). */
@@ -171,6 +176,121 @@ describe('Meta webhooks (e2e)', () => {
       await post(`/v1/webhooks/whatsapp/${randomUUID()}`, { object: 'page', entry: [] }).expect(
         403,
       );
+    });
+
+    describe("a channel's own app_secret", () => {
+      const CHANNEL_SECRET = 'the-channel-own-app-secret';
+      const withOwnSecret = async (secret = CHANNEL_SECRET) =>
+        (
+          await t
+            .http()
+            .post('/v1/channels/whatsapp')
+            .set(auth)
+            .send(aWhatsappChannel({ app_secret: secret }))
+            .expect(201)
+        ).body.data;
+
+      it('verifies its notifications alone: accepted signed with it, 401 signed with a META_APP_SECRET', async () => {
+        for (const kind of ['whatsapp', 'messanger'] as const) {
+          const body = (kind === 'whatsapp' ? aWhatsappChannel : aMessangerChannel)({
+            app_secret: CHANNEL_SECRET,
+          });
+          const channel = (
+            await t.http().post(`/v1/channels/${kind}`).set(auth).send(body).expect(201)
+          ).body.data;
+          const raw = JSON.stringify(
+            kind === 'whatsapp'
+              ? whatsappNotification(channel.number_id, { messages: [text('34612345678', 'hi')] })
+              : messangerNotification(channel.user_id, '6543210987', [
+                  {
+                    timestamp: clock.now(),
+                    message: { mid: `m_${randomUUID()}`, text: 'hi' },
+                  },
+                ]),
+          );
+          for (const global of [SECRET, OLD_SECRET]) {
+            const refused = await post(
+              `/v1/webhooks/${kind}/${channel.id}`,
+              raw,
+              sign(raw, global),
+            );
+            // The very answer of a wrong signature today: nothing tells that this channel is special.
+            expect(refused.status).toBe(401);
+            expect(refused.body).toMatchObject({
+              code: 'invalid_signature',
+              detail: 'X-Hub-Signature-256 is missing or does not match the body.',
+            });
+          }
+          expect(await inbox(channel.id)).toEqual([]);
+          await post(`/v1/webhooks/${kind}/${channel.id}`, raw, sign(raw, CHANNEL_SECRET)).expect(
+            200,
+          );
+          await eventually(async () =>
+            expect((await messages(kind, channel.id)).total_count).toBe(1),
+          );
+        }
+      });
+
+      it('follows a PUT that replaces it', async () => {
+        const channel = await withOwnSecret();
+        await t
+          .http()
+          .put(`/v1/channels/whatsapp/${channel.id}`)
+          .set(auth)
+          .send({ app_secret: 'the-rotated-app-secret' })
+          .expect(200);
+        const raw = JSON.stringify(whatsappNotification(channel.number_id, { statuses: [] }));
+        await post(`/v1/webhooks/whatsapp/${channel.id}`, raw, sign(raw, CHANNEL_SECRET)).expect(
+          401,
+        );
+        await post(
+          `/v1/webhooks/whatsapp/${channel.id}`,
+          raw,
+          sign(raw, 'the-rotated-app-secret'),
+        ).expect(200);
+      });
+
+      it('is not reached through a sibling channel verified with another secret', async () => {
+        // A META_APP_SECRET signs for the first channel; the second trusts only its own secret.
+        const first = await whatsapp();
+        const second = await withOwnSecret();
+        await post(
+          `/v1/webhooks/whatsapp/${first.id}`,
+          whatsappNotification(second.number_id, { messages: [text('34612345678', 'forged')] }),
+        ).expect(200);
+        await eventually(async () =>
+          expect((await inbox(first.id)).map((row) => row.status)).toEqual(['malformed']),
+        );
+        expect((await inbox(first.id))[0].error).toBe(
+          `entry[0].changes[0].value.messages[0]: for phone_number_id ${second.number_id}, whose channel is verified with another app secret`,
+        );
+        expect((await messages('whatsapp', second.id)).total_count).toBe(0);
+      });
+
+      it('reaches a sibling channel bound to the same secret', async () => {
+        const created = [await withOwnSecret(), await withOwnSecret()];
+        const raw = JSON.stringify(
+          whatsappNotification(created[1].number_id, {
+            messages: [text('34612345678', 'for the second')],
+          }),
+        );
+        await post(`/v1/webhooks/whatsapp/${created[0].id}`, raw, sign(raw, CHANNEL_SECRET)).expect(
+          200,
+        );
+        await eventually(async () =>
+          expect((await messages('whatsapp', created[1].id)).total_count).toBe(1),
+        );
+      });
+
+      it('never writes it to the log', async () => {
+        const secret = `logged-never-${randomUUID()}`;
+        const channel = await withOwnSecret(secret);
+        const raw = JSON.stringify(whatsappNotification(channel.number_id, { statuses: [] }));
+        await post(`/v1/webhooks/whatsapp/${channel.id}`, raw, sign(raw, secret)).expect(200);
+        await post(`/v1/webhooks/whatsapp/${channel.id}`, raw).expect(401);
+        expect(t.logs()).toContain(channel.id);
+        expect(t.logs()).not.toContain(secret);
+      });
     });
 
     it('keeps the body limit: 413 problem+json', async () => {
@@ -552,7 +672,7 @@ describe('Meta webhooks (e2e)', () => {
   });
 
   describe('without META_APP_SECRET', () => {
-    it('answers 401 to every notification, signed or not, and stores nothing', async () => {
+    it('answers 401 to every notification, signed or not, and stores nothing, unless the channel has its own app_secret', async () => {
       const bare = await startApp({});
       try {
         const channel = (
@@ -576,6 +696,40 @@ describe('Meta webhooks (e2e)', () => {
           .get(DataSource)
           .query('SELECT 1 FROM webhook_inbox WHERE channel_id = $1', [channel.id]);
         expect(rows).toEqual([]);
+        // The same words for an id that does not exist: the 401 tells nothing about channels.
+        const unknown = await bare
+          .http()
+          .post(`/v1/webhooks/whatsapp/${randomUUID()}`)
+          .set('content-type', 'application/json')
+          .set('x-hub-signature-256', sign(raw))
+          .send(raw)
+          .expect(401);
+        expect(unknown.body.detail).toBe(res.body.detail);
+
+        // A channel with its own app secret is verified with it all the same.
+        const own = (
+          await bare
+            .http()
+            .post('/v1/channels/whatsapp')
+            .set(auth)
+            .send(aWhatsappChannel({ app_secret: 'its-own-app-secret' }))
+            .expect(201)
+        ).body.data;
+        const wrong = await bare
+          .http()
+          .post(`/v1/webhooks/whatsapp/${own.id}`)
+          .set('content-type', 'application/json')
+          .set('x-hub-signature-256', sign(raw))
+          .send(raw)
+          .expect(401);
+        expect(wrong.body.detail).toBe(res.body.detail);
+        await bare
+          .http()
+          .post(`/v1/webhooks/whatsapp/${own.id}`)
+          .set('content-type', 'application/json')
+          .set('x-hub-signature-256', sign(raw, 'its-own-app-secret'))
+          .send(raw)
+          .expect(200);
       } finally {
         await bare.close();
       }

@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsNotEmpty, IsString, Matches, MaxLength } from 'class-validator';
+import { IsNotEmpty, IsString, Matches, MaxLength, MinLength } from 'class-validator';
 import { PaginationQueryDto } from '../common/http/pagination.dto';
 import { IsOptionalNotNull } from '../common/http/validation.decorators';
 
@@ -38,6 +38,25 @@ export const AccessTokenField = (required: boolean) =>
     }),
     ...(required ? [] : [IsOptionalNotNull()]),
     ...identifier(4096),
+  );
+
+/**
+ * A Meta app secret bound to one channel (issue 17): its webhooks are then verified with it alone,
+ * not with META_APP_SECRET's list, which any app of the deployment can sign with.
+ */
+export const AppSecretField = () =>
+  applyDecorators(
+    ApiPropertyOptional({
+      description:
+        "The Meta app's secret (App settings → Basic). When given, this channel's webhook notifications are verified with it alone (X-Hub-Signature-256), instead of META_APP_SECRET's list. Stored encrypted; never returned. A PUT may replace it; it cannot be unbound.",
+      example: '4f9c2b7e1d8a6035c1e9b2f47a6d0c38',
+      minLength: 8,
+      maxLength: 256,
+      writeOnly: true,
+    }),
+    IsOptionalNotNull(),
+    MinLength(8),
+    ...identifier(256),
   );
 
 export const NumberIdField = (required: boolean) =>

@@ -30,7 +30,7 @@ import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { ListChannelsQueryDto } from './channel-fields';
 import { toMessangerChannelResponse, toWhatsappChannelResponse } from './channel.mappers';
-import { ChannelsService } from './channels.service';
+import { ChannelsService, metaIdInUseDetail } from './channels.service';
 import {
   CreateMessangerChannelDto,
   MessangerChannelDto,
@@ -45,10 +45,14 @@ import { MessangerChannelEntity } from './messanger/messanger-channel.entity';
 import { WhatsappChannelEntity } from './whatsapp/whatsapp-channel.entity';
 import { ApiMessangerChannelId, ApiWhatsappChannelId } from './channels.openapi';
 
-/** The 409 of a number already bound in the organization (channels.service words it). */
+/** The 409 of a Meta id already bound to a live channel, in any organization (issue 17). */
 const NUMBER_IN_USE: ProblemExample = {
   code: 'conflict',
-  detail: 'A WhatsApp channel for number_id 106540352242922 already exists in this organization.',
+  detail: metaIdInUseDetail('whatsapp', '106540352242922'),
+};
+const PAGE_IN_USE: ProblemExample = {
+  code: 'conflict',
+  detail: metaIdInUseDetail('messanger', '1029384756'),
 };
 
 @ApiTags('channels')
@@ -76,7 +80,7 @@ export class ChannelsController {
     summary: 'Create a WhatsApp channel',
     operationId: 'createWhatsappChannel',
     description:
-      "Binds a WhatsApp Cloud API phone number (its `number_id` and a Meta access token) to an agent. The token is stored encrypted and never returned. The answer's `webhook_url` and `verification_token` go into the Meta App Dashboard.",
+      "Binds a WhatsApp Cloud API phone number (its `number_id` and a Meta access token) to an agent. The token is stored encrypted and never returned. The answer's `webhook_url` and `verification_token` go into the Meta App Dashboard. A `number_id` belongs to one channel at a time, across organizations: one already bound answers 409 until that channel is removed. With `app_secret`, the channel's notifications are verified with that secret alone.",
   })
   @ApiCreatedResponse({ type: DataEnvelope(WhatsappChannelDto) })
   @ApiProblemResponses(413, 415, NUMBER_IN_USE, ...IDEMPOTENCY_PROBLEMS)
@@ -122,7 +126,7 @@ export class ChannelsController {
     summary: 'Modify a WhatsApp channel',
     operationId: 'updateWhatsappChannel',
     description:
-      'A new `access_token`, a new `number_id`, or both. A new token is how an inactive channel becomes `active` again.',
+      'A new `access_token`, `number_id` or `app_secret`, or several of them. A new token is how an inactive channel becomes `active` again.',
   })
   @ApiOkResponse({ type: DataEnvelope(WhatsappChannelDto) })
   @ApiWhatsappChannelId()
@@ -156,10 +160,10 @@ export class ChannelsController {
     summary: 'Create a Messanger channel',
     operationId: 'createMessangerChannel',
     description:
-      'Binds a Facebook Page (its id as `user_id`, and a Page access token) to an agent. The token is stored encrypted and never returned.',
+      "Binds a Facebook Page (its id as `user_id`, and a Page access token) to an agent. The token is stored encrypted and never returned. A `user_id` belongs to one channel at a time, across organizations: one already bound answers 409 until that channel is removed. With `app_secret`, the channel's notifications are verified with that secret alone.",
   })
   @ApiCreatedResponse({ type: DataEnvelope(MessangerChannelDto) })
-  @ApiProblemResponses(413, 415, ...IDEMPOTENCY_PROBLEMS)
+  @ApiProblemResponses(413, 415, PAGE_IN_USE, ...IDEMPOTENCY_PROBLEMS)
   async createMessanger(
     @CurrentPrincipal() principal: Principal,
     @Body() dto: CreateMessangerChannelDto,
@@ -201,11 +205,12 @@ export class ChannelsController {
   @ApiOperation({
     summary: 'Modify a Messanger channel',
     operationId: 'updateMessangerChannel',
-    description: 'A new Page id (`user_id`) and Page access token.',
+    description:
+      'A new Page id (`user_id`) and Page access token, and optionally a new `app_secret`.',
   })
   @ApiOkResponse({ type: DataEnvelope(MessangerChannelDto) })
   @ApiMessangerChannelId()
-  @ApiProblemResponses(413, 415)
+  @ApiProblemResponses(413, 415, PAGE_IN_USE)
   async updateMessanger(
     @CurrentPrincipal() principal: Principal,
     @Param('id') id: string,

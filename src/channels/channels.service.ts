@@ -23,11 +23,28 @@ import {
 import { MessangerChannelEntity } from './messanger/messanger-channel.entity';
 import { WhatsappChannelEntity } from './whatsapp/whatsapp-channel.entity';
 
-const numberInUse = (numberId: string) =>
-  new ProblemException(
-    'conflict',
-    `A WhatsApp channel for number_id ${numberId} already exists in this organization.`,
-  );
+/**
+ * A Meta id belongs to one live channel across organizations (issue 17). The detail is the same
+ * whoever holds it, so it tells nothing about another organization.
+ */
+const META_ID_KEYS: Record<ChannelKind, { index: string; field: string }> = {
+  whatsapp: { index: 'whatsapp_channels_number_key', field: 'number_id' },
+  messanger: { index: 'messanger_channels_user_key', field: 'user_id' },
+};
+export const metaIdInUseDetail = (kind: ChannelKind, metaId: string) =>
+  `${META_ID_KEYS[kind].field} ${metaId} is already bound to a channel; it can be bound again once that channel is removed.`;
+
+/** The write, with the unique violation of a Meta id already bound answered `409 conflict`. */
+async function bindingMetaId<T>(kind: ChannelKind, metaId: string, write: () => Promise<T>) {
+  try {
+    return await write();
+  } catch (error) {
+    if (isUniqueViolation(error, META_ID_KEYS[kind].index)) {
+      throw new ProblemException('conflict', metaIdInUseDetail(kind, metaId));
+    }
+    throw error;
+  }
+}
 
 /** A channel was removed (DELETE), inside the transaction that did it. */
 export interface ChannelRemoval {
@@ -40,6 +57,7 @@ export type ChannelRemovalListener = (db: EntityManager, removal: ChannelRemoval
 
 /** The associated data that binds an encrypted token to its row and column. */
 export const accessTokenAad = (table: string, id: string) => `${table}:${id}:access_token`;
+export const appSecretAad = (table: string, id: string) => `${table}:${id}:app_secret`;
 
 @Injectable()
 export class ChannelsService {
@@ -70,6 +88,7 @@ export class ChannelsService {
         dto.access_token,
         accessTokenAad('whatsapp_channels', id),
       ),
+      appSecretEncrypted: this.sealAppSecret('whatsapp', id, dto.app_secret),
       status: 'active',
       statusReasonCode: null,
       statusReasonMessage: null,
@@ -79,24 +98,21 @@ export class ChannelsService {
       createdAt: now,
       updatedAt: now,
     });
-    try {
-      await insertRow(this.dataSource, 'whatsapp_channels', {
+    await bindingMetaId('whatsapp', dto.number_id, () =>
+      insertRow(this.dataSource, 'whatsapp_channels', {
         id,
         organization_id: channel.organizationId,
         agent_id: channel.agentId,
         number_id: channel.numberId,
         access_token_encrypted: channel.accessTokenEncrypted,
+        app_secret_encrypted: channel.appSecretEncrypted,
         status: channel.status,
         verification_token: channel.verificationToken,
         created_by: channel.createdBy,
         created_at: now,
         updated_at: now,
-      });
-    } catch (error) {
-      if (isUniqueViolation(error, 'whatsapp_channels_org_number_key'))
-        throw numberInUse(dto.number_id);
-      throw error;
-    }
+      }),
+    );
     return channel;
   }
 
@@ -105,12 +121,19 @@ export class ChannelsService {
     id: string,
     dto: UpdateWhatsappChannelDto,
   ): Promise<WhatsappChannelEntity> {
-    if (dto.access_token === undefined && dto.number_id === undefined) {
-      throw validationFailed([], 'Send access_token, number_id or both.');
+    if (
+      dto.access_token === undefined &&
+      dto.number_id === undefined &&
+      dto.app_secret === undefined
+    ) {
+      throw validationFailed([], 'Send access_token, number_id, app_secret, or several of them.');
     }
     const channel = await this.findWhatsappChannel(principal.organizationId, id);
     if (!channel) throw notFound('WhatsApp channel');
     if (dto.number_id !== undefined) channel.numberId = dto.number_id;
+    if (dto.app_secret !== undefined) {
+      channel.appSecretEncrypted = this.sealAppSecret('whatsapp', channel.id, dto.app_secret);
+    }
     if (dto.access_token !== undefined) {
       channel.accessTokenEncrypted = this.secrets.encrypt(
         dto.access_token,
@@ -122,24 +145,28 @@ export class ChannelsService {
       channel.statusReasonMessage = null;
     }
     channel.updatedAt = new Date(this.clock.now());
-    try {
-      await this.whatsappChannels.update(
+    await bindingMetaId('whatsapp', channel.numberId, () =>
+      this.whatsappChannels.update(
         { id: channel.id, organizationId: principal.organizationId },
         {
           numberId: channel.numberId,
           accessTokenEncrypted: channel.accessTokenEncrypted,
+          appSecretEncrypted: channel.appSecretEncrypted,
           status: channel.status,
           statusReasonCode: channel.statusReasonCode,
           statusReasonMessage: channel.statusReasonMessage,
           updatedAt: channel.updatedAt,
         },
-      );
-    } catch (error) {
-      if (isUniqueViolation(error, 'whatsapp_channels_org_number_key'))
-        throw numberInUse(channel.numberId);
-      throw error;
-    }
+      ),
+    );
     return channel;
+  }
+
+  /** Sealed to its row like the token; absent stays null (META_APP_SECRET applies). */
+  private sealAppSecret(kind: ChannelKind, id: string, secret: string | undefined): string | null {
+    return secret === undefined
+      ? null
+      : this.secrets.encrypt(secret, appSecretAad(`${kind}_channels`, id));
   }
 
   /** The organization's WhatsApp channel, or null: another organization's id is not found. */
@@ -174,6 +201,7 @@ export class ChannelsService {
         dto.access_token,
         accessTokenAad('messanger_channels', id),
       ),
+      appSecretEncrypted: this.sealAppSecret('messanger', id, dto.app_secret),
       status: 'active',
       statusReasonCode: null,
       statusReasonMessage: null,
@@ -183,7 +211,7 @@ export class ChannelsService {
       createdAt: now,
       updatedAt: now,
     });
-    await this.messangerChannels.insert(channel);
+    await bindingMetaId('messanger', dto.user_id, () => this.messangerChannels.insert(channel));
     return channel;
   }
 
@@ -199,21 +227,27 @@ export class ChannelsService {
       dto.access_token,
       accessTokenAad('messanger_channels', channel.id),
     );
+    if (dto.app_secret !== undefined) {
+      channel.appSecretEncrypted = this.sealAppSecret('messanger', channel.id, dto.app_secret);
+    }
     // A new token is how an operator repairs a channel that Meta stopped accepting.
     channel.status = 'active';
     channel.statusReasonCode = null;
     channel.statusReasonMessage = null;
     channel.updatedAt = new Date(this.clock.now());
-    await this.messangerChannels.update(
-      { id: channel.id, organizationId: principal.organizationId },
-      {
-        userId: channel.userId,
-        accessTokenEncrypted: channel.accessTokenEncrypted,
-        status: channel.status,
-        statusReasonCode: null,
-        statusReasonMessage: null,
-        updatedAt: channel.updatedAt,
-      },
+    await bindingMetaId('messanger', dto.user_id, () =>
+      this.messangerChannels.update(
+        { id: channel.id, organizationId: principal.organizationId },
+        {
+          userId: channel.userId,
+          accessTokenEncrypted: channel.accessTokenEncrypted,
+          appSecretEncrypted: channel.appSecretEncrypted,
+          status: channel.status,
+          statusReasonCode: null,
+          statusReasonMessage: null,
+          updatedAt: channel.updatedAt,
+        },
+      ),
     );
     return channel;
   }

@@ -2,6 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import {
   AccessTokenField,
   AgentIdField,
+  AppSecretField,
   UserIdField,
   TimestampField,
   StatusReasonDto,
@@ -14,12 +15,14 @@ export class CreateMessangerChannelDto {
   @AccessTokenField(true) access_token!: string;
   @AgentIdField() agent_id!: string;
   @UserIdField() user_id!: string;
+  @AppSecretField() app_secret?: string;
 }
 
-/** Both fields are required (the spec says so); `agent_id` is not accepted. */
+/** Both of the spec's fields are required (it says so); `agent_id` is not accepted. */
 export class UpdateMessangerChannelDto {
   @AccessTokenField(true) access_token!: string;
   @UserIdField() user_id!: string;
+  @AppSecretField() app_secret?: string;
 }
 
 export class MessangerChannelDto {

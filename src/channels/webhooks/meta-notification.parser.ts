@@ -48,6 +48,8 @@ export type SetAsideReason =
   | UnacceptableReason
   /** Readable, but for a phone number id or page that no channel of the organization has. */
   | 'unknown_account'
+  /** For another account of the organization whose channel has its own app secret (not this one). */
+  | 'other_app_secret'
   /** PostgreSQL refused what it holds (what the checks above did not foresee). */
   | 'database_refused';
 

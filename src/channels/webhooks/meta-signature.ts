@@ -2,6 +2,10 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 
 const SIGNATURE = /^sha256=([0-9a-f]{64})$/i;
 
+/** The header's shape alone: a request without it is refused before any look-up. */
+export const isWellFormedSignature = (header: string | undefined): boolean =>
+  header !== undefined && SIGNATURE.test(header.trim());
+
 /**
  * Meta's `X-Hub-Signature-256: sha256=<hex>`: the HMAC-SHA256 of the raw body with the app secret.
  * Any configured secret may match (rotation); each comparison takes constant time. No secret

@@ -29,7 +29,7 @@ import { ProblemException } from '../../common/http/problem';
 import { ApiProblemResponses, ProblemExample } from '../../common/http/openapi.decorators';
 import type { ChannelKind } from '../channel-transport';
 import { CHANNELS_CONFIG, ChannelsConfig } from '../channels.config';
-import { isSignedByMeta } from './meta-signature';
+import { isSignedByMeta, isWellFormedSignature } from './meta-signature';
 import { Metrics } from '../../metrics/metrics';
 import { WebhookChannel, WebhookInbox } from './webhook-inbox';
 
@@ -53,6 +53,8 @@ const HANDSHAKE_REFUSED: ProblemExample = {
 const handshakeRefused = () =>
   new ProblemException(HANDSHAKE_REFUSED.code, HANDSHAKE_REFUSED.detail);
 const BAD_SIGNATURE = 'X-Hub-Signature-256 is missing or does not match the body.';
+const NO_GLOBAL_SECRET =
+  "No META_APP_SECRET is configured, so only a channel's own app_secret can verify a notification: X-Hub-Signature-256 is missing or does not match the body.";
 
 /** What Meta sends, one small notification of each kind, for the OpenAPI document. */
 const NOTIFICATION_EXAMPLES: Record<ChannelKind, unknown> = {
@@ -104,8 +106,8 @@ const NOTIFICATION_EXAMPLES: Record<ChannelKind, unknown> = {
 
 /**
  * Meta calls these: the verification handshake (GET) and notifications (POST), public (no JWT).
- * A notification is only accepted signed with a configured app secret, and is stored before the
- * `200`; it is processed from the inbox (WebhookInbox).
+ * A notification is only accepted signed with the channel's own app secret, or without one with
+ * a META_APP_SECRET, and is stored before the `200`; it is processed from the inbox (WebhookInbox).
  */
 @ApiTags('webhooks')
 @Public()
@@ -210,7 +212,12 @@ export class MetaWebhooksController {
     response.send(challenge);
   }
 
-  /** Signature first (nothing is looked up for an unsigned request), then the channel, then stored. */
+  /**
+   * A request without a well-formed signature is refused before anything is looked up. Then the
+   * channel, whose own app secret (if any) is the only one that verifies it; an unknown channel
+   * is checked against META_APP_SECRET, so that the 401 says nothing about which ids exist. Only
+   * a verified notification learns that the channel is unknown (403).
+   */
   private async receive(
     kind: ChannelKind,
     channelId: string,
@@ -219,16 +226,17 @@ export class MetaWebhooksController {
   ): Promise<void> {
     const body: unknown = request.body;
     const raw = Buffer.isBuffer(body) ? body : Buffer.alloc(0);
-    if (!isSignedByMeta(raw, signature, this.config.metaAppSecrets)) {
+    const channel: WebhookChannel | undefined = isWellFormedSignature(signature)
+      ? await this.inbox.findChannel(kind, channelId)
+      : undefined;
+    if (!isSignedByMeta(raw, signature, this.inbox.signingSecrets(channel))) {
       this.metrics.webhookNotifications.inc({ channel_kind: kind, result: 'bad_signature' });
+      // Worded by the configuration alone, never by the channel: the same for every id.
       throw new ProblemException(
         'invalid_signature',
-        this.config.metaAppSecrets.length === 0
-          ? 'No META_APP_SECRET is configured, so no notification can be verified.'
-          : BAD_SIGNATURE,
+        this.config.metaAppSecrets.length === 0 ? NO_GLOBAL_SECRET : BAD_SIGNATURE,
       );
     }
-    const channel: WebhookChannel | undefined = await this.inbox.findChannel(kind, channelId);
     if (!channel) {
       this.metrics.webhookNotifications.inc({ channel_kind: kind, result: 'unknown_channel' });
       throw noSuchChannel();
@@ -266,7 +274,7 @@ function NotificationDocs(kind: ChannelKind) {
       name: 'X-Hub-Signature-256',
       required: true,
       description:
-        '`sha256=` followed by the hex HMAC-SHA256 of the exact body bytes with a META_APP_SECRET. To try it by hand: `printf %s "$BODY" | openssl dgst -sha256 -hmac "$META_APP_SECRET"`.',
+        '`sha256=` followed by the hex HMAC-SHA256 of the exact body bytes with the channel\'s own `app_secret` when it has one, else with a META_APP_SECRET. To try it by hand: `printf %s "$BODY" | openssl dgst -sha256 -hmac "$META_APP_SECRET"`.',
     }),
     ApiBody({
       description:

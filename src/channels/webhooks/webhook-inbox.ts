@@ -12,12 +12,14 @@ import { DataSource, EntityManager } from 'typeorm';
 import { AgentEventsOutbox } from '../../agent-events/agent-events.outbox';
 import { Clock } from '../../common/clock';
 import { isRefusedValue } from '../../common/database-errors';
+import { SecretBox } from '../../common/crypto/secret-box';
 import { isUuid, uuidv7 } from '../../common/ids';
 import { toIso } from '../../common/time';
 import { returnedRows } from '../../database/sql';
 import { Metrics } from '../../metrics/metrics';
 import type { ChannelKind } from '../channel-transport';
 import { CHANNELS_CONFIG, ChannelsConfig } from '../channels.config';
+import { appSecretAad } from '../channels.service';
 import { ChannelConversations } from '../conversations/channel-conversations';
 import { ChannelMessageEntity } from '../conversations/conversation.entities';
 import { toChannelMessageResponse } from '../conversations/conversation.mappers';
@@ -41,6 +43,8 @@ export interface WebhookChannel {
   /** The WhatsApp phone number id, or the Facebook Page id. */
   metaId: string;
   verificationToken: string;
+  /** Its own Meta app secret, sealed; null when META_APP_SECRET's list verifies it. */
+  appSecretEncrypted: string | null;
 }
 
 interface InboxRow {
@@ -60,9 +64,11 @@ const MAX_PROCESSING_ATTEMPTS = 10;
 const retryDelayMs = (attempts: number) => Math.min(60_000, 1_000 * 2 ** attempts);
 
 const CHANNEL_COLUMNS: Record<ChannelKind, string> = {
-  whatsapp: `SELECT id, organization_id, agent_id, number_id AS meta_id, verification_token
+  whatsapp: `SELECT id, organization_id, agent_id, number_id AS meta_id, verification_token,
+                    app_secret_encrypted
                FROM whatsapp_channels`,
-  messanger: `SELECT id, organization_id, agent_id, user_id AS meta_id, verification_token
+  messanger: `SELECT id, organization_id, agent_id, user_id AS meta_id, verification_token,
+                     app_secret_encrypted
                 FROM messanger_channels`,
 };
 const META_ID_COLUMN: Record<ChannelKind, string> = { whatsapp: 'number_id', messanger: 'user_id' };
@@ -77,6 +83,7 @@ interface ChannelRow {
   agent_id: string;
   meta_id: string;
   verification_token: string;
+  app_secret_encrypted: string | null;
 }
 
 const PARSERS: Record<ChannelKind, (body: unknown) => ParsedNotification> = {
@@ -155,6 +162,9 @@ function refusedContent(error: unknown): ItemRefusal | undefined {
   };
 }
 
+/** Where an event goes: a channel, or why none takes it. */
+type Route = WebhookChannel | 'no_channel' | 'other_secret';
+
 /** Strict: a body that is not UTF-8 is malformed, not silently repaired. */
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -165,6 +175,7 @@ const toWebhookChannel = (kind: ChannelKind, row: ChannelRow): WebhookChannel =>
   agentId: row.agent_id,
   metaId: row.meta_id,
   verificationToken: row.verification_token,
+  appSecretEncrypted: row.app_secret_encrypted,
 });
 
 /**
@@ -188,6 +199,7 @@ export class WebhookInbox implements OnApplicationBootstrap, OnApplicationShutdo
     private readonly events: AgentEventsOutbox,
     @Inject(CHANNELS_CONFIG) private readonly config: ChannelsConfig,
     private readonly metrics: Metrics,
+    private readonly secrets: SecretBox,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -215,26 +227,63 @@ export class WebhookInbox implements OnApplicationBootstrap, OnApplicationShutdo
   }
 
   /**
+   * The app secrets that may sign a notification for this channel: its own alone when it has one
+   * (issue 17: every META_APP_SECRET verified every organization's channels), else the global
+   * list. Unknown channels get the global list, so that a caller learns nothing from the 401.
+   * A secret no configured ENCRYPTION_KEY opens verifies nothing.
+   */
+  signingSecrets(channel: WebhookChannel | undefined): readonly string[] {
+    if (!channel?.appSecretEncrypted) return this.config.metaAppSecrets;
+    try {
+      return [
+        this.secrets.decrypt(
+          channel.appSecretEncrypted,
+          appSecretAad(`${channel.kind}_channels`, channel.id),
+        ),
+      ];
+    } catch (error) {
+      this.logger.warn(
+        { err: error, channelId: channel.id },
+        "a channel's app secret cannot be decrypted with the configured keys; its webhooks are refused",
+      );
+      return [];
+    }
+  }
+
+  /**
    * The channel an event is for. One Meta app has one callback URL for all its numbers (or pages),
-   * so an event for another account goes to the organization's channel of that account, if any.
+   * so an event for another account goes to the organization's channel of that account, if any,
+   * and only when that channel is verified by the same app secrets: a channel with its own secret
+   * takes nothing signed with another.
    */
   private async routeTo(
     db: EntityManager,
     received: WebhookChannel,
     account: string | undefined,
-    routed: Map<string, WebhookChannel | undefined>,
-  ): Promise<WebhookChannel | undefined> {
+    routed: Map<string, Route>,
+  ): Promise<Route> {
     if (account === undefined || account === received.metaId) return received;
-    if (!routed.has(account)) {
+    let route = routed.get(account);
+    if (route === undefined) {
       const [row] = (await db.query(
         `${CHANNEL_COLUMNS[received.kind]}
           WHERE organization_id = $1 AND ${META_ID_COLUMN[received.kind]} = $2 AND deleted_at IS NULL
           ORDER BY created_at LIMIT 1`,
         [received.organizationId, account],
       )) as ChannelRow[];
-      routed.set(account, row ? toWebhookChannel(received.kind, row) : undefined);
+      const target = row ? toWebhookChannel(received.kind, row) : undefined;
+      route = !target ? 'no_channel' : this.sameSigners(received, target) ? target : 'other_secret';
+      routed.set(account, route);
     }
-    return routed.get(account);
+    return route;
+  }
+
+  private sameSigners(a: WebhookChannel, b: WebhookChannel): boolean {
+    if (a.appSecretEncrypted === null || b.appSecretEncrypted === null) {
+      return a.appSecretEncrypted === b.appSecretEncrypted;
+    }
+    const [mine, theirs] = [this.signingSecrets(a), this.signingSecrets(b)];
+    return mine.length === 1 && theirs.length === 1 && mine[0] === theirs[0];
   }
 
   /** Durable once this resolves; the same bytes again for the same channel are one row. */
@@ -428,15 +477,21 @@ export class WebhookInbox implements OnApplicationBootstrap, OnApplicationShutdo
     const parsed = PARSERS[channel.kind](body);
     if (parsed.unreadable) return unreadable('unexpected_shape', parsed.unreadable);
     const setAside = [...parsed.setAside];
-    const routed = new Map<string, WebhookChannel | undefined>();
+    const routed = new Map<string, Route>();
     for (const item of parsed.read) {
       const target = await this.routeTo(db, channel, item.event.account, routed);
-      const refusal: ItemRefusal | undefined = target
-        ? await this.applyItem(db, target, item, savepoints)
-        : {
-            reason: 'unknown_account',
-            detail: `for ${ACCOUNT_NAME[channel.kind]} ${item.event.account}, which no channel of this organization has`,
-          };
+      const refusal: ItemRefusal | undefined =
+        target === 'no_channel'
+          ? {
+              reason: 'unknown_account',
+              detail: `for ${ACCOUNT_NAME[channel.kind]} ${item.event.account}, which no channel of this organization has`,
+            }
+          : target === 'other_secret'
+            ? {
+                reason: 'other_app_secret',
+                detail: `for ${ACCOUNT_NAME[channel.kind]} ${item.event.account}, whose channel is verified with another app secret`,
+              }
+            : await this.applyItem(db, target, item, savepoints);
       if (refusal)
         setAside.push({ path: item.path, item: item.item, content: item.content, ...refusal });
     }

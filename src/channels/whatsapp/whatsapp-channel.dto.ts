@@ -2,6 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import {
   AccessTokenField,
   AgentIdField,
+  AppSecretField,
   NumberIdField,
   TimestampField,
   StatusReasonDto,
@@ -15,12 +16,14 @@ export class CreateWhatsappChannelDto {
   @AccessTokenField(true) access_token!: string;
   @AgentIdField() agent_id!: string;
   @NumberIdField(true) number_id!: string;
+  @AppSecretField() app_secret?: string;
 }
 
 /** `agent_id` is not accepted here: a channel cannot move to another agent. */
 export class UpdateWhatsappChannelDto {
   @AccessTokenField(false) access_token?: string;
   @NumberIdField(false) number_id?: string;
+  @AppSecretField() app_secret?: string;
 }
 
 export class WhatsappChannelDto {

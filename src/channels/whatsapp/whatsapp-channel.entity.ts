@@ -3,12 +3,12 @@ import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 export const CHANNEL_STATUSES = ['active', 'inactive'] as const;
 export type ChannelStatus = (typeof CHANNEL_STATUSES)[number];
 
-/** A WhatsApp Cloud API phone number (`number_id`) bound to an agent. */
+/**
+ * A WhatsApp Cloud API phone number (`number_id`) bound to an agent. A number belongs to one live
+ * channel across organizations (issue 17): whoever binds it reads what Meta sends for it.
+ */
 @Entity({ name: 'whatsapp_channels' })
-@Index('whatsapp_channels_org_number_key', ['organizationId', 'numberId'], {
-  unique: true,
-  where: 'deleted_at IS NULL',
-})
+@Index('whatsapp_channels_number_key', ['numberId'], { unique: true, where: 'deleted_at IS NULL' })
 @Index('whatsapp_channels_org_agent_idx', ['organizationId', 'agentId'])
 export class WhatsappChannelEntity {
   @PrimaryColumn({ type: 'uuid' }) id!: string;
@@ -16,6 +16,9 @@ export class WhatsappChannelEntity {
   @Column({ name: 'agent_id', type: 'text' }) agentId!: string;
   @Column({ name: 'number_id', type: 'text' }) numberId!: string;
   @Column({ name: 'access_token_encrypted', type: 'text' }) accessTokenEncrypted!: string;
+  /** The Meta app secret that alone verifies this channel's webhooks; null: META_APP_SECRET's. */
+  @Column({ name: 'app_secret_encrypted', type: 'text', nullable: true })
+  appSecretEncrypted!: string | null;
   @Column({ type: 'text' }) status!: ChannelStatus;
   @Column({ name: 'verification_token', type: 'text', unique: true }) verificationToken!: string;
   @Column({ name: 'created_by', type: 'text' }) createdBy!: string;

@@ -18,7 +18,7 @@ export const PROBLEM_CODES = {
   },
   invalid_signature: {
     status: 401,
-    when: 'A webhook notification whose `X-Hub-Signature-256` is missing, malformed or matches no `META_APP_SECRET` (or none is configured); nothing is stored.',
+    when: "A webhook notification whose `X-Hub-Signature-256` is missing, malformed or matches neither the channel's own `app_secret` nor, for a channel without one, any `META_APP_SECRET`; nothing is stored.",
   },
   forbidden: {
     status: 403,
@@ -31,7 +31,7 @@ export const PROBLEM_CODES = {
   request_timeout: { status: 408, when: 'The request took longer than `HTTP_REQUEST_TIMEOUT_MS`.' },
   conflict: {
     status: 409,
-    when: 'A WhatsApp `number_id` already used in the organization; pausing a completed follow-up.',
+    when: 'A WhatsApp `number_id` or Messenger `user_id` already bound to a live channel, in any organization; pausing a completed follow-up.',
   },
   authorization_required: {
     status: 409,
