@@ -2,6 +2,8 @@ import { Client } from 'pg';
 import { eventually } from './support/eventually';
 import { aWhatsappChannel } from './support/factories';
 import { FakeGraphApi, ReceivedMessage } from './support/fake-graph-api';
+import { freePort } from './support/free-port';
+import { metaSignature, whatsappNotification } from './support/meta-webhooks';
 import { ServiceProcess } from './support/service-process';
 import { TcpProxy } from './support/tcp-proxy';
 import { bearer, createTestDatabase, startApp, TestApp, tokenFor } from './support/test-app';
@@ -18,6 +20,7 @@ const CONCURRENCY = 8;
 /** How long the database is away in the outage test; the closing measurement ran it with 30000. */
 const OUTAGE_MS = Number(process.env.TEST_DATABASE_OUTAGE_MS ?? 8_000);
 /** Test timings: a process is dead 2 s after its last beat (the default is 6 s). */
+const RACE_SECRET = 'meta-app-secret-status-race';
 const HEARTBEAT = { DELIVERY_HEARTBEAT_MS: '500', DELIVERY_HEARTBEAT_TIMEOUT_MS: '2000' };
 /**
  * The crash loop kills each replica this long after it is up; with TEST_CRASH_LOOP_DEFAULTS=1 it
@@ -49,17 +52,17 @@ interface Setup {
 /** Prints a figure the closing note of issue 7 reports. */
 const report = (text: string) => process.stdout.write(`[measure] ${text}\n`);
 
-/** Creates a channel and FOLLOW_UPS x NUMBERS `once` follow-ups through the API of an idle app. */
-async function setUp(): Promise<Setup> {
-  const database = (await createTestDatabase())!;
-  const app = await startApp({ DATABASE_URL: database.url, SCHEDULER_ENABLED: 'false' });
-  const auth = bearer(tokenFor({ org: 'org-replicas' }));
-  const followUpIds: string[] = [];
-  const channel = (
-    await app.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201)
-  ).body.data;
-  const expected = new Set<string>();
-  for (let f = 0; f < FOLLOW_UPS; f++) {
+/** Creates `count` `once` follow-ups of NUMBERS numbers each, titled F{first}...; answers their ids. */
+async function addFollowUps(
+  app: TestApp,
+  auth: Record<string, string>,
+  channelId: string,
+  first: number,
+  count: number,
+  expected: Set<string>,
+): Promise<string[]> {
+  const ids: string[] = [];
+  for (let f = first; f < first + count; f++) {
     const phones = Array.from(
       { length: NUMBERS },
       (_, n) => `+346${String(f).padStart(4, '0')}${String(n).padStart(4, '0')}`,
@@ -71,15 +74,29 @@ async function setUp(): Promise<Setup> {
       .set(auth)
       .send({
         agent_id: 'agent-1',
-        channel_id: channel.id,
+        channel_id: channelId,
         client_phone_numbers: phones,
         frequency: 'once',
         title: `F${f}`,
         prompt: '{{title}}',
       })
       .expect(201);
-    followUpIds.push(created.body.id);
+    ids.push(created.body.id);
   }
+  return ids;
+}
+
+/** Creates a channel and FOLLOW_UPS x NUMBERS `once` follow-ups through the API of an idle app. */
+async function setUp(): Promise<Setup> {
+  const database = (await createTestDatabase())!;
+  const app = await startApp({ DATABASE_URL: database.url, SCHEDULER_ENABLED: 'false' });
+  const auth = bearer(tokenFor({ org: 'org-replicas' }));
+  const followUpIds: string[] = [];
+  const channel = (
+    await app.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201)
+  ).body.data;
+  const expected = new Set<string>();
+  followUpIds.push(...(await addFollowUps(app, auth, channel.id, 0, FOLLOW_UPS, expected)));
   const query = async <T>(sql: string, parameters: unknown[] = []): Promise<T[]> => {
     const client = new Client({ connectionString: database.url });
     await client.connect();
@@ -465,6 +482,89 @@ onPostgres('Replicas and crashes (e2e, PostgreSQL)', () => {
       }),
     ]);
   });
+
+  it('applies every status that races its send, on two replicas: 800 sends, none left sent', async () => {
+    // Meta keeps each message at once and answers its send 250 ms later; its `delivered` status
+    // is posted to either replica in turn, landing with that answer (issue 17: 23 to 44 of 800
+    // stayed `sent`).
+    graph.latencyMs = 250;
+    await setup.query("UPDATE follow_ups SET next_run_at = now() + interval '1 hour'");
+    const [channel] = await setup.query<{ id: string; number_id: string }>(
+      'SELECT id, number_id FROM whatsapp_channels',
+    );
+    await addFollowUps(setup.api, setup.auth, channel.id, FOLLOW_UPS, FOLLOW_UPS, setup.expected);
+    const total = 2 * FOLLOW_UPS * NUMBERS;
+    const ports = [await freePort(), await freePort()];
+    const replicas = ports.map((port) =>
+      start({ LOG_LEVEL: 'info', PORT: String(port), META_APP_SECRET: RACE_SECRET }),
+    );
+    await Promise.all(replicas.map((replica) => replica.waitForOutput('agentline listening')));
+    await setup.query('UPDATE follow_ups SET next_run_at = now()');
+
+    let posted = 0;
+    let failedPosts = 0;
+    const inFlight = new Set<Promise<void>>();
+    while (posted < total) {
+      const fresh = graph.messages.slice(posted);
+      for (const message of fresh) {
+        const port = ports[posted++ % ports.length];
+        const raw = JSON.stringify(
+          whatsappNotification(channel.number_id, {
+            statuses: [
+              {
+                id: message.wamid,
+                status: 'delivered',
+                timestamp: String(Math.floor(Date.now() / 1000)),
+                recipient_id: message.to,
+              },
+            ],
+          }),
+        );
+        // Timed to land when the send's answer does (the fake answers 250 ms after it kept the
+        // message), where the two transactions overlap.
+        const landAt = message.receivedAt + graph.latencyMs - 10 + Math.random() * 20;
+        const post: Promise<void> = new Promise((resolve) =>
+          setTimeout(resolve, Math.max(0, landAt - Date.now())),
+        )
+          .then(() =>
+            fetch(`http://127.0.0.1:${port}/v1/webhooks/whatsapp/${channel.id}`, {
+              method: 'POST',
+              headers: {
+                'content-type': 'application/json',
+                'x-hub-signature-256': metaSignature(raw, RACE_SECRET),
+              },
+              body: raw,
+            }),
+          )
+          .then(
+            (res) => {
+              if (res.status !== 200) failedPosts++;
+            },
+            () => void failedPosts++,
+          );
+        inFlight.add(post);
+        void post.finally(() => inFlight.delete(post));
+      }
+      if (fresh.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    await Promise.all(inFlight);
+    expect(failedPosts).toBe(0);
+    await eventually(async () => expect(await openDeliveries()).toBe(0), 120_000, 200);
+    const settled = async () =>
+      setup.query<{ status: string; n: string }>(
+        'SELECT status, count(*) AS n FROM deliveries GROUP BY status ORDER BY status',
+      );
+    // The inbox applies statuses right away; give the last ones time to be processed.
+    await eventually(
+      async () => expect(await settled()).toEqual([{ status: 'delivered', n: String(total) }]),
+      30_000,
+      200,
+    ).catch(async (error: unknown) => {
+      report(`status race: ${JSON.stringify(await settled())}`);
+      throw error;
+    });
+    report(`status race, 2 replicas: ${total} sends, 0 left sent`);
+  }, 180_000);
 
   it('takes over a killed process’s claims while every replica crashes before it has lived a heartbeat time-out', async () => {
     // Each replica lives under a time-out after its start: none may judge by its own age.
