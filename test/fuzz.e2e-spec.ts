@@ -151,6 +151,12 @@ const encode = (text: string) =>
       }
     })
     .join('');
+/** An object of `keys` short keys. */
+const wideObject = (keys: number) =>
+  Object.fromEntries(Array.from({ length: keys }, (_, i) => [`k${i}`, i]));
+/** `value` inside `depth` levels of objects and arrays. */
+const nestedIn = (depth: number, value: unknown): unknown =>
+  depth === 0 ? value : nestedIn(depth - 1, depth % 2 ? [value] : { x: value });
 const nested = (depth: number, inner: string) => `${'['.repeat(depth)}${inner}${']'.repeat(depth)}`;
 
 describe('Fuzz: no input gives a 5xx (e2e)', () => {
@@ -333,6 +339,30 @@ describe('Fuzz: no input gives a 5xx (e2e)', () => {
           })),
       },
       { weight: 1, arbitrary: fc.string({ maxLength: 30 }).map((raw) => ({ raw })) },
+      // Objects around the 1,000-key bound, at any depth of any field (free-form ones included):
+      // class-transformer's key handling was quadratic (issue 17).
+      {
+        weight: 1,
+        arbitrary: fc
+          .tuple(
+            fc.constantFrom(...fields),
+            fc.integer({ min: 0, max: 3 }),
+            fc.integer({ min: 990, max: 1_200 }),
+          )
+          .map(([field, depth, keys]) => ({
+            json: { [field]: nestedIn(depth, wideObject(keys)) },
+          })),
+      },
+      // Numbers JSON.parse reads as Infinity, and unpaired surrogates written as JSON escapes.
+      {
+        weight: 1,
+        arbitrary: fc
+          .tuple(
+            fc.constantFrom(...fields),
+            fc.constantFrom('1e400', '-1e999', '"\\ud800"', '{"\\udfff":1}'),
+          )
+          .map(([field, value]) => ({ raw: `{"${field}":{"a":[${value}]}}` })),
+      },
     );
   };
 
