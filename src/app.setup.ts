@@ -102,7 +102,7 @@ function documentRateLimit(document: OpenAPIObject): void {
       };
       operation.responses['503'] ??= {
         description:
-          "The database cannot be reached (`database_unavailable`), or the scheduler's worker thread is busy (`busy`, on follow-up creation and the schedule preview): retry after Retry-After seconds.",
+          "The database cannot be reached (`database_unavailable`), or a worker thread is busy or cannot start (`busy`: the scheduler's, on follow-up creation and the schedule preview; a tool's, on tool execution): retry after Retry-After seconds.",
         headers: {
           'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } },
         },

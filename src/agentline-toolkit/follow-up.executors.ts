@@ -76,10 +76,14 @@ export function followUpExecutors(
           count: query.count ?? DEFAULT_PREVIEW_COUNT,
           from: query.from ?? clock.now(),
         };
-        const result = await workers.preview(task, context.signal).catch((error: unknown) => {
-          if (!(error instanceof SchedulePreviewTimeout)) throw error;
-          throw new ToolExecutionError(`Expanding this schedule ${error.message}; ask for fewer.`);
-        });
+        const result = await workers
+          .preview(context.organizationId, task, context.signal)
+          .catch((error: unknown) => {
+            if (!(error instanceof SchedulePreviewTimeout)) throw error;
+            throw new ToolExecutionError(
+              `Expanding this schedule ${error.message}; ask for fewer.`,
+            );
+          });
         if ('error' in result) {
           throw new ToolExecutionError(
             `The request is not valid. ${result.error.field}: ${result.error.message}`,

@@ -79,6 +79,31 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly workerThreadStartFailures = new Counter({
+    name: 'agentline_worker_thread_start_failures_total',
+    help: 'Worker threads that failed to start (their script threw or exited while loading, a resource limit, the thread could not be created), by pool (tools, scheduler). Each is started again after a delay that doubles up to 10 s.',
+    labelNames: ['pool'] as const,
+    registers: [this.registry],
+  });
+
+  readonly workerTasksRefused = new Counter({
+    name: 'agentline_worker_tasks_refused_total',
+    help: "Tasks a worker pool refused at once, by pool and reason: queue_full, organization_full (the organization's share of the queue), unavailable (no thread could start).",
+    labelNames: ['pool', 'reason'] as const,
+    registers: [this.registry],
+  });
+
+  /** The hooks of a ToolWorkerPool named `pool`, counting into the two counters above. */
+  workerPoolEvents(pool: string): {
+    onStartFailure: () => void;
+    onRefusal: (reason: string) => void;
+  } {
+    return {
+      onStartFailure: () => this.workerThreadStartFailures.inc({ pool }),
+      onRefusal: (reason) => this.workerTasksRefused.inc({ pool, reason }),
+    };
+  }
+
   constructor() {
     // Process metrics: CPU, memory, heap, handles, GC, and event-loop lag (nodejs_eventloop_lag_*).
     collectDefaultMetrics({ register: this.registry });

@@ -218,8 +218,11 @@ export class FollowUpsController {
     operationId: 'previewSchedule',
   })
   @ApiOkResponse({ type: DataEnvelope(SchedulePreviewDto) })
-  async preview(@Query() query: SchedulePreviewQueryDto): Promise<SchedulePreviewDto> {
-    return { occurrences: await this.followUps.preview(query) };
+  async preview(
+    @CurrentPrincipal() principal: Principal,
+    @Query() query: SchedulePreviewQueryDto,
+  ): Promise<SchedulePreviewDto> {
+    return { occurrences: await this.followUps.preview(principal.organizationId, query) };
   }
 
   private async read(principal: Principal, followUp: FollowUpEntity): Promise<FollowUpDto> {

@@ -26,7 +26,6 @@ import { DeliveryAttemptRow } from './follow-up.mapper';
 import { FollowUpTemplateDto, MAX_LISTED_ATTEMPTS } from './dto/follow-up.dto';
 import { parseSchedule, Schedule, ScheduleError } from './schedule/schedule.parser';
 import { SchedulerEngine } from './scheduler.engine';
-import { ToolWorkerPoolBusy } from '../tools/execution/worker-pool/tool-worker.pool';
 import { schedulerThreadBusy, SchedulerWorkers, SchedulePreviewTimeout } from './scheduler-workers';
 
 const DEFAULT_TIME_ZONE = 'UTC';
@@ -89,12 +88,12 @@ export class FollowUpsService {
     const timeZone = dto.time_zone ?? DEFAULT_TIME_ZONE;
     // Checked in the scheduler's thread first: 10,000 numbers, or a rule that never fires, must
     // not stall the event loop.
+    const organizationId = principal.organizationId;
     const [phones, checkErrors] = await Promise.all([
-      this.workers.normalizePhoneNumbers(dto.client_phone_numbers),
-      this.workers.check(dto.frequency, timeZone, now),
+      this.workers.normalizePhoneNumbers(organizationId, dto.client_phone_numbers),
+      this.workers.check(organizationId, dto.frequency, timeZone, now),
     ]).catch((error: unknown) => {
-      if (error instanceof ToolWorkerPoolBusy) throw schedulerThreadBusy();
-      throw error;
+      throw schedulerThreadBusy(error);
     });
     const { schedule, errors: scheduleErrors } =
       checkErrors.length > 0
@@ -300,11 +299,11 @@ export class FollowUpsService {
     return this.findOne(organizationId, id);
   }
 
-  /** The next occurrences, expanded in a worker thread (SchedulerWorkers). */
-  async preview(query: SchedulePreviewQueryDto): Promise<number[]> {
+  /** The next occurrences, expanded in a worker thread (SchedulerWorkers), in the organization's turn. */
+  async preview(organizationId: string, query: SchedulePreviewQueryDto): Promise<number[]> {
     const count = query.count ?? DEFAULT_PREVIEW_COUNT;
     try {
-      const result = await this.workers.preview({
+      const result = await this.workers.preview(organizationId, {
         frequency: query.frequency,
         time_zone: query.time_zone ?? DEFAULT_TIME_ZONE,
         count,
@@ -313,8 +312,7 @@ export class FollowUpsService {
       if ('error' in result) throw validationFailed([result.error]);
       return result.occurrences;
     } catch (error) {
-      if (error instanceof ToolWorkerPoolBusy) throw schedulerThreadBusy();
-      if (!(error instanceof SchedulePreviewTimeout)) throw error;
+      if (!(error instanceof SchedulePreviewTimeout)) throw schedulerThreadBusy(error);
       throw validationFailed([
         {
           field: 'count',

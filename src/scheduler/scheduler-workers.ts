@@ -1,9 +1,12 @@
 import { Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { FieldError, ProblemException } from '../common/http/problem';
+import { Metrics } from '../metrics/metrics';
 import { ToolInput } from '../tools/execution/tool-executor';
 import {
   ToolWorkerBudgetExceeded,
   ToolWorkerPool,
+  ToolWorkerPoolBusy,
+  ToolWorkerUnavailable,
 } from '../tools/execution/worker-pool/tool-worker.pool';
 import {
   SCHEDULE_PREVIEW_MODULE,
@@ -31,13 +34,27 @@ const PHONE_NUMBERS_BUDGET_MS = 10_000;
 /** A preview that did not finish within its budget (the thread was stopped). */
 export class SchedulePreviewTimeout extends Error {}
 
-/** For HTTP callers: the scheduler thread is busy and its queue is full, `503` with `Retry-After`. */
-export const schedulerThreadBusy = () =>
-  new ProblemException(
-    'busy',
-    'The scheduler thread that checks schedules and phone numbers is busy; retry shortly.',
-    { headers: { 'Retry-After': '1' } },
-  );
+/**
+ * For HTTP callers: `503 busy` with `Retry-After` when the scheduler thread's queue (or the
+ * organization's share of it) is full, or when the thread cannot start; else `error` itself.
+ */
+export function schedulerThreadBusy(error: unknown): unknown {
+  if (error instanceof ToolWorkerPoolBusy) {
+    return new ProblemException(
+      'busy',
+      'The scheduler thread that checks schedules and phone numbers is busy; retry shortly.',
+      { headers: { 'Retry-After': '1' } },
+    );
+  }
+  if (error instanceof ToolWorkerUnavailable) {
+    return new ProblemException(
+      'busy',
+      'The scheduler thread that checks schedules and phone numbers cannot start at the moment; it is being started again. Retry shortly.',
+      { headers: { 'Retry-After': String(error.retryAfterSeconds) } },
+    );
+  }
+  return error;
+}
 
 /**
  * A task's whole time, waiting in the queue included: a safety net, since each task's time on the
@@ -49,11 +66,19 @@ const TASK_DEADLINE_MS = 30_000;
  * The scheduler's CPU-bound work, off the event loop: expanding schedules (a rare rule walks years
  * of calendar per occurrence, one that never fires can walk for minutes) and normalising a
  * follow-up's phone numbers. One thread of its own, started on first use; each task's time on
- * the thread is bounded, and a spent budget stops the thread.
+ * the thread is bounded, and a spent budget stops the thread. Every task names its organization:
+ * the queue serves organizations in turn and holds at most a quarter of its places for one.
  */
 @Injectable()
 export class SchedulerWorkers implements OnApplicationShutdown {
-  private readonly workers = new ToolWorkerPool(1, [SCHEDULE_PREVIEW_MODULE, PHONE_NUMBERS_MODULE]);
+  private readonly workers: ToolWorkerPool;
+
+  constructor(metrics: Metrics) {
+    this.workers = new ToolWorkerPool(1, [SCHEDULE_PREVIEW_MODULE, PHONE_NUMBERS_MODULE], {
+      name: 'scheduler',
+      ...metrics.workerPoolEvents('scheduler'),
+    });
+  }
 
   onApplicationShutdown(): Promise<void> {
     return this.workers.close();
@@ -63,9 +88,13 @@ export class SchedulerWorkers implements OnApplicationShutdown {
    * The occurrences, or the query's field error. Stops when `signal` (a tool execution's own)
    * aborts, at TOOL_EXECUTION_TIMEOUT_MS in all, or after PREVIEW_BUDGET_MS on the thread.
    */
-  async preview(task: SchedulePreviewTask, signal?: AbortSignal): Promise<SchedulePreviewResult> {
+  async preview(
+    organizationId: string,
+    task: SchedulePreviewTask,
+    signal?: AbortSignal,
+  ): Promise<SchedulePreviewResult> {
     try {
-      return await this.schedule(task, PREVIEW_BUDGET_MS, signal);
+      return await this.schedule(organizationId, task, PREVIEW_BUDGET_MS, signal);
     } catch (error) {
       if (error instanceof ToolWorkerBudgetExceeded || isTimeout(error)) {
         throw new SchedulePreviewTimeout(`took over ${PREVIEW_BUDGET_MS} ms`);
@@ -79,9 +108,15 @@ export class SchedulerWorkers implements OnApplicationShutdown {
    * can be found cheaply, so that the event loop, which then parses it again and computes each
    * next run, never meets a rule that costs more. Answers the field error, if any.
    */
-  async check(frequency: string, timeZone: string, anchorMs: number): Promise<FieldError[]> {
+  async check(
+    organizationId: string,
+    frequency: string,
+    timeZone: string,
+    anchorMs: number,
+  ): Promise<FieldError[]> {
     try {
       const result = await this.schedule(
+        organizationId,
         { frequency, time_zone: timeZone, count: 2, from: anchorMs },
         SCHEDULE_CHECK_BUDGET_MS,
       );
@@ -98,9 +133,13 @@ export class SchedulerWorkers implements OnApplicationShutdown {
   }
 
   /** E.164, deduplicated, each bad entry named (see normalizePhoneNumbers), in the thread. */
-  async normalizePhoneNumbers(numbers: readonly unknown[]): Promise<NormalizedPhoneNumbers> {
+  async normalizePhoneNumbers(
+    organizationId: string,
+    numbers: readonly unknown[],
+  ): Promise<NormalizedPhoneNumbers> {
     try {
       return (await this.run(
+        organizationId,
         NORMALIZE_PHONE_NUMBERS_TASK,
         { numbers: numbers as ToolInput[string] },
         PHONE_NUMBERS_BUDGET_MS,
@@ -115,11 +154,13 @@ export class SchedulerWorkers implements OnApplicationShutdown {
   }
 
   private async schedule(
+    organizationId: string,
     task: SchedulePreviewTask,
     budgetMs: number,
     signal?: AbortSignal,
   ): Promise<SchedulePreviewResult> {
     return (await this.run(
+      organizationId,
       SCHEDULE_PREVIEW_TASK,
       { ...task },
       budgetMs,
@@ -128,6 +169,7 @@ export class SchedulerWorkers implements OnApplicationShutdown {
   }
 
   private async run(
+    organizationId: string,
     name: string,
     input: ToolInput,
     budgetMs: number,
@@ -136,7 +178,7 @@ export class SchedulerWorkers implements OnApplicationShutdown {
     const timeoutMs = TASK_DEADLINE_MS;
     const deadline = AbortSignal.timeout(timeoutMs);
     const context = {
-      organizationId: '',
+      organizationId,
       agentId: '',
       toolId: '',
       toolCreatedBy: '',

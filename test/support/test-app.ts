@@ -9,6 +9,9 @@ import request from 'supertest';
 import { AppModule } from '../../src/app.module';
 import { configureApp } from '../../src/app.setup';
 import { Clock } from '../../src/common/clock';
+import { AppConfig } from '../../src/config/app-config';
+import { APP_CONFIG } from '../../src/config/config.module';
+import { readToolsConfig, TOOLS_CONFIG, ToolsConfig } from '../../src/tools/tools.config';
 import {
   adminQuery,
   copyEmbeddedTemplate,
@@ -52,7 +55,14 @@ const CONFIG_VARIABLE =
  */
 export async function startApp(
   overrides: Env = {},
-  { clock }: { clock?: Clock } = {},
+  {
+    clock,
+    tools,
+  }: {
+    clock?: Clock;
+    /** Changes the tools' configuration as read from the environment (a toolkit of the test's own). */
+    tools?: (config: ToolsConfig) => ToolsConfig;
+  } = {},
 ): Promise<TestApp> {
   const dataDir = overrides.DATA_DIR ?? mkdtempSync(join(tmpdir(), 'agentline-test-'));
   const logFile = join(dataDir, `test-${randomUUID()}.log`);
@@ -71,9 +81,16 @@ export async function startApp(
     if (CONFIG_VARIABLE.test(key)) delete process.env[key];
   for (const [key, value] of Object.entries(env)) if (value !== undefined) process.env[key] = value;
 
-  // Only time is replaced (when a test needs to move it); everything else is what production runs.
+  // Only time is replaced (when a test needs to move it), and configuration extended (a toolkit
+  // of the test's own); everything else is what production runs.
   let builder = Test.createTestingModule({ imports: [AppModule] });
   if (clock) builder = builder.overrideProvider(Clock).useValue(clock);
+  if (tools) {
+    builder = builder.overrideProvider(TOOLS_CONFIG).useFactory({
+      inject: [APP_CONFIG],
+      factory: (shared: AppConfig) => tools(readToolsConfig(process.env, shared)),
+    });
+  }
   const moduleRef = await builder.compile();
   const app = moduleRef.createNestApplication({ bodyParser: false, bufferLogs: true });
   configureApp(app);

@@ -84,7 +84,7 @@ export const PROBLEM_CODES = {
   },
   busy: {
     status: 503,
-    when: "The scheduler's worker thread (schedules and phone numbers) has a full queue; `Retry-After` says when to retry.",
+    when: "A worker thread cannot take the work now: the scheduler's (schedules and phone numbers) has a full queue, or the organization already holds its share of it; or the worker threads that run the scheduler's work or a CPU-bound tool cannot start (they are being started again). `Retry-After` says when to retry.",
   },
 } as const satisfies Record<string, { status: number; when: string }>;
 

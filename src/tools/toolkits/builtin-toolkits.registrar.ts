@@ -1,5 +1,6 @@
 import { Inject, Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { Clock } from '../../common/clock';
+import { Metrics } from '../../metrics/metrics';
 import { ToolExecutorRegistry } from '../execution/tool-executor.registry';
 import { ToolWorkerPool } from '../execution/worker-pool/tool-worker.pool';
 import { TOOLS_CONFIG, ToolsConfig } from '../tools.config';
@@ -43,11 +44,13 @@ export class BuiltinToolkitsRegistrar implements OnModuleInit, OnApplicationShut
     private readonly registry: ToolExecutorRegistry,
     private readonly clock: Clock,
     @Inject(TOOLS_CONFIG) private readonly config: ToolsConfig,
+    metrics: Metrics,
   ) {
     this.http = new ProviderHttpClient({ timeoutMs: config.toolExecution.timeoutMs });
     this.pool = new ToolWorkerPool(
       config.toolExecution.workerThreads,
       workerModules(config.toolkits),
+      { name: 'tools', ...metrics.workerPoolEvents('tools') },
     );
   }
 

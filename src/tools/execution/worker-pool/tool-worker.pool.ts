@@ -7,6 +7,7 @@ import {
   ToolExecutor,
   ToolInput,
 } from '../tool-executor';
+import { FairQueue } from './fair-queue';
 import { ToolWorkerMessage, ToolWorkerTask } from './tool-worker.messages';
 
 /**
@@ -24,10 +25,22 @@ const ENTRY = path.join(__dirname, `tool-worker.entry${path.extname(__filename)}
 
 /** A task refused when this many already wait: the pool is saturated, waiting would time out. */
 const MAX_QUEUED_PER_THREAD = 64;
+/**
+ * One organization's share of the queue: a quarter, so that its burst is refused for itself while
+ * the others still get in (and when the whole queue is full, see `makeRoom`).
+ */
+const MAX_QUEUED_PER_ORGANIZATION_PER_THREAD = 16;
+/**
+ * A thread that failed to start is started again after this delay, doubled after each failure in
+ * a row up to the maximum: a script that can never load costs one attempt every 10 s.
+ */
+const RESTART_DELAY_MS = { min: 100, max: 10_000 };
 /** A worker's heap: a hostile input ends the task (as failed), not the process. */
 const WORKER_HEAP_MB = 256;
 
 interface Task {
+  /** The organization whose sub-queue it waits in (empty for work of no organization). */
+  organization: string;
   message: ToolWorkerTask;
   signal: AbortSignal;
   resolve: (value: unknown) => void;
@@ -47,18 +60,41 @@ interface Slot {
   task?: Task;
 }
 
+/** Why a task was refused at once: the queue is full, the organization's share of it is, or no thread could start. */
+export type ToolWorkerRefusal = 'queue_full' | 'organization_full' | 'unavailable';
+
+export interface ToolWorkerPoolOptions {
+  /** Names the pool in logs and metrics (`tools`, `scheduler`). */
+  name?: string;
+  /** Delays before starting again a thread that failed to start (doubling from min to max). */
+  restartDelayMs?: { min: number; max: number };
+  /** Called for each thread that failed to start, with the delay before it is started again. */
+  onStartFailure?: (failure: { restartInMs: number }) => void;
+  /** Called for each task refused at once (for metrics). */
+  onRefusal?: (reason: ToolWorkerRefusal) => void;
+}
+
 /**
  * A fixed set of worker threads that run CPU-bound tools (the WORKER_TOOL_EXECUTORS of its
  * modules) one task per thread, so that no input can hold the event loop. An aborted task (the execution's
  * time-out) terminates its thread, which stops even a tool stuck in a loop; a fresh thread takes
- * its place. Tasks wait in a bounded queue when every thread is busy.
+ * its place. Tasks wait in a bounded queue when every thread is busy, one sub-queue per
+ * organization served in turn, so that one organization's burst cannot hold up the others. A
+ * thread that fails to start is started again later (see `startFailed`); meanwhile the tasks that
+ * have no thread to wait for are refused with ToolWorkerUnavailable.
  */
 export class ToolWorkerPool {
   private readonly logger = new Logger(ToolWorkerPool.name);
   private readonly slots: Slot[] = [];
-  private readonly queue: Task[] = [];
+  private readonly queue = new FairQueue<Task>();
   private closed = false;
   private started = false;
+  /** Thread starts that failed in a row (back to 0 when a thread loads): the restart delay grows with it. */
+  private failedStarts = 0;
+  /** Threads waiting to be started again, by when (performance.now()). */
+  private readonly restarts = new Map<NodeJS.Timeout, number>();
+  private readonly name: string;
+  private readonly restartDelayMs: { min: number; max: number };
 
   /**
    * @param modules absolute paths of the modules whose WORKER_TOOL_EXECUTORS the threads run
@@ -67,7 +103,11 @@ export class ToolWorkerPool {
   constructor(
     private readonly threads: number,
     private readonly modules: readonly string[],
-  ) {}
+    private readonly options: ToolWorkerPoolOptions = {},
+  ) {
+    this.name = options.name ?? 'tool';
+    this.restartDelayMs = options.restartDelayMs ?? RESTART_DELAY_MS;
+  }
 
   /**
    * Starts the threads; resolves when every one has loaded its executors. `run` starts them on
@@ -76,8 +116,9 @@ export class ToolWorkerPool {
    */
   async start(): Promise<void> {
     this.started = true;
-    while (this.slots.length < this.threads) this.slots.push(this.spawn());
+    while (this.slots.length + this.restarts.size < this.threads) this.spawn();
     await Promise.all(this.slots.map((slot) => slot.ready));
+    if (!this.slots.some((slot) => slot.loaded)) throw this.unavailable();
   }
 
   /** An executor that runs `name` in the pool. */
@@ -98,14 +139,20 @@ export class ToolWorkerPool {
   ): Promise<unknown> {
     if (this.closed) return Promise.reject(new Error('The tool worker pool is closed'));
     if (!this.started) void this.start().catch(() => undefined);
-    if (this.slots.length === 0) return Promise.reject(noThreadsError());
+    // Every thread failed to start and waits for its restart: nothing to wait for.
+    if (this.slots.length === 0) return Promise.reject(this.refuse('unavailable'));
     const { signal } = context;
     if (signal.aborted) return Promise.reject(abortError());
-    if (this.queue.length >= this.threads * MAX_QUEUED_PER_THREAD) {
-      return Promise.reject(new ToolWorkerPoolBusy());
+    const organization = context.organizationId;
+    if (this.queue.sizeOf(organization) >= this.threads * MAX_QUEUED_PER_ORGANIZATION_PER_THREAD) {
+      return Promise.reject(this.refuse('organization_full'));
+    }
+    if (this.queue.size >= this.threads * MAX_QUEUED_PER_THREAD && !this.makeRoom(organization)) {
+      return Promise.reject(this.refuse('queue_full'));
     }
     return new Promise((resolve, reject) => {
       const task: Task = {
+        organization,
         message: { name, input, context: workerContext(context) },
         signal,
         resolve,
@@ -118,7 +165,7 @@ export class ToolWorkerPool {
       };
       const onAbort = () => this.abort(task, abortError());
       signal.addEventListener('abort', onAbort, { once: true });
-      this.queue.push(task);
+      this.queue.push(organization, task);
       this.dispatch();
     });
   }
@@ -126,7 +173,9 @@ export class ToolWorkerPool {
   /** Terminates every thread; tasks still running or queued are rejected. */
   async close(): Promise<void> {
     this.closed = true;
-    for (const task of this.queue.splice(0)) settle(task, () => task.reject(closedError()));
+    for (const timer of this.restarts.keys()) clearTimeout(timer);
+    this.restarts.clear();
+    for (const task of this.queue.drain()) settle(task, () => task.reject(closedError()));
     await Promise.all(
       this.slots.splice(0).map((slot) => {
         if (slot.task) settle(slot.task, () => slot.task?.reject(closedError()));
@@ -135,16 +184,23 @@ export class ToolWorkerPool {
     );
   }
 
-  private spawn(): Slot {
-    const worker = new Worker(BOOTSTRAP, {
-      eval: true,
-      workerData: {
-        entry: ENTRY,
-        modules: this.modules,
-        tsNode: ENTRY.endsWith('.ts') ? require.resolve('ts-node') : undefined,
-      },
-      resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
-    });
+  /** Starts a thread into a new slot; one that cannot even be created counts as a failed start. */
+  private spawn(): void {
+    let worker: Worker;
+    try {
+      worker = new Worker(BOOTSTRAP, {
+        eval: true,
+        workerData: {
+          entry: ENTRY,
+          modules: this.modules,
+          tsNode: ENTRY.endsWith('.ts') ? require.resolve('ts-node') : undefined,
+        },
+        resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
+      });
+    } catch (error) {
+      this.startFailed(error);
+      return;
+    }
     // Threads never keep the process alive: shutdown closes the pool, a task in flight is lost.
     worker.unref();
     const slot: Slot = { worker, ready: Promise.resolve(), loaded: false };
@@ -152,6 +208,7 @@ export class ToolWorkerPool {
       worker.on('message', (message: ToolWorkerMessage) => {
         if (message.kind === 'ready') {
           slot.loaded = true;
+          this.threadLoaded();
           resolve();
           this.dispatch();
         } else this.answer(slot, message);
@@ -166,13 +223,13 @@ export class ToolWorkerPool {
       });
     });
     slot.ready.catch(() => undefined);
-    return slot;
+    this.slots.push(slot);
   }
 
-  /** Hands queued tasks to idle, loaded threads. */
+  /** Hands queued tasks to idle, loaded threads, each organization in turn. */
   private dispatch(): void {
     for (const slot of this.slots) {
-      if (this.queue.length === 0) return;
+      if (this.queue.size === 0) return;
       if (slot.task || !slot.loaded) continue;
       const task = this.queue.shift() as Task;
       slot.task = task;
@@ -205,9 +262,7 @@ export class ToolWorkerPool {
 
   /** The time-out: a queued task leaves the queue; a running one takes its thread down with it. */
   private abort(task: Task, reason: Error): void {
-    const queued = this.queue.indexOf(task);
-    if (queued >= 0) {
-      this.queue.splice(queued, 1);
+    if (this.queue.remove(task.organization, task)) {
       settle(task, () => task.reject(reason));
       return;
     }
@@ -230,37 +285,99 @@ export class ToolWorkerPool {
         ),
       );
     }
-    this.replace(slot);
+    this.replace(slot, error);
   }
 
   private exited(slot: Slot, code: number): void {
     if (!this.slots.includes(slot)) return;
     const task = slot.task;
     if (task) settle(task, () => task.reject(new Error(`A tool worker thread exited (${code})`)));
-    this.replace(slot);
+    this.replace(slot, new Error(`the thread exited with code ${code}`));
   }
 
   /**
-   * Retires a thread (terminating it if it still runs) and starts another in its place; not one
-   * that failed before loading, which would fail again (and again): that is logged, and when no
-   * thread is left the waiting tasks fail.
+   * Retires a thread (terminating it if it still runs) and starts another in its place, at once
+   * when it had loaded; one that failed before loading would likely fail again, so it is started
+   * again after a delay (`startFailed`).
    */
-  private replace(slot: Slot): void {
+  private replace(slot: Slot, error?: Error): void {
     const index = this.slots.indexOf(slot);
     if (index < 0) return;
+    this.slots.splice(index, 1);
     slot.task = undefined;
     void slot.worker.terminate();
-    if (!this.closed && slot.loaded) {
-      this.slots[index] = this.spawn();
-      return;
-    }
-    this.slots.splice(index, 1);
     if (this.closed) return;
-    this.logger.error('A tool worker thread failed to start; it is not replaced.');
-    if (this.slots.length === 0) {
-      for (const task of this.queue.splice(0)) settle(task, () => task.reject(noThreadsError()));
-    }
+    if (slot.loaded) this.spawn();
+    else this.startFailed(error ?? new Error('the thread stopped while starting'));
   }
+
+  /**
+   * A thread failed to start (its script threw while loading, a resource limit, the thread could
+   * not be created, it exited): logged once per run of failures, counted, and started again after
+   * a delay that doubles with each failure in a row, so that a script that can never load does
+   * not spin. When no thread is left to wait for, the queued tasks are refused now rather than
+   * left to time out.
+   */
+  private startFailed(error: unknown): void {
+    this.failedStarts += 1;
+    const { min, max } = this.restartDelayMs;
+    const delayMs = Math.min(max, min * 2 ** (this.failedStarts - 1));
+    this.options.onStartFailure?.({ restartInMs: delayMs });
+    if (this.failedStarts === 1) {
+      // The message only: a stack of the worker's loader says nothing more, and goes nowhere else.
+      this.logger.error(
+        `A ${this.name} worker thread failed to start (${describe(error)}); starting it again, at most every ${max} ms, until one starts. Its tasks are refused as busy meanwhile.`,
+      );
+    }
+    const timer = setTimeout(() => {
+      this.restarts.delete(timer);
+      if (!this.closed) this.spawn();
+    }, delayMs);
+    timer.unref();
+    this.restarts.set(timer, performance.now() + delayMs);
+    if (this.slots.length > 0) return;
+    for (const task of this.queue.drain())
+      settle(task, () => task.reject(this.refuse('unavailable')));
+  }
+
+  /** A thread loaded: a run of failed starts, if any, is over. */
+  private threadLoaded(): void {
+    if (this.failedStarts === 0) return;
+    this.logger.log(
+      `A ${this.name} worker thread started after ${this.failedStarts} failed start(s).`,
+    );
+    this.failedStarts = 0;
+  }
+
+  /**
+   * The queue is full: a task of an organization that holds fewer of its places than the largest
+   * holder (by two or more) takes the largest holder's newest place, which is refused as busy.
+   * So a burst cannot fill the queue for an organization that has nothing in it.
+   */
+  private makeRoom(organization: string): boolean {
+    const largest = this.queue.largest();
+    if (largest === undefined) return false;
+    if (this.queue.sizeOf(largest) < this.queue.sizeOf(organization) + 2) return false;
+    const evicted = this.queue.popNewest(largest) as Task;
+    settle(evicted, () => evicted.reject(this.refuse('queue_full')));
+    return true;
+  }
+
+  private refuse(reason: ToolWorkerRefusal): Error {
+    this.options.onRefusal?.(reason);
+    return reason === 'unavailable' ? this.unavailable() : new ToolWorkerPoolBusy();
+  }
+
+  /** No thread to run on: retry when the next restart is due (at least a second from now). */
+  private unavailable(): ToolWorkerUnavailable {
+    const next = Math.min(...this.restarts.values());
+    const waitMs = Number.isFinite(next) ? next - performance.now() : 0;
+    return new ToolWorkerUnavailable(Math.max(1, Math.ceil(waitMs / 1000)));
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 /** Settles a task once: a late answer after a time-out or a crash changes nothing. */
@@ -285,6 +402,17 @@ export class ToolWorkerPoolBusy extends ToolExecutionError {
   }
 }
 
+/**
+ * No thread of the pool could start (see ToolWorkerPool.startFailed): not the caller's fault and
+ * not a bug of the task, so HTTP callers answer `503 busy` with `Retry-After: retryAfterSeconds`.
+ */
+export class ToolWorkerUnavailable extends Error {
+  constructor(readonly retryAfterSeconds: number) {
+    super('No worker thread could start; they are being started again.');
+    this.name = 'ToolWorkerUnavailable';
+  }
+}
+
 /** A task that used up its thread-time budget (its thread was stopped). */
 export class ToolWorkerBudgetExceeded extends Error {
   constructor(readonly budgetMs: number) {
@@ -297,10 +425,6 @@ function abortError(): Error {
   const error = new Error('The tool execution was aborted');
   error.name = 'AbortError';
   return error;
-}
-
-function noThreadsError(): Error {
-  return new Error('No tool worker thread could start');
 }
 
 function closedError(): Error {
