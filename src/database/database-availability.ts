@@ -1,11 +1,8 @@
 import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { Clock } from '../common/clock';
 import { describeDatabaseError, isDatabaseUnavailable } from '../common/database-errors';
+import { DatabaseProbe } from './database-probe';
 
-/** A probe that takes longer than this counts as the database being away (readiness must be quick). */
-export const PROBE_TIMEOUT_MS = 2_000;
 /** While the database is away, how often this process looks whether it is back. */
 const RECOVERY_PROBE_INTERVAL_MS = 1_000;
 
@@ -24,7 +21,7 @@ export class DatabaseAvailability implements BeforeApplicationShutdown {
   private stopped = false;
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly databaseProbe: DatabaseProbe,
     private readonly clock: Clock,
   ) {}
 
@@ -43,7 +40,10 @@ export class DatabaseAvailability implements BeforeApplicationShutdown {
     if (this.outage && startedAt >= this.outage.since) this.markAvailable();
   }
 
-  /** `SELECT 1` within PROBE_TIMEOUT_MS; concurrent callers share the probe in flight. */
+  /**
+   * The database answers this process within PROBE_TIMEOUT_MS (DatabaseProbe: never behind a busy
+   * pool); concurrent callers share the probe in flight.
+   */
   probe(): Promise<boolean> {
     this.probing ??= this.runProbe().finally(() => (this.probing = undefined));
     return this.probing;
@@ -56,28 +56,15 @@ export class DatabaseAvailability implements BeforeApplicationShutdown {
 
   private async runProbe(): Promise<boolean> {
     const startedAt = this.clock.now();
-    let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<'timed out'>((resolve) => {
-      timer = setTimeout(() => resolve('timed out'), PROBE_TIMEOUT_MS);
-    });
-    try {
-      const answer = await Promise.race([
-        this.dataSource.query('SELECT 1').then(() => 'answered' as const),
-        timedOut,
-      ]);
-      if (answer === 'timed out') {
-        this.markUnavailable(`no answer within ${PROBE_TIMEOUT_MS} ms`);
-        return false;
-      }
+    const answer = await this.databaseProbe.check();
+    if (answer.up) {
       this.reportSuccess(startedAt);
       return true;
-    } catch (error) {
-      // Anything else (a pool that is shutting down) is not an outage, but not ready either.
-      this.reportFailure(error);
-      return false;
-    } finally {
-      clearTimeout(timer);
     }
+    // Anything else (a pool that is shutting down) is not an outage, but not ready either.
+    if (answer.error === undefined) this.markUnavailable(answer.reason);
+    else this.reportFailure(answer.error);
+    return false;
   }
 
   private markUnavailable(reason: string): void {

@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { DatabaseAvailability } from './database-availability';
+import { DatabaseProbe } from './database-probe';
 import { dataSourceOptions, openDataSource } from './data-source';
 import { Retention } from './retention';
 
@@ -26,7 +27,7 @@ import { Retention } from './retention';
       dataSourceFactory: async (options) => openDataSource(options!),
     }),
   ],
-  providers: [DatabaseAvailability, Retention],
-  exports: [DatabaseAvailability, Retention],
+  providers: [DatabaseProbe, DatabaseAvailability, Retention],
+  exports: [DatabaseProbe, DatabaseAvailability, Retention],
 })
 export class DatabaseModule {}

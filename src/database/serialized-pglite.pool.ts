@@ -23,6 +23,12 @@ export const EMBEDDED_SETTINGS = [
   'maintenance_work_mem=16MB',
 ];
 
+/** Who holds the embedded connection now: readiness tells a busy database from a stuck one. */
+export interface EmbeddedTurns {
+  /** performance.now() when the current holder got the connection; undefined while it is free. */
+  heldSince?: number;
+}
+
 type ConnectCallback = (error: unknown, client: PGlitePool | null, done: () => void) => void;
 type EndCallback = (error: unknown) => void;
 
@@ -34,7 +40,10 @@ type EndCallback = (error: unknown) => void;
  * runner at a time (from connect() until release()), which gives each transaction the isolation it
  * has on PostgreSQL. The pool also holds the DATA_DIR lock for as long as it is open.
  */
-export function serializedPGliteDriver(dataDir: string): { Pool: typeof PGlitePool } {
+export function serializedPGliteDriver(dataDir: string): {
+  Pool: typeof PGlitePool;
+  turns: EmbeddedTurns;
+} {
   // Before PGlite writes anything: DATA_DIR 0700, its files 0600 (see secureDataDir).
   const tightened = secureDataDir(dataDir);
   if (tightened > 0) {
@@ -43,6 +52,7 @@ export function serializedPGliteDriver(dataDir: string): { Pool: typeof PGlitePo
     );
   }
   let opened = false;
+  const turns: EmbeddedTurns = {};
   // The constructor registers the PGlite options for the shared instance typeorm-pglite creates.
   new PGliteDriver({
     dataDir: `${dataDir}/pgdata`,
@@ -59,10 +69,13 @@ export function serializedPGliteDriver(dataDir: string): { Pool: typeof PGlitePo
       const previous = this.tail;
       this.tail = previous.then(() => turn);
       await previous;
+      const heldSince = performance.now();
+      turns.heldSince = heldSince;
       let released = false;
       const done = (): void => {
         if (!released) {
           released = true;
+          if (turns.heldSince === heldSince) turns.heldSince = undefined;
           release();
         }
       };
@@ -84,5 +97,13 @@ export function serializedPGliteDriver(dataDir: string): { Pool: typeof PGlitePo
       });
     }
   }
-  return { Pool: SerializedPGlitePool };
+  return { Pool: SerializedPGlitePool, turns };
+}
+
+/** The turns of an embedded data source's connection; undefined on PostgreSQL. */
+export function embeddedTurns(options: { driver?: unknown }): EmbeddedTurns | undefined {
+  const driver = options.driver;
+  return typeof driver === 'object' && driver !== null && 'turns' in driver
+    ? (driver.turns as EmbeddedTurns)
+    : undefined;
 }

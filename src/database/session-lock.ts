@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
-import { Client } from 'pg';
 import type { DataSource } from 'typeorm';
 import type { PostgresConnectionOptions } from 'typeorm/driver/postgres/PostgresConnectionOptions';
+import { DedicatedConnection } from './dedicated-connection';
 
 /** The first key of every session lock (the second is the hashed name); see sessionLockHeld. */
 const SESSION_LOCK_SPACE = 7_331_002;
@@ -28,7 +28,7 @@ export const sessionLockHeld = (name: string) =>
  */
 export class SessionLock {
   private readonly logger = new Logger(SessionLock.name);
-  private client?: Client;
+  private connection?: DedicatedConnection;
   private embeddedHeld = false;
   private everLost = false;
   private holding?: Promise<void>;
@@ -45,7 +45,7 @@ export class SessionLock {
    * restart) cannot tell whether the others lost theirs to the same cause.
    */
   get unbroken(): boolean {
-    return !this.everLost && (this.embeddedHeld || this.client !== undefined);
+    return !this.everLost && (this.embeddedHeld || this.connection?.current !== undefined);
   }
 
   /** Takes the lock if it is not held (first call, or its connection was lost). */
@@ -58,9 +58,7 @@ export class SessionLock {
   async release(): Promise<void> {
     this.closed = true;
     await this.holding?.catch(() => undefined);
-    const client = this.client;
-    this.client = undefined;
-    await client?.end().catch(() => undefined);
+    await this.connection?.close();
   }
 
   private async take(): Promise<void> {
@@ -76,41 +74,27 @@ export class SessionLock {
       }
       return;
     }
-    if (this.client) return;
-    const client = new Client({
-      connectionString: options.url,
-      keepAlive: true,
-      application_name: 'agentline session lock',
+    this.connection ??= new DedicatedConnection(options.url, {
+      applicationName: 'agentline session lock',
+      config: { keepAlive: true },
+      prepare: (client) => client.query(lock, [this.name]),
+      onLost: (error) => {
+        this.everLost = true;
+        // One line, no stack: an outage is reported by DatabaseAvailability already.
+        if (error) {
+          this.logger.warn(
+            { reason: error.message },
+            'lost the session lock connection; it is taken again with the next heartbeat',
+          );
+        }
+      },
     });
-    const lost = () => {
-      if (this.client !== client) return;
-      this.client = undefined;
-      this.everLost = true;
-    };
-    // Without a listener an error on an idle client would crash the process.
-    client.on('error', (error) => {
-      // One line, no stack: an outage is reported by DatabaseAvailability already.
-      this.logger.warn(
-        { reason: error.message },
-        'lost the session lock connection; it is taken again with the next heartbeat',
-      );
-      lost();
-      void client.end().catch(() => undefined);
-    });
-    client.on('end', lost);
     try {
-      await client.connect();
-      await client.query(lock, [this.name]);
+      await this.connection.open();
     } catch (error) {
       // Never held at the first try counts as broken too: see unbroken.
       this.everLost = true;
-      await client.end().catch(() => undefined);
       throw error;
     }
-    if (this.closed) {
-      await client.end().catch(() => undefined);
-      return;
-    }
-    this.client = client;
   }
 }

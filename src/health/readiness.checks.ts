@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { HealthIndicatorService } from '@nestjs/terminus';
-import { DataSource } from 'typeorm';
 import { DatabaseAvailability } from '../database/database-availability';
+import { DatabaseProbe } from '../database/database-probe';
 import { SchedulerEngine } from '../scheduler/scheduler.engine';
 
 /** A scheduler whose last tick ended longer ago than this many tick intervals is stuck. */
@@ -17,29 +16,37 @@ export class ReadinessChecks {
     private readonly indicators: HealthIndicatorService,
     private readonly availability: DatabaseAvailability,
     private readonly engine: SchedulerEngine,
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly probe: DatabaseProbe,
   ) {}
 
+  /**
+   * Through DatabaseProbe: on PostgreSQL a connection of its own, so a pool whose connections are
+   * all busy still reads as ready; on the embedded database, a transaction that holds the one
+   * connection reads as busy (`busy_ms`) until it is stuck.
+   */
   async database() {
     const check = this.indicators.check('database');
-    return (await this.availability.probe())
-      ? check.up()
-      : check.down({ reason: 'it does not answer within 2 s' });
+    const [up, answer] = await Promise.all([this.availability.probe(), this.probe.check()]);
+    if (!up) {
+      return check.down({ reason: answer.up ? 'it does not answer' : answer.reason });
+    }
+    return answer.up && answer.busyForMs !== undefined
+      ? check.up({ busy_ms: answer.busyForMs })
+      : check.up();
   }
 
-  /** Pending migrations mean another version's schema: this replica would fail its queries. */
+  /**
+   * Pending migrations mean another version's schema: this replica would fail its queries. Read
+   * by the same probe (its own connection), so a busy pool does not fail this check either.
+   */
   async migrations() {
     const check = this.indicators.check('migrations');
-    if (!(await this.availability.probe())) {
-      return check.down({ reason: 'not checked while the database is away' });
-    }
-    try {
-      return (await this.dataSource.showMigrations())
-        ? check.down({ reason: 'some migrations are not applied' })
-        : check.up();
-    } catch {
-      return check.down({ reason: 'the migrations table cannot be read' });
-    }
+    const answer = await this.probe.check();
+    if (!answer.up) return check.down({ reason: 'not checked while the database is away' });
+    if (answer.pendingMigrations === undefined) return check.up({ checked: false });
+    return answer.pendingMigrations.length > 0
+      ? check.down({ reason: 'some migrations are not applied' })
+      : check.up();
   }
 
   scheduler() {

@@ -13,6 +13,7 @@ import { OAuth2AuthorizationService } from './oauth2/oauth2-authorization.servic
 import { OAuth2CallbackController } from './oauth2/oauth2-callback.controller';
 import { OAuth2GrantsService } from './oauth2/oauth2-grants.service';
 import { OAuth2ProviderRegistry } from './oauth2/oauth2-provider.registry';
+import { OAuth2RefreshWriter } from './oauth2/oauth2-refresh.writer';
 import { OAuth2TokenClient } from './oauth2/oauth2-token.client';
 import { BuiltinToolkitsRegistrar } from './toolkits/builtin-toolkits.registrar';
 import { readToolsConfig, TOOLS_CONFIG, ToolsConfig } from './tools.config';
@@ -47,6 +48,7 @@ import { ToolsService } from './tools.service';
       inject: [TOOLS_CONFIG],
       useFactory: (config: ToolsConfig) => new OAuth2TokenClient(config.oauth2.httpTimeoutMs),
     },
+    OAuth2RefreshWriter,
     OAuth2GrantsService,
     OAuth2AuthorizationService,
     { provide: OAuth2AccessTokens, useExisting: OAuth2GrantsService },

@@ -4,7 +4,8 @@
  * on 127.0.0.1:0 and prints `{"port": N}` on one line.
  *
  * Options: clientId, clientSecret, redirectUri, scopes (extra scope names it accepts),
- * accessTokenTtl (seconds).
+ * accessTokenTtl (seconds), rotateRefreshTokens (true: every refresh issues a new refresh token and
+ * consumes the old one; presenting a consumed one revokes the whole grant, as oidc-provider does).
  *
  * Besides the provider's own endpoints, the test steers it through POST /control (JSON body):
  *   { "consent": "grant" | "deny" }        what the next interactions answer (default grant)
@@ -141,6 +142,7 @@ server.listen(0, '127.0.0.1', () => {
     scopes: ['openid', 'offline_access', ...(options.scopes ?? [])],
     // Proves that the client sends a code_challenge and the matching code_verifier.
     pkce: { required: () => true },
+    ...(options.rotateRefreshTokens && { rotateRefreshToken: true }),
     features: { devInteractions: { enabled: false } },
     interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
     findAccount: (_ctx, accountId) => ({ accountId, claims: () => ({ sub: accountId }) }),

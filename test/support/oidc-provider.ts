@@ -9,6 +9,8 @@ export interface OidcProviderOptions {
   /** Scope names the server accepts besides openid and offline_access. */
   scopes: string[];
   accessTokenTtl?: number;
+  /** Every refresh issues a new refresh token; the old one is consumed (its reuse revokes the grant). */
+  rotateRefreshTokens?: boolean;
 }
 
 export interface OidcControl {

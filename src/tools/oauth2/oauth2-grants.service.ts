@@ -11,6 +11,7 @@ import { ResolvedAuthorizationRequirement } from '../catalog/tool-specification.
 import { OAuth2GrantEntity } from '../entities/oauth2-grant.entity';
 import { ToolEntity } from '../entities/tool.entity';
 import { OAuth2ProviderRegistry } from './oauth2-provider.registry';
+import { OAuth2RefreshWriter, RefreshedGrant } from './oauth2-refresh.writer';
 import { OAuth2TokenClient, OAuth2TokenSet } from './oauth2-token.client';
 
 /** Access tokens are refreshed when they expire within this margin, so a call never starts stale. */
@@ -57,6 +58,7 @@ export class OAuth2GrantsService {
     private readonly secrets: SecretBox,
     private readonly clock: Clock,
     private readonly metrics: Metrics,
+    private readonly writer: OAuth2RefreshWriter,
   ) {}
 
   async findByAgent(organizationId: string, agentId: string): Promise<OAuth2GrantEntity[]> {
@@ -79,6 +81,9 @@ export class OAuth2GrantsService {
     providerId: string,
   ): Promise<string | null> {
     const owner = { organizationId, agentId, providerId };
+    // Tokens this process refreshed and could not store yet are newer than the row.
+    const held = this.writer.pending(owner);
+    if (held) return this.heldAccessToken(held);
     const grant = await this.grants.findOneBy(owner);
     if (!grant || grant.status !== 'active' || grant.accessTokenEncrypted === null) return null;
     if (!expiresWithin(grant, this.clock.now(), REFRESH_MARGIN_MS)) {
@@ -138,13 +143,39 @@ export class OAuth2GrantsService {
     });
   }
 
+  /**
+   * Refreshes under the grant row's lock (`FOR UPDATE`): of replicas that refresh at once, one
+   * calls the provider and the others read its result. The new tokens are stored in the same
+   * transaction before they are answered; if that write or its commit fails, they are answered
+   * from memory and the write is retried (OAuth2RefreshWriter), since the provider may already have
+   * consumed the refresh token the row holds.
+   */
   private async refresh(owner: GrantOwner): Promise<string | null> {
+    let refreshed: RefreshedGrant | undefined;
+    try {
+      const answer = await this.refreshLocked(owner, (issued) => (refreshed = issued));
+      if (refreshed) this.writer.committed(refreshed);
+      return answer;
+    } catch (error) {
+      if (!refreshed) throw error;
+      this.writer.retry(refreshed, error);
+      return refreshed.accessToken;
+    }
+  }
+
+  private async refreshLocked(
+    owner: GrantOwner,
+    onIssued: (refreshed: RefreshedGrant) => void,
+  ): Promise<string | null> {
     return this.dataSource.transaction(async (db) => {
       const grant = await db.findOne(OAuth2GrantEntity, {
         where: { ...owner },
         lock: { mode: 'pessimistic_write' },
       });
       if (!grant || grant.status !== 'active' || grant.accessTokenEncrypted === null) return null;
+      // This process refreshed while this call waited for the lock, and holds what it has not stored.
+      const held = this.writer.pending(owner);
+      if (held) return this.heldAccessToken(held);
       const now = this.clock.now();
       const current = expiresWithin(grant, now, 0)
         ? null
@@ -162,32 +193,18 @@ export class OAuth2GrantsService {
         this.secrets.decrypt(grant.refreshTokenEncrypted, tokenAad(owner, 'refresh_token')),
       );
       if (outcome.kind === 'issued') {
-        const { tokens } = outcome;
-        await db.update(
-          OAuth2GrantEntity,
-          { id: grant.id, organizationId: owner.organizationId },
-          {
-            accessTokenEncrypted: this.secrets.encrypt(
-              tokens.accessToken,
-              tokenAad(owner, 'access_token'),
-            ),
-            // Providers that rotate refresh tokens send a new one; the others keep the old valid.
-            ...(tokens.refreshToken && {
-              refreshTokenEncrypted: this.secrets.encrypt(
-                tokens.refreshToken,
-                tokenAad(owner, 'refresh_token'),
-              ),
-            }),
-            ...(tokens.scopes && { scopes: tokens.scopes }),
-            tokenType: tokens.tokenType ?? grant.tokenType,
-            expiresAt:
-              tokens.expiresIn === undefined ? null : new Date(now + tokens.expiresIn * 1000),
-            updatedAt: new Date(now),
-          },
+        const refreshed = this.sealRefreshed(
+          owner,
+          grant,
+          grant.accessTokenEncrypted,
+          outcome.tokens,
+          now,
         );
+        onIssued(refreshed);
         this.metrics.oauth2Refreshes.inc({ outcome: 'refreshed' });
         this.logger.log({ provider: owner.providerId, grant: grant.id }, 'access token refreshed');
-        return tokens.accessToken;
+        await this.writer.write(db, refreshed);
+        return refreshed.accessToken;
       }
       if (outcome.kind === 'invalid_grant') {
         const reason = `${outcome.reason}; authorize again with POST /v1/tools/{id}/authorize`;
@@ -213,6 +230,55 @@ export class OAuth2GrantsService {
       this.logger.warn({ provider: owner.providerId, reason: outcome.reason }, 'refresh failed');
       return current;
     });
+  }
+
+  /**
+   * What a refresh issued, sealed for the grant row. Providers that rotate refresh tokens send a
+   * new one; the others keep the old one valid.
+   */
+  private sealRefreshed(
+    owner: GrantOwner,
+    grant: OAuth2GrantEntity,
+    replaces: string,
+    tokens: OAuth2TokenSet,
+    now: number,
+  ): RefreshedGrant {
+    const expiresAt =
+      tokens.expiresIn === undefined ? null : new Date(now + tokens.expiresIn * 1000);
+    return {
+      owner,
+      grantId: grant.id,
+      replaces,
+      accessToken: tokens.accessToken,
+      expiresAt,
+      columns: {
+        accessTokenEncrypted: this.secrets.encrypt(
+          tokens.accessToken,
+          tokenAad(owner, 'access_token'),
+        ),
+        ...(tokens.refreshToken && {
+          refreshTokenEncrypted: this.secrets.encrypt(
+            tokens.refreshToken,
+            tokenAad(owner, 'refresh_token'),
+          ),
+        }),
+        ...(tokens.scopes && { scopes: tokens.scopes }),
+        tokenType: tokens.tokenType ?? grant.tokenType,
+        expiresAt,
+        updatedAt: new Date(now),
+      },
+    };
+  }
+
+  /**
+   * A refreshed access token not stored yet is answered while it has not expired: using it cannot
+   * hurt the grant (providers invalidate refresh tokens when they issue new ones, never when an
+   * access token is used), and the refresh token it came with is the one being stored.
+   */
+  private heldAccessToken(held: RefreshedGrant): string | null {
+    return held.expiresAt === null || held.expiresAt.getTime() > this.clock.now()
+      ? held.accessToken
+      : null;
   }
 
   private requirementOf(tool: ToolEntity): ResolvedAuthorizationRequirement | undefined {
