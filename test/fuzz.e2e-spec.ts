@@ -8,7 +8,7 @@ import {
   postToWebhook,
   whatsappNotification,
 } from './support/meta-webhooks';
-import { bearer, startApp, TestApp, tokenFor } from './support/test-app';
+import { bearer, newOrganization, startApp, TestApp, tokenFor } from './support/test-app';
 
 /**
  * Property: whatever JSON, strings or numbers arrive in any operation's body, query or path, the
@@ -164,8 +164,6 @@ describe('Fuzz: no input gives a 5xx (e2e)', () => {
   let auth: Record<string, string>;
   let operations: Operation[];
   const ids: Record<string, string[]> = { tools: [], whatsapp: [], messanger: [], followUps: [] };
-  /** The Meta accounts of the channels: the WhatsApp phone number id and the Page id. */
-  const accounts = { whatsapp: '', messanger: '' };
   const stats = { requests: 0, serverErrors: 0, byStatus: new Map<number, number>() };
   const isolation = {
     notifications: 0,
@@ -213,7 +211,6 @@ describe('Fuzz: no input gives a 5xx (e2e)', () => {
       .send(aWhatsappChannel())
       .expect(201);
     ids.whatsapp.push(whatsapp.body.data.id);
-    accounts.whatsapp = whatsapp.body.data.number_id;
     const messanger = await t
       .http()
       .post('/v1/channels/messanger')
@@ -221,7 +218,6 @@ describe('Fuzz: no input gives a 5xx (e2e)', () => {
       .send(aMessangerChannel())
       .expect(201);
     ids.messanger.push(messanger.body.data.id);
-    accounts.messanger = messanger.body.data.user_id;
     const followUp = await t
       .http()
       .post('/v1/scheduler/follow-up/whatsapp')
@@ -508,6 +504,27 @@ describe('Fuzz: no input gives a 5xx (e2e)', () => {
       'applies the readable message beside hostile items on the first processing, and retries nothing',
       async () => {
         const db = t.app.get(DataSource);
+        // Channels of their own: the fuzz above may have changed the shared ones (a PUT can set
+        // an app_secret, which then alone verifies that channel, or move its number id).
+        const owner = bearer(tokenFor({ org: newOrganization() }));
+        const own = {
+          whatsapp: (
+            await t
+              .http()
+              .post('/v1/channels/whatsapp')
+              .set(owner)
+              .send(aWhatsappChannel())
+              .expect(201)
+          ).body.data as { id: string; number_id: string },
+          messanger: (
+            await t
+              .http()
+              .post('/v1/channels/messanger')
+              .set(owner)
+              .send(aMessangerChannel())
+              .expect(201)
+          ).body.data as { id: string; user_id: string },
+        };
         let sequence = 0;
         await fc.assert(
           fc.asyncProperty(notification, async (generated) => {
@@ -523,7 +540,7 @@ describe('Fuzz: no input gives a 5xx (e2e)', () => {
               };
               const messages = [...generated.messages];
               messages.splice(generated.at % (messages.length + 1), 0, readable);
-              payload = whatsappNotification(accounts.whatsapp, {
+              payload = whatsappNotification(own.whatsapp.number_id, {
                 messages,
                 statuses: generated.statuses,
               });
@@ -534,10 +551,10 @@ describe('Fuzz: no input gives a 5xx (e2e)', () => {
                 timestamp: Date.now(),
                 message: { mid: good, text: 'readable' },
               });
-              payload = messangerNotification(accounts.messanger, '6543210987', events);
+              payload = messangerNotification(own.messanger.user_id, '6543210987', events);
               isolation.items += generated.events.length;
             }
-            const channelId = ids[generated.kind][0];
+            const channelId = own[generated.kind].id;
             await postToWebhook(t, generated.kind, channelId, payload, META_SECRET).expect(200);
             isolation.notifications++;
             const [row] = await eventually(async () => {
