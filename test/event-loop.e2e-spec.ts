@@ -313,6 +313,24 @@ describe('Event loop under hostile tool input (e2e)', () => {
     }
   });
 
+  it('answers /health within 200 ms while a typed field holds 145 objects of 1,000 keys', async () => {
+    // Each object is within the per-object bound; together they cost class-transformer 250 ms.
+    const channel = (
+      await t.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201)
+    ).body.data as { id: string };
+    const body = aFollowUp(channel.id, {
+      client_phone_numbers: Array.from({ length: 145 }, () => manyKeys(1_000)),
+    });
+    const { res, healthMs } = await healthWhile(
+      t.http().post('/v1/scheduler/follow-up/whatsapp').set(auth).send(body),
+    );
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toEqual([
+      { field: 'client_phone_numbers', message: 'must not hold more than 1000 keys in all' },
+    ]);
+    expect(healthMs.filter((ms) => ms >= HEALTH_WITHIN_MS)).toEqual([]);
+  });
+
   it('answers /health within 200 ms while one connection sends such bodies back to back', async () => {
     const payloads = (await manyKeyBodies()).map(({ path, body }) => ({
       path,
@@ -340,7 +358,12 @@ describe('Event loop under hostile tool input (e2e)', () => {
     );
     expect(sent).toBeGreaterThan(1);
     expect(new Set(refused)).toEqual(new Set([400]));
-    expect(healthMs.filter((ms) => ms >= HEALTH_WITHIN_MS)).toEqual([]);
+    // Hundreds of probes: one that the machine itself delayed (another process on the CPU) is not
+    // a request holding the loop, which made nearly every probe slow (issue 17: 97.9% over 1 s).
+    const slow = healthMs.filter((ms) => ms >= HEALTH_WITHIN_MS);
+    expect(healthMs.length).toBeGreaterThan(50);
+    expect(slow.length).toBeLessThanOrEqual(Math.floor(healthMs.length / 100));
+    expect(slow.filter((ms) => ms >= 1_000)).toEqual([]);
   });
 
   /** POSTs a JSON text through `agent` (one kept-alive connection) and answers the status. */

@@ -76,7 +76,14 @@ export class SessionLock {
     }
     this.connection ??= new DedicatedConnection(options.url, {
       applicationName: 'agentline session lock',
-      config: { keepAlive: true },
+      // The pool's connect time-out: a host that drops packets must not hold this open for the
+      // operating system's SYN retries (minutes).
+      config: {
+        keepAlive: true,
+        connectionTimeoutMillis:
+          (options.extra as { connectionTimeoutMillis?: number } | undefined)
+            ?.connectionTimeoutMillis ?? 5_000,
+      },
       prepare: (client) => client.query(lock, [this.name]),
       onLost: (error) => {
         this.everLost = true;

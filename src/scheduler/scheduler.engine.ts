@@ -93,9 +93,10 @@ export class SchedulerEngine implements OnApplicationBootstrap, BeforeApplicatio
     this.beating ??= (async () => {
       const held = this.worker.heldClaims();
       try {
-        // Before the beat. Without it the process still works, but never judges by sessions
-        // (reapAbandoned): it could not tell its own cut from another's.
-        await this.sessionLock.hold().catch((error: unknown) => {
+        // Beside the beat, never before it: a connection that takes long to open must not stop
+        // the beat (the others would take this process's calls over). Without the lock the
+        // process still works, but never judges by sessions (reapAbandoned).
+        void this.sessionLock.hold().catch((error: unknown) => {
           if (!this.availability.reportFailure(error) && !this.beatFailing) {
             this.logger.warn({ reason: String(error) }, 'could not take the session lock');
           }

@@ -131,8 +131,9 @@ export class ChannelConversations {
    * writes the id, then applies the statuses stored for it). Each takes these locks in its
    * transaction, before reading what the other writes, and holds them until it commits; so
    * whichever commits second sees the first's work. Without them each could read before the
-   * other committed, and the status was stored but never applied (issue 17). Locks are taken in
-   * one order, so two such transactions cannot deadlock on them.
+   * other committed, and the status was stored but never applied (issue 17). Each transaction
+   * takes all its locks in one call, sorted (the webhook's for every status of a notification,
+   * the outcome's for its whole batch), so two such transactions cannot wait on each other.
    */
   async lockMessages(
     db: EntityManager,

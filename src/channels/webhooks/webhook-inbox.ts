@@ -478,6 +478,7 @@ export class WebhookInbox implements OnApplicationBootstrap, OnApplicationShutdo
     if (parsed.unreadable) return unreadable('unexpected_shape', parsed.unreadable);
     const setAside = [...parsed.setAside];
     const routed = new Map<string, Route>();
+    await this.lockStatusedMessages(db, channel, parsed.read, routed);
     for (const item of parsed.read) {
       const target = await this.routeTo(db, channel, item.event.account, routed);
       const refusal: ItemRefusal | undefined =
@@ -496,6 +497,29 @@ export class WebhookInbox implements OnApplicationBootstrap, OnApplicationShutdo
         setAside.push({ path: item.path, item: item.item, content: item.content, ...refusal });
     }
     return { setAside };
+  }
+
+  /**
+   * Every message a status of this notification is about, locked at once and in one order before
+   * any item applies (see ChannelConversations.lockMessages): locked status by status, a
+   * notification with statuses for m2 then m1 waited in a cycle with a send's outcome locking m1
+   * and m2.
+   */
+  private async lockStatusedMessages(
+    db: EntityManager,
+    channel: WebhookChannel,
+    items: readonly ReadItem[],
+    routed: Map<string, Route>,
+  ): Promise<void> {
+    const messages: { channelId: string; messageId: string }[] = [];
+    for (const { event } of items) {
+      if (event.kind !== 'status' || !('ids' in event.messages)) continue;
+      const target = await this.routeTo(db, channel, event.account, routed);
+      if (typeof target === 'string') continue;
+      for (const messageId of event.messages.ids)
+        messages.push({ channelId: target.id, messageId });
+    }
+    await this.conversations.lockMessages(db, messages);
   }
 
   /**
@@ -632,12 +656,7 @@ export class WebhookInbox implements OnApplicationBootstrap, OnApplicationShutdo
       'ids' in status.messages
         ? status.messages.ids
         : [`watermark:${status.messages.recipient}:${status.messages.watermark}`];
-    if ('ids' in status.messages) {
-      await this.conversations.lockMessages(
-        db,
-        status.messages.ids.map((messageId) => ({ channelId: channel.id, messageId })),
-      );
-    }
+    // Its messages were locked with the notification's others (lockStatusedMessages).
     const fresh = returnedRows<{ message_id: string }>(
       await db.query(
         `INSERT INTO channel_message_statuses (channel_id, message_id, status, at)

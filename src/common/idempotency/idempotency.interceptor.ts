@@ -116,8 +116,6 @@ export class IdempotencyInterceptor implements NestInterceptor {
           case 'in_progress':
             throw new ProblemException('idempotency_key_in_use', KEY_IN_USE);
           case 'claimed':
-            // Its resource was committed by an earlier run: the answer describes that work.
-            if (claim.resourceId !== null) response.setHeader('Idempotent-Replayed', 'true');
             (request as IdempotencyHolder)[IDEMPOTENT_REQUEST] = {
               organizationId,
               key,
@@ -132,6 +130,8 @@ export class IdempotencyInterceptor implements NestInterceptor {
               // IN_PROGRESS_MS) rather than freed for a second run of work that was done.
               mergeMap(async (body: unknown) => {
                 await this.keys.complete(organizationId, key, status, JSON.stringify(body));
+                // Its resource was committed by an earlier run: the answer describes that work.
+                if (claim.resourceId !== null) response.setHeader('Idempotent-Replayed', 'true');
                 return body;
               }),
             );

@@ -1,8 +1,9 @@
 import type { RetentionPolicy } from '../../database/retention';
 
 /**
- * The attempt history of finished deliveries (sent, delivered, read, failed, skipped, cancelled:
- * none goes back to pending). A pending or sending delivery keeps all of its attempts: the outbox
+ * The attempt history of finished deliveries (sent, delivered, read, failed, skipped, cancelled;
+ * a sent one goes back to pending only on a 131047 `failed` status, days before retention could
+ * reach it). A pending or sending delivery keeps all of its attempts: the outbox
  * still writes them, and they explain a repeat. The delivery itself, with its outcome, stays.
  */
 export const DELIVERY_ATTEMPTS_RETENTION: RetentionPolicy = {

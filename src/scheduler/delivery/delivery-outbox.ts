@@ -1,4 +1,4 @@
-import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { Injectable, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { ChannelDeactivation, ChannelMessageSender } from '../../channels/channel-message-sender';
@@ -154,8 +154,6 @@ interface ClaimRow {
  */
 @Injectable()
 export class DeliveryOutbox implements OnModuleInit {
-  private readonly logger = new Logger(DeliveryOutbox.name);
-
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly channels: ChannelMessageSender,
@@ -377,26 +375,9 @@ export class DeliveryOutbox implements OnModuleInit {
             ]
           : [],
       );
-    if (!this.events.enabled) {
-      const written = await this.dataSource.transaction(async (db) => {
-        await db.query(`SELECT ${INDEX_PLANS}`);
-        const result = (await db.query(sql, parameters)) as Written;
-        // Held to the commit: a status being stored for these ids commits first (and is read
-        // below), or waits for this commit (and then finds the ids itself).
-        await this.statuses.lockSent(db, sent(result));
-        return result;
-      });
-      // The statuses Meta sent before these outcomes were written are applied now, after the
-      // commit: a status committed before that is read here, a later one finds the row itself
-      // (applying is forward only), and one in between waited for the locks above.
-      await this.statuses.catchUp(this.dataSource.manager, sent(written)).catch((error: unknown) =>
-        // The outcome stands; only the status that overtook it is not applied to the delivery.
-        this.logger.warn({ err: error }, 'could not apply statuses received before their sends'),
-      );
-      return written.filter((row) => !row.held).map((row) => row.id);
-    }
-    // With agent events on, in one transaction with the outcomes: the events of settled outcomes,
-    // and the statuses Meta sent before a send's outcome was written (they find the row now).
+    // One transaction: the outcomes; the locks on their Meta ids, held to the commit, so that a
+    // status being stored for one of them either committed first (and is read by catchUp) or
+    // waits for this commit (and then finds the id itself); the agent events of settled outcomes.
     const written: Written = await this.dataSource.transaction(async (db) => {
       await db.query(`SELECT ${INDEX_PLANS}`);
       const result = (await db.query(sql, parameters)) as Written;
