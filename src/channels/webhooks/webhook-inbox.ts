@@ -12,6 +12,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { AgentEventsOutbox } from '../../agent-events/agent-events.outbox';
 import { Clock } from '../../common/clock';
 import { isRefusedValue } from '../../common/database-errors';
+import { escapeUnstorable } from '../../common/http/input-guards';
 import { SecretBox } from '../../common/crypto/secret-box';
 import { isUuid, uuidv7 } from '../../common/ids';
 import { toIso } from '../../common/time';
@@ -137,11 +138,6 @@ function setAsideContent(content: unknown): string {
   return /[\ud800-\udbff]$/.test(cut) ? cut.slice(0, -1) : cut;
 }
 
-/** An error's text, storable: a NUL or an unpaired surrogate PostgreSQL echoed back is escaped. */
-const storableText = (text: string): string =>
-  // eslint-disable-next-line no-control-regex -- NUL is what it escapes
-  text.replace(/\u0000/g, '\\u0000').toWellFormed();
-
 /**
  * An item whose content PostgreSQL refused, or that JavaScript could not convert (a date out of
  * range), fails the same way on every try: it is set aside. Anything else (the connection, a
@@ -149,13 +145,16 @@ const storableText = (text: string): string =>
  */
 function refusedContent(error: unknown): ItemRefusal | undefined {
   if (error instanceof RangeError) {
-    return { reason: 'database_refused', detail: storableText(`unconvertible: ${error.message}`) };
+    return {
+      reason: 'database_refused',
+      detail: escapeUnstorable(`unconvertible: ${error.message}`),
+    };
   }
   if (!isRefusedValue(error)) return undefined;
   const { code, message } = error as { code?: unknown; message?: unknown };
   return {
     reason: 'database_refused',
-    detail: storableText(`PostgreSQL refused it (${String(code)}): ${String(message)}`).slice(
+    detail: escapeUnstorable(`PostgreSQL refused it (${String(code)}): ${String(message)}`).slice(
       0,
       500,
     ),
@@ -442,7 +441,7 @@ export class WebhookInbox implements OnApplicationBootstrap, OnApplicationShutdo
         row.id,
         attempts,
         toIso(now + retryDelayMs(attempts)),
-        storableText(message).slice(0, 2000),
+        escapeUnstorable(message).slice(0, 2000),
         giveUp,
       ],
     );

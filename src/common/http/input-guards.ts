@@ -232,7 +232,7 @@ export function findUnacceptableValue(value: unknown, root = ''): UnacceptableVa
         const keyReason = unstorableText(key);
         if (keyReason) {
           // The key itself is the problem: escaped, so the answer stays valid UTF-8 JSON text.
-          return { field: escapeText(fieldPath(at, root)), reason: keyReason };
+          return { field: escapeUnstorable(fieldPath(at, root)), reason: keyReason };
         }
         const item = record[key];
         if (item !== null && typeof item === 'object') pending.push([item, at]);
@@ -246,8 +246,8 @@ export function findUnacceptableValue(value: unknown, root = ''): UnacceptableVa
   return undefined;
 }
 
-/** NUL and unpaired surrogates written as JSON escapes (`\\u0000`). */
-function escapeText(text: string): string {
+/** NUL and unpaired surrogates written as JSON escapes (`\\u0000`): text PostgreSQL can store. */
+export function escapeUnstorable(text: string): string {
   return text.replace(
     // eslint-disable-next-line no-control-regex -- NUL is what it escapes
     /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g,

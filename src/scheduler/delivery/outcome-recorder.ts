@@ -1,9 +1,7 @@
 import { Logger } from '@nestjs/common';
+import { databaseRetryDelayMs } from '../../common/backoff';
 import { DatabaseAvailability } from '../../database/database-availability';
 import { DeliveryOutbox, DeliveryOutcome } from './delivery-outbox';
-
-/** Waits between attempts to write outcomes while the database is away; the last one repeats. */
-const RETRY_DELAYS_MS = [100, 250, 500, 1_000];
 
 interface Waiting {
   outcome: DeliveryOutcome;
@@ -78,7 +76,7 @@ export class OutcomeRecorder {
             'could not record delivery outcomes; keeping them and trying again',
           );
         }
-        const delay = RETRY_DELAYS_MS[Math.min(attempt, RETRY_DELAYS_MS.length - 1)];
+        const delay = databaseRetryDelayMs(attempt);
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, delay);
           this.wakeRetry = () => {

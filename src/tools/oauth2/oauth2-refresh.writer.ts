@@ -2,11 +2,10 @@ import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
+import { databaseRetryDelayMs } from '../../common/backoff';
 import { DatabaseAvailability } from '../../database/database-availability';
 import { OAuth2GrantEntity } from '../entities/oauth2-grant.entity';
 
-/** Waits between attempts to store refreshed tokens; the last one repeats. */
-const RETRY_DELAYS_MS = [100, 250, 500, 1_000];
 /**
  * Failures that are not an outage (the database answered and refused) are tried this many times:
  * about 7 s. Through an outage the write is retried for as long as the process runs.
@@ -91,7 +90,7 @@ export class OAuth2RefreshWriter implements BeforeApplicationShutdown {
   private async retryUntilStored(refreshed: RefreshedGrant): Promise<void> {
     let refused = 0;
     for (let attempt = 0; !this.stopped; attempt++) {
-      await this.sleep(RETRY_DELAYS_MS[Math.min(attempt, RETRY_DELAYS_MS.length - 1)]);
+      await this.sleep(databaseRetryDelayMs(attempt));
       if (this.stopped || this.pending(refreshed.owner) !== refreshed) return;
       try {
         await this.update(this.dataSource.manager, refreshed);
