@@ -19,7 +19,15 @@ export interface EventLoopMonitorOptions {
   warnEveryMs: number;
   /** Where warnings go; the Nest logger by default. */
   warn?: (message: string) => void;
+  /** The delay histogram; Node's own by default (tests give a recorded one). */
+  histogram?: EventLoopDelayHistogram;
 }
+
+/** The part of perf_hooks' IntervalHistogram this monitor reads. */
+export type EventLoopDelayHistogram = Pick<
+  IntervalHistogram,
+  'count' | 'max' | 'percentile' | 'reset' | 'enable' | 'disable'
+>;
 
 const DEFAULT_OPTIONS: EventLoopMonitorOptions = {
   windowMs: 10_000,
@@ -38,7 +46,7 @@ const NS_PER_MS = 1e6;
 export class EventLoopMonitor implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(EventLoopMonitor.name);
   private readonly options: EventLoopMonitorOptions;
-  private readonly histogram: IntervalHistogram;
+  private readonly histogram: EventLoopDelayHistogram;
   private timer?: NodeJS.Timeout;
   private windowStartedAt = 0;
   private last?: EventLoopLag;
@@ -50,7 +58,7 @@ export class EventLoopMonitor implements OnModuleInit, OnModuleDestroy {
   ) {
     this.options = { ...DEFAULT_OPTIONS, ...options };
     // 10 ms resolution: finer costs timer wake-ups and says nothing more about a stall.
-    this.histogram = monitorEventLoopDelay({ resolution: 10 });
+    this.histogram = options.histogram ?? monitorEventLoopDelay({ resolution: 10 });
   }
 
   onModuleInit(): void {
