@@ -25,6 +25,13 @@ export const aFollowUp = (channelId: string, overrides: Record<string, unknown> 
   ...overrides,
 });
 
+/** A message to send now; a template instead of the text when `overrides` names one. */
+export const anOutgoingMessage = (overrides: Record<string, unknown> = {}) => ({
+  to: '+34612345678',
+  ...('template' in overrides ? {} : { text: 'Hello' }),
+  ...overrides,
+});
+
 export const aTool = (overrides: Record<string, unknown> = {}) => ({
   agent_id: 'agent-1',
   name: 'Math.Calculate',

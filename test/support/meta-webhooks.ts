@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import type { TestApp } from './test-app';
 
 /** A WhatsApp Business Account notification for one phone number id. */
@@ -22,6 +22,39 @@ export const whatsappNotification = (
       ],
     },
   ],
+});
+
+/** Meta's timestamps: whole seconds, as a string. */
+const metaSeconds = (ms: number) => String(Math.floor(ms / 1000));
+
+/** A client's text message as a WhatsApp notification carries it; `at` is when it was written. */
+export const aWhatsappText = ({
+  body = 'Hello',
+  at = Date.now(),
+  ...fields
+}: { body?: string; at?: number; from?: string; id?: string; timestamp?: string } = {}) => ({
+  from: '34612345678',
+  id: `wamid.${randomUUID()}`,
+  timestamp: metaSeconds(at),
+  type: 'text',
+  text: { body },
+  ...fields,
+});
+
+/** The status of a message sent (`id`, its wamid) as a WhatsApp notification carries it. */
+export const aWhatsappStatus = (
+  id: string,
+  status: string,
+  {
+    at = Date.now(),
+    ...fields
+  }: { at?: number; recipient_id?: string; errors?: unknown[]; timestamp?: string } = {},
+) => ({
+  id,
+  status,
+  timestamp: metaSeconds(at),
+  recipient_id: '34612345678',
+  ...fields,
 });
 
 /** A Messenger page notification: `events` are `entry[0].messaging[]` items from `psid`. */
@@ -50,7 +83,7 @@ export const metaSignature = (raw: string | Buffer, secret: string) =>
 
 /** POSTs a notification to a channel's webhook as Meta does: JSON, signed with `secret`. */
 export function postToWebhook(
-  app: TestApp,
+  app: Pick<TestApp, 'http'>,
   kind: 'whatsapp' | 'messanger',
   channelId: string,
   payload: unknown,
