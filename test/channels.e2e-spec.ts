@@ -1,7 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { OneOwnerPerMetaId1764500000500 } from '../migrations/1764500000500-one-owner-per-meta-id';
-import { aFollowUp, aMessangerChannel, aWhatsappChannel } from './support/factories';
+import { aMessangerChannel, aWhatsappChannel } from './support/factories';
+import {
+  ChannelKind,
+  givenFollowUp,
+  givenMessangerChannel,
+  givenWhatsappChannel,
+} from './support/given';
 import { bearer, newOrganization, startApp, TestApp, tokenFor } from './support/test-app';
 
 describe('Channels (e2e)', () => {
@@ -18,18 +24,16 @@ describe('Channels (e2e)', () => {
     auth = bearer(tokenFor({ org, sub: 'alice' }));
   });
 
-  /** A new channel's data; `as` is the caller (this test's organization unless said). */
-  const create = async (
-    kind: 'whatsapp' | 'messanger',
-    body: Record<string, unknown> = kind === 'whatsapp' ? aWhatsappChannel() : aMessangerChannel(),
-    as: Record<string, string> = auth,
-  ) => (await t.http().post(`/v1/channels/${kind}`).set(as).send(body).expect(201)).body.data;
+  /** The requests under test; `as` is the caller (this test's organization unless said). */
+  const post = (kind: ChannelKind, as = auth) => t.http().post(`/v1/channels/${kind}`).set(as);
+  const put = (kind: ChannelKind, id: string, as = auth) =>
+    t.http().put(`/v1/channels/${kind}/${id}`).set(as);
 
   describe('POST /v1/channels/whatsapp', () => {
     it('creates a channel, wrapped in data, without the access token', async () => {
       const body = aWhatsappChannel({ number_id: '106540352242922' });
       const before = Date.now();
-      const res = await t.http().post('/v1/channels/whatsapp').set(auth).send(body).expect(201);
+      const res = await post('whatsapp').send(body).expect(201);
       const channel = res.body.data;
       expect(Object.keys(res.body)).toEqual(['data']);
       expect(channel).toEqual({
@@ -55,88 +59,60 @@ describe('Channels (e2e)', () => {
     });
 
     it('generates a different verification token for every channel', async () => {
-      const a = await t
-        .http()
-        .post('/v1/channels/whatsapp')
-        .set(auth)
-        .send(aWhatsappChannel())
-        .expect(201);
-      const b = await t
-        .http()
-        .post('/v1/channels/whatsapp')
-        .set(auth)
-        .send(aWhatsappChannel())
-        .expect(201);
-      expect(a.body.data.verification_token).not.toBe(b.body.data.verification_token);
+      const a = await givenWhatsappChannel(t, auth);
+      const b = await givenWhatsappChannel(t, auth);
+      expect(a.verification_token).not.toBe(b.verification_token);
     });
 
     it('answers 409 for a second channel with the same number_id in the organization', async () => {
-      const body = aWhatsappChannel();
-      await t.http().post('/v1/channels/whatsapp').set(auth).send(body).expect(201);
-      const res = await t
-        .http()
-        .post('/v1/channels/whatsapp')
-        .set(auth)
-        .send(aWhatsappChannel({ number_id: body.number_id, agent_id: 'agent-2' }))
+      const { number_id } = await givenWhatsappChannel(t, auth);
+      const res = await post('whatsapp')
+        .send(aWhatsappChannel({ number_id, agent_id: 'agent-2' }))
         .expect(409);
       expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
       expect(res.body).toMatchObject({ status: 409, code: 'conflict' });
     });
 
     it("answers 409 for another organization's number_id, naming nobody, and frees it on DELETE", async () => {
-      const body = aWhatsappChannel();
-      const mine = await create('whatsapp', body);
+      const mine = await givenWhatsappChannel(t, auth);
       const otherOrg = newOrganization();
       const other = bearer(tokenFor({ org: otherOrg }));
-      const res = await t
-        .http()
-        .post('/v1/channels/whatsapp')
-        .set(other)
-        .send(aWhatsappChannel({ number_id: body.number_id }))
+      const res = await post('whatsapp', other)
+        .send(aWhatsappChannel({ number_id: mine.number_id }))
         .expect(409);
       expect(res.body).toEqual({
         type: expect.any(String),
         title: 'Conflict',
         status: 409,
         code: 'conflict',
-        detail: `number_id ${body.number_id} is already bound to a channel; it can be bound again once that channel is removed.`,
+        detail: `number_id ${mine.number_id} is already bound to a channel; it can be bound again once that channel is removed.`,
         request_id: expect.any(String),
       });
       // The same words as a conflict within one organization: nothing about whose it is.
-      const own = await t
-        .http()
-        .post('/v1/channels/whatsapp')
-        .set(auth)
-        .send(aWhatsappChannel({ number_id: body.number_id }))
+      const own = await post('whatsapp')
+        .send(aWhatsappChannel({ number_id: mine.number_id }))
         .expect(409);
       expect(own.body.detail).toBe(res.body.detail);
       expect(JSON.stringify(res.body)).not.toContain(org);
       expect(JSON.stringify(res.body)).not.toContain(mine.id);
 
       await t.http().delete(`/v1/channels/whatsapp/${mine.id}`).set(auth).expect(204);
-      const taken = await t
-        .http()
-        .post('/v1/channels/whatsapp')
-        .set(other)
-        .send(aWhatsappChannel({ number_id: body.number_id }))
+      const taken = await post('whatsapp', other)
+        .send(aWhatsappChannel({ number_id: mine.number_id }))
         .expect(201);
       expect(taken.body.data).toMatchObject({
-        number_id: body.number_id,
+        number_id: mine.number_id,
         organization_id: otherOrg,
       });
     });
 
     it('holds a number_id for an inactive channel too', async () => {
-      const body = aWhatsappChannel();
-      const mine = await create('whatsapp', body);
+      const mine = await givenWhatsappChannel(t, auth);
       await t.app
         .get(DataSource)
         .query(`UPDATE whatsapp_channels SET status = 'inactive' WHERE id = $1`, [mine.id]);
-      await t
-        .http()
-        .post('/v1/channels/whatsapp')
-        .set(bearer(tokenFor()))
-        .send(aWhatsappChannel({ number_id: body.number_id }))
+      await post('whatsapp', bearer(tokenFor()))
+        .send(aWhatsappChannel({ number_id: mine.number_id }))
         .expect(409);
     });
 
@@ -175,12 +151,7 @@ describe('Channels (e2e)', () => {
       ['an unknown field', { status: 'inactive' }, 'status'],
       ['a type field', { type: 'Messanger' }, 'type'],
     ])('answers 400 for %s', async (_name, override, field) => {
-      const res = await t
-        .http()
-        .post('/v1/channels/whatsapp')
-        .set(auth)
-        .send(aWhatsappChannel(override))
-        .expect(400);
+      const res = await post('whatsapp').send(aWhatsappChannel(override)).expect(400);
       expect(res.body).toMatchObject({
         status: 400,
         code: 'validation_failed',
@@ -192,39 +163,24 @@ describe('Channels (e2e)', () => {
 
   describe('PUT /v1/channels/whatsapp/:id', () => {
     it('refuses a number_id that is a path segment of its own, naming it, and keeps the channel', async () => {
-      const created = (
-        await t.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201)
-      ).body.data;
-      const res = await t
-        .http()
-        .put(`/v1/channels/whatsapp/${created.id}`)
-        .set(auth)
-        .send({ number_id: '..' })
-        .expect(400);
+      const created = await givenWhatsappChannel(t, auth);
+      const res = await put('whatsapp', created.id).send({ number_id: '..' }).expect(400);
       expect(res.body.errors).toEqual([
         {
           field: 'number_id',
           message: 'number_id must be a Meta id: letters, digits, _ and - only',
         },
       ]);
-      const after = await t
-        .http()
-        .put(`/v1/channels/whatsapp/${created.id}`)
-        .set(auth)
+      const after = await put('whatsapp', created.id)
         .send({ access_token: 'EAAG-other' })
         .expect(200);
       expect(after.body.data.number_id).toBe(created.number_id);
     });
 
     it('changes the number and token, keeps the rest, and moves updated_at', async () => {
-      const created = (
-        await t.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201)
-      ).body.data;
+      const created = await givenWhatsappChannel(t, auth);
       await new Promise((resolve) => setTimeout(resolve, 5));
-      const res = await t
-        .http()
-        .put(`/v1/channels/whatsapp/${created.id}`)
-        .set(auth)
+      const res = await put('whatsapp', created.id)
         .send({ number_id: '999000111', access_token: 'EAAG-new-token' })
         .expect(200);
       expect(res.body.data).toMatchObject({
@@ -240,26 +196,16 @@ describe('Channels (e2e)', () => {
     });
 
     it('accepts only one of the fields', async () => {
-      const created = (
-        await t.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201)
-      ).body.data;
-      const res = await t
-        .http()
-        .put(`/v1/channels/whatsapp/${created.id}`)
-        .set(auth)
+      const created = await givenWhatsappChannel(t, auth);
+      const res = await put('whatsapp', created.id)
         .send({ access_token: 'EAAG-rotated' })
         .expect(200);
       expect(res.body.data.number_id).toBe(created.number_id);
     });
 
     it('refuses agent_id in the body (400, unknown field)', async () => {
-      const created = (
-        await t.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201)
-      ).body.data;
-      const res = await t
-        .http()
-        .put(`/v1/channels/whatsapp/${created.id}`)
-        .set(auth)
+      const created = await givenWhatsappChannel(t, auth);
+      const res = await put('whatsapp', created.id)
         .send({ agent_id: 'agent-2', number_id: '123' })
         .expect(400);
       expect(res.body.errors).toContainEqual({
@@ -269,34 +215,20 @@ describe('Channels (e2e)', () => {
     });
 
     it('refuses an empty body', async () => {
-      const created = (
-        await t.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201)
-      ).body.data;
-      await t.http().put(`/v1/channels/whatsapp/${created.id}`).set(auth).send({}).expect(400);
+      const created = await givenWhatsappChannel(t, auth);
+      await put('whatsapp', created.id).send({}).expect(400);
     });
 
     it('answers 409 when the new number_id is taken', async () => {
-      const a = (
-        await t.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201)
-      ).body.data;
-      const b = (
-        await t.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201)
-      ).body.data;
-      await t
-        .http()
-        .put(`/v1/channels/whatsapp/${b.id}`)
-        .set(auth)
-        .send({ number_id: a.number_id })
-        .expect(409);
+      const a = await givenWhatsappChannel(t, auth);
+      const b = await givenWhatsappChannel(t, auth);
+      await put('whatsapp', b.id).send({ number_id: a.number_id }).expect(409);
     });
 
     it("answers 409 when the new number_id is another organization's, and leaves the channel", async () => {
-      const theirs = await create('whatsapp', aWhatsappChannel(), bearer(tokenFor()));
-      const mine = await create('whatsapp');
-      const res = await t
-        .http()
-        .put(`/v1/channels/whatsapp/${mine.id}`)
-        .set(auth)
+      const theirs = await givenWhatsappChannel(t, bearer(tokenFor()));
+      const mine = await givenWhatsappChannel(t, auth);
+      const res = await put('whatsapp', mine.id)
         .send({ number_id: theirs.number_id, access_token: 'EAAG-moving' })
         .expect(409);
       expect(res.body.detail).not.toContain(theirs.organization_id);
@@ -308,49 +240,21 @@ describe('Channels (e2e)', () => {
       ['an unknown id', () => randomUUID()],
       ['a malformed id', () => 'not-a-uuid'],
     ])('answers 404 for %s', async (_name, id) => {
-      const res = await t
-        .http()
-        .put(`/v1/channels/whatsapp/${id()}`)
-        .set(auth)
-        .send({ number_id: '1' })
-        .expect(404);
+      const res = await put('whatsapp', id()).send({ number_id: '1' }).expect(404);
       expect(res.body).toMatchObject({ status: 404, code: 'not_found' });
     });
 
     it("answers 404 for another organization's channel and leaves it unchanged", async () => {
-      const created = (
-        await t.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201)
-      ).body.data;
+      const created = await givenWhatsappChannel(t, auth);
       const intruder = bearer(tokenFor({ org: newOrganization() }));
-      await t
-        .http()
-        .put(`/v1/channels/whatsapp/${created.id}`)
-        .set(intruder)
-        .send({ number_id: '1' })
-        .expect(404);
-      const again = await t
-        .http()
-        .put(`/v1/channels/whatsapp/${created.id}`)
-        .set(auth)
-        .send({ access_token: 'x' });
+      await put('whatsapp', created.id, intruder).send({ number_id: '1' }).expect(404);
+      const again = await put('whatsapp', created.id).send({ access_token: 'x' });
       expect(again.body.data.number_id).toBe(created.number_id);
     });
 
     it('does not find a Messanger channel through the WhatsApp path', async () => {
-      const messanger = (
-        await t
-          .http()
-          .post('/v1/channels/messanger')
-          .set(auth)
-          .send(aMessangerChannel())
-          .expect(201)
-      ).body.data;
-      await t
-        .http()
-        .put(`/v1/channels/whatsapp/${messanger.id}`)
-        .set(auth)
-        .send({ number_id: '1' })
-        .expect(404);
+      const messanger = await givenMessangerChannel(t, auth);
+      await put('whatsapp', messanger.id).send({ number_id: '1' }).expect(404);
     });
   });
 
@@ -358,10 +262,7 @@ describe('Channels (e2e)', () => {
     it.each(['..', '1029384756/../me', '10%2F..'])(
       'refuses the user_id %p, naming it',
       async (userId) => {
-        const res = await t
-          .http()
-          .post('/v1/channels/messanger')
-          .set(auth)
+        const res = await post('messanger')
           .send(aMessangerChannel({ user_id: userId }))
           .expect(400);
         expect(res.body.errors).toEqual([
@@ -372,7 +273,7 @@ describe('Channels (e2e)', () => {
 
     it('creates a channel with type Messanger, no status, and a null status_reason', async () => {
       const body = aMessangerChannel({ user_id: '1029384756' });
-      const res = await t.http().post('/v1/channels/messanger').set(auth).send(body).expect(201);
+      const res = await post('messanger').send(body).expect(201);
       expect(res.body.data).toEqual({
         id: expect.any(String),
         agent_id: 'agent-1',
@@ -390,18 +291,8 @@ describe('Channels (e2e)', () => {
     });
 
     it('updates with both required fields', async () => {
-      const created = (
-        await t
-          .http()
-          .post('/v1/channels/messanger')
-          .set(auth)
-          .send(aMessangerChannel())
-          .expect(201)
-      ).body.data;
-      const res = await t
-        .http()
-        .put(`/v1/channels/messanger/${created.id}`)
-        .set(auth)
+      const created = await givenMessangerChannel(t, auth);
+      const res = await put('messanger', created.id)
         .send({ user_id: '555', access_token: 'EAAG-fb-new' })
         .expect(200);
       expect(res.body.data).toMatchObject({ id: created.id, user_id: '555', type: 'Messanger' });
@@ -413,57 +304,32 @@ describe('Channels (e2e)', () => {
       ['with agent_id', { user_id: '555', access_token: 'x', agent_id: 'agent-2' }, 'agent_id'],
       ['with a user_id of ..', { user_id: '..', access_token: 'x' }, 'user_id'],
     ])('refuses an update %s', async (_name, body, field) => {
-      const created = (
-        await t
-          .http()
-          .post('/v1/channels/messanger')
-          .set(auth)
-          .send(aMessangerChannel())
-          .expect(201)
-      ).body.data;
-      const res = await t
-        .http()
-        .put(`/v1/channels/messanger/${created.id}`)
-        .set(auth)
-        .send(body)
-        .expect(400);
+      const created = await givenMessangerChannel(t, auth);
+      const res = await put('messanger', created.id).send(body).expect(400);
       expect(res.body.errors.map((error: { field: string }) => error.field)).toContain(field);
     });
 
     it('answers 409 for a page another organization bound, on create and PUT, until it is removed', async () => {
-      const page = aMessangerChannel();
       const theirs = bearer(tokenFor({ org: newOrganization() }));
-      const held = await create('messanger', page, theirs);
-      const refused = await t
-        .http()
-        .post('/v1/channels/messanger')
-        .set(auth)
+      const page = await givenMessangerChannel(t, theirs);
+      const refused = await post('messanger')
         .send(aMessangerChannel({ user_id: page.user_id }))
         .expect(409);
       expect(refused.body).toMatchObject({
         code: 'conflict',
         detail: `user_id ${page.user_id} is already bound to a channel; it can be bound again once that channel is removed.`,
       });
-      const mine = await create('messanger');
-      await t
-        .http()
-        .put(`/v1/channels/messanger/${mine.id}`)
-        .set(auth)
+      const mine = await givenMessangerChannel(t, auth);
+      await put('messanger', mine.id)
         .send({ user_id: page.user_id, access_token: 'EAAG-fb-moving' })
         .expect(409);
       // A second channel of the same page in one organization is refused too.
-      await t
-        .http()
-        .post('/v1/channels/messanger')
-        .set(theirs)
+      await post('messanger', theirs)
         .send(aMessangerChannel({ user_id: page.user_id }))
         .expect(409);
 
-      await t.http().delete(`/v1/channels/messanger/${held.id}`).set(theirs).expect(204);
-      const moved = await t
-        .http()
-        .put(`/v1/channels/messanger/${mine.id}`)
-        .set(auth)
+      await t.http().delete(`/v1/channels/messanger/${page.id}`).set(theirs).expect(204);
+      const moved = await put('messanger', mine.id)
         .send({ user_id: page.user_id, access_token: 'EAAG-fb-moving' })
         .expect(200);
       expect(moved.body.data.user_id).toBe(page.user_id);
@@ -484,18 +350,8 @@ describe('Channels (e2e)', () => {
     });
 
     it("answers 404 for another organization's channel", async () => {
-      const created = (
-        await t
-          .http()
-          .post('/v1/channels/messanger')
-          .set(auth)
-          .send(aMessangerChannel())
-          .expect(201)
-      ).body.data;
-      await t
-        .http()
-        .put(`/v1/channels/messanger/${created.id}`)
-        .set(bearer(tokenFor()))
+      const created = await givenMessangerChannel(t, auth);
+      await put('messanger', created.id, bearer(tokenFor()))
         .send({ user_id: '1', access_token: 'x' })
         .expect(404);
     });
@@ -508,26 +364,17 @@ describe('Channels (e2e)', () => {
         const db = app.app.get(DataSource);
         const orgs = ['a', 'b', 'c', 'd'].map(() => newOrganization());
         const as = (index: number) => bearer(tokenFor({ org: orgs[index] }));
-        const create = async (kind: 'whatsapp' | 'messanger', index: number) =>
-          (
-            await app
-              .http()
-              .post(`/v1/channels/${kind}`)
-              .set(as(index))
-              .send(kind === 'whatsapp' ? aWhatsappChannel() : aMessangerChannel())
-              .expect(201)
-          ).body.data;
-        const wa = [await create('whatsapp', 0), await create('whatsapp', 1)];
-        wa.push(await create('whatsapp', 2));
-        const fb = [await create('messanger', 0), await create('messanger', 1)];
-        const followUp = (
-          await app
-            .http()
-            .post('/v1/scheduler/follow-up/whatsapp')
-            .set(as(2))
-            .send(aFollowUp(wa[2].id))
-            .expect(201)
-        ).body;
+        // One after the other: the oldest is the one kept.
+        const wa = [
+          await givenWhatsappChannel(app, as(0)),
+          await givenWhatsappChannel(app, as(1)),
+          await givenWhatsappChannel(app, as(2)),
+        ];
+        const fb = [
+          await givenMessangerChannel(app, as(0)),
+          await givenMessangerChannel(app, as(1)),
+        ];
+        const followUp = await givenFollowUp(app, as(2), wa[2].id);
 
         // Back to the schema before it, where several organizations could bind one id (on the
         // runner's connection: PGlite has one).
@@ -602,12 +449,9 @@ describe('Channels (e2e)', () => {
   it('never writes an access token to the log', async () => {
     const whatsapp = aWhatsappChannel();
     const messanger = aMessangerChannel();
-    await t.http().post('/v1/channels/whatsapp').set(auth).send(whatsapp).expect(201);
-    await t.http().post('/v1/channels/messanger').set(auth).send(messanger).expect(201);
-    await t
-      .http()
-      .post('/v1/channels/whatsapp')
-      .set(auth)
+    await post('whatsapp').send(whatsapp).expect(201);
+    await post('messanger').send(messanger).expect(201);
+    await post('whatsapp')
       .send({ ...whatsapp, extra: true })
       .expect(400);
     const logs = t.logs();
@@ -622,21 +466,13 @@ describe('Channels (e2e)', () => {
     const whatsapp = aWhatsappChannel({ app_secret: waSecret });
     const messanger = aMessangerChannel({ app_secret: fbSecret });
     const answers = [];
-    const wa = await t.http().post('/v1/channels/whatsapp').set(auth).send(whatsapp).expect(201);
-    const fb = await t.http().post('/v1/channels/messanger').set(auth).send(messanger).expect(201);
+    const wa = await post('whatsapp').send(whatsapp).expect(201);
+    const fb = await post('messanger').send(messanger).expect(201);
     answers.push(wa, fb);
     const rotated = `wa-app-secret-${randomUUID()}`;
     answers.push(
-      await t
-        .http()
-        .put(`/v1/channels/whatsapp/${wa.body.data.id}`)
-        .set(auth)
-        .send({ app_secret: rotated })
-        .expect(200),
-      await t
-        .http()
-        .put(`/v1/channels/messanger/${fb.body.data.id}`)
-        .set(auth)
+      await put('whatsapp', wa.body.data.id).send({ app_secret: rotated }).expect(200),
+      await put('messanger', fb.body.data.id)
         .send({ user_id: messanger.user_id, access_token: 'EAAG-fb-x', app_secret: rotated })
         .expect(200),
       await t.http().get(`/v1/channels/whatsapp/${wa.body.data.id}`).set(auth).expect(200),
@@ -644,10 +480,7 @@ describe('Channels (e2e)', () => {
       await t.http().get('/v1/channels/whatsapp').set(auth).expect(200),
       await t.http().get('/v1/channels/messanger').set(auth).expect(200),
       // A refused body is logged by no one either.
-      await t
-        .http()
-        .post('/v1/channels/whatsapp')
-        .set(auth)
+      await post('whatsapp')
         .send({ ...whatsapp, extra: true })
         .expect(400),
     );
@@ -675,10 +508,7 @@ describe('Channels (e2e)', () => {
     ['with whitespace', 'has a space in it'],
     ['a number', 12345678],
   ])('refuses an app_secret %s (400, naming it)', async (_name, appSecret) => {
-    const res = await t
-      .http()
-      .post('/v1/channels/whatsapp')
-      .set(auth)
+    const res = await post('whatsapp')
       .send(aWhatsappChannel({ app_secret: appSecret }))
       .expect(400);
     const fields = res.body.errors.map((error: { field: string }) => error.field);
@@ -687,8 +517,7 @@ describe('Channels (e2e)', () => {
 
   it('stores access tokens encrypted', async () => {
     const body = aWhatsappChannel();
-    const created = (await t.http().post('/v1/channels/whatsapp').set(auth).send(body).expect(201))
-      .body.data;
+    const created = await givenWhatsappChannel(t, auth, body);
     const rows = await t.app
       .get(DataSource)
       .query('SELECT access_token_encrypted FROM whatsapp_channels WHERE id = $1', [created.id]);
