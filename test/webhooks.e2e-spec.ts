@@ -1,12 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { eventually } from './support/eventually';
-import { aMessangerChannel, aWhatsappChannel } from './support/factories';
+import {
+  givenChannel,
+  givenInboundMessage,
+  givenMessangerChannel,
+  givenWhatsappChannel,
+} from './support/given';
 import { ManualClock } from './support/manual-clock';
 import {
+  aWhatsappText,
   messangerNotification,
   metaSignature,
-  postToWebhook,
   whatsappNotification,
 } from './support/meta-webhooks';
 import { bearer, newOrganization, startApp, TestApp, tokenFor } from './support/test-app';
@@ -35,12 +40,8 @@ describe('Meta webhooks (e2e)', () => {
     auth = bearer(tokenFor({ org }));
   });
 
-  const whatsapp = async () =>
-    (await t.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201))
-      .body.data;
-  const messanger = async () =>
-    (await t.http().post('/v1/channels/messanger').set(auth).send(aMessangerChannel()).expect(201))
-      .body.data;
+  const whatsapp = () => givenWhatsappChannel(t, auth);
+  const messanger = () => givenMessangerChannel(t, auth);
   const post = (path: string, payload: unknown, signature?: string | null) => {
     const raw = typeof payload === 'string' ? payload : JSON.stringify(payload);
     const request = t.http().post(path).set('content-type', 'application/json');
@@ -57,13 +58,7 @@ describe('Meta webhooks (e2e)', () => {
   const messages = async (kind: string, id: string, query = '') =>
     (await t.http().get(`/v1/channels/${kind}/${id}/messages${query}`).set(auth).expect(200)).body
       .data;
-  const text = (from: string, body: string, id = `wamid.${randomUUID()}`) => ({
-    from,
-    id,
-    timestamp: seconds(clock.now()),
-    type: 'text',
-    text: { body },
-  });
+  const text = (from: string, body: string) => aWhatsappText({ from, body, at: clock.now() });
 
   describe("Meta's verification handshake", () => {
     it('answers hub.challenge as text/plain for the channel’s verify token, on both kinds', async () => {
@@ -180,26 +175,14 @@ describe('Meta webhooks (e2e)', () => {
 
     describe("a channel's own app_secret", () => {
       const CHANNEL_SECRET = 'the-channel-own-app-secret';
-      const withOwnSecret = async (secret = CHANNEL_SECRET) =>
-        (
-          await t
-            .http()
-            .post('/v1/channels/whatsapp')
-            .set(auth)
-            .send(aWhatsappChannel({ app_secret: secret }))
-            .expect(201)
-        ).body.data;
+      const withOwnSecret = (secret = CHANNEL_SECRET) =>
+        givenWhatsappChannel(t, auth, { app_secret: secret });
 
       it('verifies its notifications alone: accepted signed with it, 401 signed with a META_APP_SECRET', async () => {
         for (const kind of ['whatsapp', 'messanger'] as const) {
-          const body = (kind === 'whatsapp' ? aWhatsappChannel : aMessangerChannel)({
-            app_secret: CHANNEL_SECRET,
-          });
-          const channel = (
-            await t.http().post(`/v1/channels/${kind}`).set(auth).send(body).expect(201)
-          ).body.data;
+          const channel = await givenChannel(t, auth, kind, { app_secret: CHANNEL_SECRET });
           const raw = JSON.stringify(
-            kind === 'whatsapp'
+            'number_id' in channel
               ? whatsappNotification(channel.number_id, { messages: [text('34612345678', 'hi')] })
               : messangerNotification(channel.user_id, '6543210987', [
                   {
@@ -463,14 +446,7 @@ describe('Meta webhooks (e2e)', () => {
       // One Meta app has one callback URL: Meta sends every number's notifications to it.
       const first = await whatsapp();
       const second = await whatsapp();
-      const foreign = (
-        await t
-          .http()
-          .post('/v1/channels/whatsapp')
-          .set(bearer(tokenFor({ org: newOrganization() })))
-          .send(aWhatsappChannel())
-          .expect(201)
-      ).body.data;
+      const foreign = await givenWhatsappChannel(t, bearer(tokenFor({ org: newOrganization() })));
       await post(
         `/v1/webhooks/whatsapp/${first.id}`,
         whatsappNotification(second.number_id, {
@@ -648,22 +624,9 @@ describe('Meta webhooks (e2e)', () => {
     it("does not count Meta's notifications: a busy number is not answered 429", async () => {
       const limited = await startApp({ META_APP_SECRET: SECRET, RATE_LIMIT_PER_MINUTE: '2' });
       try {
-        const channel = (
-          await limited
-            .http()
-            .post('/v1/channels/whatsapp')
-            .set(auth)
-            .send(aWhatsappChannel())
-            .expect(201)
-        ).body.data;
+        const channel = await givenWhatsappChannel(limited, auth);
         for (let i = 0; i < 5; i++) {
-          await postToWebhook(
-            limited,
-            'whatsapp',
-            channel.id,
-            whatsappNotification(channel.number_id, { messages: [text('34612345678', `m${i}`)] }),
-            SECRET,
-          ).expect(200);
+          await givenInboundMessage(limited, channel, SECRET, { body: `m${i}` });
         }
       } finally {
         await limited.close();
@@ -675,61 +638,30 @@ describe('Meta webhooks (e2e)', () => {
     it('answers 401 to every notification, signed or not, and stores nothing, unless the channel has its own app_secret', async () => {
       const bare = await startApp({});
       try {
-        const channel = (
-          await bare
-            .http()
-            .post('/v1/channels/whatsapp')
-            .set(auth)
-            .send(aWhatsappChannel())
-            .expect(201)
-        ).body.data;
+        const channel = await givenWhatsappChannel(bare, auth);
         const raw = JSON.stringify({ object: 'whatsapp_business_account', entry: [] });
-        const res = await bare
-          .http()
-          .post(`/v1/webhooks/whatsapp/${channel.id}`)
-          .set('content-type', 'application/json')
-          .set('x-hub-signature-256', sign(raw))
-          .send(raw)
-          .expect(401);
+        const notify = (channelId: string, signature = sign(raw)) =>
+          bare
+            .http()
+            .post(`/v1/webhooks/whatsapp/${channelId}`)
+            .set('content-type', 'application/json')
+            .set('x-hub-signature-256', signature)
+            .send(raw);
+        const res = await notify(channel.id).expect(401);
         expect(res.body.detail).toMatch(/No META_APP_SECRET/);
         const rows: unknown[] = await bare.app
           .get(DataSource)
           .query('SELECT 1 FROM webhook_inbox WHERE channel_id = $1', [channel.id]);
         expect(rows).toEqual([]);
         // The same words for an id that does not exist: the 401 tells nothing about channels.
-        const unknown = await bare
-          .http()
-          .post(`/v1/webhooks/whatsapp/${randomUUID()}`)
-          .set('content-type', 'application/json')
-          .set('x-hub-signature-256', sign(raw))
-          .send(raw)
-          .expect(401);
+        const unknown = await notify(randomUUID()).expect(401);
         expect(unknown.body.detail).toBe(res.body.detail);
 
         // A channel with its own app secret is verified with it all the same.
-        const own = (
-          await bare
-            .http()
-            .post('/v1/channels/whatsapp')
-            .set(auth)
-            .send(aWhatsappChannel({ app_secret: 'its-own-app-secret' }))
-            .expect(201)
-        ).body.data;
-        const wrong = await bare
-          .http()
-          .post(`/v1/webhooks/whatsapp/${own.id}`)
-          .set('content-type', 'application/json')
-          .set('x-hub-signature-256', sign(raw))
-          .send(raw)
-          .expect(401);
+        const own = await givenWhatsappChannel(bare, auth, { app_secret: 'its-own-app-secret' });
+        const wrong = await notify(own.id).expect(401);
         expect(wrong.body.detail).toBe(res.body.detail);
-        await bare
-          .http()
-          .post(`/v1/webhooks/whatsapp/${own.id}`)
-          .set('content-type', 'application/json')
-          .set('x-hub-signature-256', sign(raw, 'its-own-app-secret'))
-          .send(raw)
-          .expect(200);
+        await notify(own.id, sign(raw, 'its-own-app-secret')).expect(200);
       } finally {
         await bare.close();
       }
