@@ -1,19 +1,22 @@
-import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { eventually } from './support/eventually';
-import { aFollowUp, aMessangerChannel, aWhatsappChannel } from './support/factories';
+import { aFollowUp, aWhatsappChannel } from './support/factories';
 import { FakeGraphApi, graphErrorReply } from './support/fake-graph-api';
-import { ManualClock } from './support/manual-clock';
-import { bearer, newOrganization, startApp, TestApp, tokenFor } from './support/test-app';
 import {
-  messangerNotification,
-  postToWebhook,
-  whatsappNotification,
-} from './support/meta-webhooks';
+  givenFollowUp,
+  givenInboundMessage,
+  givenMessangerChannel,
+  givenMessangerNotification,
+  givenWhatsappChannel,
+  givenWhatsappNotification,
+  WhatsappChannel,
+} from './support/given';
+import { ManualClock } from './support/manual-clock';
+import { aWhatsappStatus } from './support/meta-webhooks';
+import { bearer, newOrganization, startApp, TestApp, tokenFor } from './support/test-app';
 
 const SECRET = 'meta-app-secret-conversations';
 const HOUR = 3_600_000;
-const seconds = (ms: number) => String(Math.floor(ms / 1000));
 
 interface Delivery {
   id: string;
@@ -70,59 +73,21 @@ describe('Conversations on WhatsApp (e2e)', () => {
     auth = bearer(tokenFor({ org }));
   });
 
-  const messangerChannel = async () =>
-    (await t.http().post('/v1/channels/messanger').set(auth).send(aMessangerChannel()).expect(201))
-      .body.data;
-  const channel = async () =>
-    (await t.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201))
-      .body.data;
-  const followUp = async (channelId: string, overrides: Record<string, unknown>) =>
-    (
-      await t
-        .http()
-        .post('/v1/scheduler/follow-up/whatsapp')
-        .set(auth)
-        .send(aFollowUp(channelId, { frequency: 'once', title: 'Order 42', ...overrides }))
-        .expect(201)
-    ).body;
+  const channel = () => givenWhatsappChannel(t, auth);
+  const messangerChannel = () => givenMessangerChannel(t, auth);
+  /** Once, titled Order 42, unless said. */
+  const followUp = (channelId: string, overrides: Record<string, unknown>) =>
+    givenFollowUp(t, auth, channelId, { frequency: 'once', title: 'Order 42', ...overrides });
   const deliveries = async (id: string): Promise<Delivery[]> =>
     (await t.http().get(`/v1/scheduler/follow-up/whatsapp/${id}/deliveries`).set(auth).expect(200))
       .body.data.items;
-  const notify = async (wa: { id: string; number_id: string }, value: Record<string, unknown>) => {
-    await postToWebhook(
-      t,
-      'whatsapp',
-      wa.id,
-      whatsappNotification(wa.number_id, value),
-      SECRET,
-    ).expect(200);
-  };
+  const notify = (wa: WhatsappChannel, value: { statuses: unknown[] }) =>
+    givenWhatsappNotification(t, wa, SECRET, value);
   /** A client writes to the channel at `at` (Meta's timestamp). */
-  const clientWrites = async (
-    wa: { id: string; number_id: string },
-    phone: string,
-    body: string,
-    at = clock.now(),
-  ) => {
-    await notify(wa, {
-      messages: [
-        {
-          from: phone,
-          id: `wamid.${randomUUID()}`,
-          timestamp: seconds(at),
-          type: 'text',
-          text: { body },
-        },
-      ],
-    });
-  };
-  const status = (id: string, name: string, at: number, errors?: unknown[]) => ({
-    id,
-    status: name,
-    timestamp: seconds(at),
-    recipient_id: '34612345678',
-    ...(errors && { errors }),
-  });
+  const clientWrites = (wa: WhatsappChannel, from: string, body: string, at = clock.now()) =>
+    givenInboundMessage(t, wa, SECRET, { from, body, at });
+  const status = (id: string, name: string, at: number, errors?: unknown[]) =>
+    aWhatsappStatus(id, name, { at, ...(errors && { errors }) });
   const settled = async (id: string, expected: string[]) =>
     eventually(async () => {
       const items = await deliveries(id);
@@ -411,14 +376,7 @@ describe('Conversations on WhatsApp (e2e)', () => {
   describe('channels are read, listed and removed', () => {
     it('gets and lists channels of the organization, filtered by agent, newest first', async () => {
       const first = await channel();
-      const second = (
-        await t
-          .http()
-          .post('/v1/channels/whatsapp')
-          .set(auth)
-          .send(aWhatsappChannel({ agent_id: 'agent-2' }))
-          .expect(201)
-      ).body.data;
+      const second = await givenWhatsappChannel(t, auth, { agent_id: 'agent-2' });
       const fb = await messangerChannel();
       expect(
         (await t.http().get(`/v1/channels/whatsapp/${first.id}`).set(auth).expect(200)).body.data,
@@ -516,8 +474,8 @@ describe('Conversations on WhatsApp (e2e)', () => {
   });
 
   describe('sending now', () => {
-    const send = (kind: string, id: string, body: Record<string, unknown>) =>
-      t.http().post(`/v1/channels/${kind}/${id}/messages`).set(auth).send(body);
+    const send = (kind: string, id: string, body: Record<string, unknown>, as = auth) =>
+      t.http().post(`/v1/channels/${kind}/${id}/messages`).set(as).send(body);
     const channelDeliveries = async (kind: string, id: string): Promise<Delivery[]> =>
       (await t.http().get(`/v1/channels/${kind}/${id}/deliveries`).set(auth).expect(200)).body.data
         .items;
@@ -593,18 +551,9 @@ describe('Conversations on WhatsApp (e2e)', () => {
 
     it('replies on Messenger inside its 24-hour window, refuses outside it, and follows reads', async () => {
       const fb = await messangerChannel();
-      await postToWebhook(
-        t,
-        'messanger',
-        fb.id,
-        messangerNotification(fb.user_id, '6543210987', [
-          {
-            timestamp: clock.now() - HOUR,
-            message: { mid: 'm_in_1', text: 'Is the shop open?' },
-          },
-        ]),
-        SECRET,
-      ).expect(200);
+      await givenMessangerNotification(t, fb, SECRET, '6543210987', [
+        { timestamp: clock.now() - HOUR, message: { mid: 'm_in_1', text: 'Is the shop open?' } },
+      ]);
       await eventually(async () => {
         const res = await t.http().get(`/v1/channels/messanger/${fb.id}/messages`).set(auth);
         expect(res.body.data.total_count).toBe(1);
@@ -635,18 +584,9 @@ describe('Conversations on WhatsApp (e2e)', () => {
           wa_message_id: message.wamid,
         }),
       );
-      await postToWebhook(
-        t,
-        'messanger',
-        fb.id,
-        messangerNotification(fb.user_id, '6543210987', [
-          {
-            timestamp: clock.now() + 5000,
-            read: { watermark: clock.now() + 1000 },
-          },
-        ]),
-        SECRET,
-      ).expect(200);
+      await givenMessangerNotification(t, fb, SECRET, '6543210987', [
+        { timestamp: clock.now() + 5000, read: { watermark: clock.now() + 1000 } },
+      ]);
       await eventually(async () =>
         expect((await channelDeliveries('messanger', fb.id))[0].status).toBe('read'),
       );
@@ -654,18 +594,9 @@ describe('Conversations on WhatsApp (e2e)', () => {
 
     it('deactivates a Messanger channel whose Page token Meta rejects, and says why', async () => {
       const fb = await messangerChannel();
-      await postToWebhook(
-        t,
-        'messanger',
-        fb.id,
-        messangerNotification(fb.user_id, '777', [
-          {
-            timestamp: clock.now(),
-            message: { mid: 'm_hi', text: 'hi' },
-          },
-        ]),
-        SECRET,
-      ).expect(200);
+      await givenMessangerNotification(t, fb, SECRET, '777', [
+        { timestamp: clock.now(), message: { mid: 'm_hi', text: 'hi' } },
+      ]);
       await eventually(async () => {
         const res = await t.http().get(`/v1/channels/messanger/${fb.id}/messages`).set(auth);
         expect(res.body.data.total_count).toBe(1);
@@ -708,24 +639,9 @@ describe('Conversations on WhatsApp (e2e)', () => {
       const wa = await channel();
       const fb = await messangerChannel();
       const stranger = bearer(tokenFor({ org: newOrganization() }));
-      await t
-        .http()
-        .post(`/v1/channels/whatsapp/${wa.id}/messages`)
-        .set(stranger)
-        .send({ to: '+34612345678', text: 'x' })
-        .expect(404);
-      await t
-        .http()
-        .post(`/v1/channels/messanger/${fb.id}/messages`)
-        .set(stranger)
-        .send({ to: '123', text: 'x' })
-        .expect(404);
-      await t
-        .http()
-        .post(`/v1/channels/messanger/${wa.id}/messages`)
-        .set(auth)
-        .send({ to: '123', text: 'x' })
-        .expect(404);
+      await send('whatsapp', wa.id, { to: '+34612345678', text: 'x' }, stranger).expect(404);
+      await send('messanger', fb.id, { to: '123', text: 'x' }, stranger).expect(404);
+      await send('messanger', wa.id, { to: '123', text: 'x' }).expect(404);
       await t.http().get(`/v1/channels/whatsapp/${wa.id}/deliveries`).set(stranger).expect(404);
       await t.http().get(`/v1/channels/messanger/${fb.id}/deliveries`).set(stranger).expect(404);
       expect(graph.requests).toBe(0);

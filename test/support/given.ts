@@ -1,6 +1,11 @@
 import type { Test } from 'supertest';
 import { aFollowUp, aMessangerChannel, anOutgoingMessage, aWhatsappChannel } from './factories';
-import { aWhatsappText, postToWebhook, whatsappNotification } from './meta-webhooks';
+import {
+  aWhatsappText,
+  messangerNotification,
+  postToWebhook,
+  whatsappNotification,
+} from './meta-webhooks';
 import type { TestApp } from './test-app';
 
 /**
@@ -156,4 +161,16 @@ export async function givenInboundMessage(
   const text = aWhatsappText(message);
   await givenWhatsappNotification(api, channel, secret, { messages: [text] });
   return text;
+}
+
+/** Meta's notification of a Messenger page: `events` from the person `psid`, signed and accepted. */
+export async function givenMessangerNotification(
+  api: Api,
+  channel: { id: string; user_id: string },
+  secret: string,
+  psid: string,
+  events: Record<string, unknown>[],
+): Promise<void> {
+  const payload = messangerNotification(channel.user_id, psid, events);
+  await answered(postToWebhook(api, 'messanger', channel.id, payload, secret), 200);
 }
