@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { eventually } from './support/eventually';
-import { aFollowUp, aWhatsappChannel } from './support/factories';
+import { aFollowUp } from './support/factories';
 import { FakeGraphApi, FakeReply, graphError, graphErrorReply } from './support/fake-graph-api';
+import { givenFollowUp, givenOutgoingMessage, givenWhatsappChannel } from './support/given';
 import { FakeLlm, openAiError } from './support/fake-llm';
 import { ManualClock } from './support/manual-clock';
 import { bearer, Env, newOrganization, startApp, TestApp, tokenFor } from './support/test-app';
@@ -65,24 +66,9 @@ describe('Follow-up delivery (e2e)', () => {
   });
   afterEach(async () => t?.close());
 
-  const channel = async (overrides: Record<string, unknown> = {}) =>
-    (
-      await t
-        .http()
-        .post('/v1/channels/whatsapp')
-        .set(auth)
-        .send(aWhatsappChannel(overrides))
-        .expect(201)
-    ).body.data;
-  const followUp = async (channelId: string, overrides: Record<string, unknown> = {}) =>
-    (
-      await t
-        .http()
-        .post('/v1/scheduler/follow-up/whatsapp')
-        .set(auth)
-        .send(aFollowUp(channelId, overrides))
-        .expect(201)
-    ).body;
+  /** POST .../pause or .../resume of a follow-up. */
+  const followUpAction = (id: string, action: 'pause' | 'resume') =>
+    t.http().post(`/v1/scheduler/follow-up/whatsapp/${id}/${action}`).set(auth);
   const deliveries = async (id: string, query = ''): Promise<Delivery[]> =>
     (
       await t
@@ -98,8 +84,11 @@ describe('Follow-up delivery (e2e)', () => {
     beforeEach(async () => boot());
 
     it('sends a once follow-up to every number through the channel, once, and records it', async () => {
-      const wa = await channel({ number_id: '106540352242922', access_token: 'EAAG-token-1' });
-      const created = await followUp(wa.id, {
+      const wa = await givenWhatsappChannel(t, auth, {
+        number_id: '106540352242922',
+        access_token: 'EAAG-token-1',
+      });
+      const created = await givenFollowUp(t, auth, wa.id, {
         frequency: 'once',
         client_phone_numbers: ['+34612345678', '+14155552671'],
         title: 'Order 42',
@@ -142,8 +131,8 @@ describe('Follow-up delivery (e2e)', () => {
     });
 
     it('sends a cron follow-up when it is due, then moves to the next occurrence', async () => {
-      const wa = await channel();
-      const created = await followUp(wa.id, {
+      const wa = await givenWhatsappChannel(t, auth);
+      const created = await givenFollowUp(t, auth, wa.id, {
         frequency: '30 9 * * *',
         time_zone: 'Europe/Madrid',
         client_phone_numbers: ['+34612345678'],
@@ -170,22 +159,14 @@ describe('Follow-up delivery (e2e)', () => {
     });
 
     it('coalesces occurrences missed while nothing ran into one send', async () => {
-      const wa = await channel();
-      const created = await followUp(wa.id, {
+      const wa = await givenWhatsappChannel(t, auth);
+      const created = await givenFollowUp(t, auth, wa.id, {
         frequency: 'hourly',
         client_phone_numbers: ['+34612345678'],
       });
-      await t
-        .http()
-        .post(`/v1/scheduler/follow-up/whatsapp/${created.id}/pause`)
-        .set(auth)
-        .expect(200);
+      await followUpAction(created.id, 'pause').expect(200);
       clock.advance(5 * HOUR + 10 * 60_000);
-      await t
-        .http()
-        .post(`/v1/scheduler/follow-up/whatsapp/${created.id}/resume`)
-        .set(auth)
-        .expect(200);
+      await followUpAction(created.id, 'resume').expect(200);
       await graph.waitForMessages(1);
       const current = await eventually(async () => {
         const value = await getFollowUp(created.id);
@@ -208,8 +189,8 @@ describe('Follow-up delivery (e2e)', () => {
       ['a dropped connection', 'destroy' as const, 'network_error'],
       ['garbage on a 502', { status: 502, rawBody: '<html>Bad gateway</html>' }, 'http_502'],
     ])('retries after %s, then records the send', async (_name, failure, code) => {
-      const wa = await channel();
-      const created = await followUp(wa.id, {
+      const wa = await givenWhatsappChannel(t, auth);
+      const created = await givenFollowUp(t, auth, wa.id, {
         frequency: 'once',
         client_phone_numbers: ['+34612345678'],
       });
@@ -253,8 +234,8 @@ describe('Follow-up delivery (e2e)', () => {
     });
 
     it('fails a delivery that Meta refuses for good, keeping the code and message', async () => {
-      const wa = await channel();
-      const created = await followUp(wa.id, {
+      const wa = await givenWhatsappChannel(t, auth);
+      const created = await givenFollowUp(t, auth, wa.id, {
         frequency: 'once',
         client_phone_numbers: ['+34612345678'],
       });
@@ -274,9 +255,9 @@ describe('Follow-up delivery (e2e)', () => {
     });
 
     it('manages follow-ups: get, list, pause, resume, delete', async () => {
-      const wa = await channel();
-      const a = await followUp(wa.id, { frequency: 'daily' });
-      const b = await followUp(wa.id, { frequency: 'weekly', agent_id: 'agent-1' });
+      const wa = await givenWhatsappChannel(t, auth);
+      const a = await givenFollowUp(t, auth, wa.id, { frequency: 'daily' });
+      const b = await givenFollowUp(t, auth, wa.id, { frequency: 'weekly', agent_id: 'agent-1' });
       const list = (await t.http().get('/v1/scheduler/follow-ups').set(auth).expect(200)).body.data;
       expect(list).toEqual({
         items: [expect.objectContaining({ id: b.id }), expect.objectContaining({ id: a.id })],
@@ -296,17 +277,9 @@ describe('Follow-up delivery (e2e)', () => {
           .data.total_count,
       ).toBe(0);
 
-      const paused = await t
-        .http()
-        .post(`/v1/scheduler/follow-up/whatsapp/${a.id}/pause`)
-        .set(auth)
-        .expect(200);
+      const paused = await followUpAction(a.id, 'pause').expect(200);
       expect(paused.body).toMatchObject({ id: a.id, status: 'paused' });
-      const resumed = await t
-        .http()
-        .post(`/v1/scheduler/follow-up/whatsapp/${a.id}/resume`)
-        .set(auth)
-        .expect(200);
+      const resumed = await followUpAction(a.id, 'resume').expect(200);
       expect(resumed.body).toMatchObject({
         id: a.id,
         status: 'active',
@@ -323,27 +296,19 @@ describe('Follow-up delivery (e2e)', () => {
     });
 
     it('refuses to pause or resume a completed follow-up', async () => {
-      const wa = await channel();
-      const created = await followUp(wa.id, { frequency: 'once' });
+      const wa = await givenWhatsappChannel(t, auth);
+      const created = await givenFollowUp(t, auth, wa.id, { frequency: 'once' });
       await eventually(async () =>
         expect((await getFollowUp(created.id)).status).toBe('completed'),
       );
-      await t
-        .http()
-        .post(`/v1/scheduler/follow-up/whatsapp/${created.id}/pause`)
-        .set(auth)
-        .expect(409);
-      await t
-        .http()
-        .post(`/v1/scheduler/follow-up/whatsapp/${created.id}/resume`)
-        .set(auth)
-        .expect(409);
+      await followUpAction(created.id, 'pause').expect(409);
+      await followUpAction(created.id, 'resume').expect(409);
     });
 
     it('cancels pending deliveries when a follow-up is deleted', async () => {
-      const wa = await channel();
+      const wa = await givenWhatsappChannel(t, auth);
       graph.respondWith(() => graphErrorReply(503, 2, 'Service temporarily unavailable'));
-      const created = await followUp(wa.id, {
+      const created = await givenFollowUp(t, auth, wa.id, {
         frequency: 'once',
         client_phone_numbers: ['+34612345678'],
       });
@@ -367,8 +332,8 @@ describe('Follow-up delivery (e2e)', () => {
     });
 
     it("answers 404 for another organization's follow-up on every operation", async () => {
-      const wa = await channel();
-      const created = await followUp(wa.id);
+      const wa = await givenWhatsappChannel(t, auth);
+      const created = await givenFollowUp(t, auth, wa.id);
       const intruder = bearer(tokenFor({ org: newOrganization() }));
       const base = `/v1/scheduler/follow-up/whatsapp/${created.id}`;
       await t.http().get(base).set(intruder).expect(404);
@@ -392,7 +357,7 @@ describe('Follow-up delivery (e2e)', () => {
     beforeEach(async () => boot({ GRAPH_API_TIMEOUT_MS: '8000' }));
 
     it('records the calls in flight when a follow-up is deleted, and retries none of them', async () => {
-      const wa = await channel();
+      const wa = await givenWhatsappChannel(t, auth);
       const rowsOf = (followUpId: string) =>
         t.app
           .get(DataSource)
@@ -403,7 +368,7 @@ describe('Follow-up delivery (e2e)', () => {
       // Slow answers: one number's call succeeds, the other's fails transiently.
       graph.respondWith((request) => (request.to === '14155552671' ? slowUnavailable : undefined));
       graph.latencyMs = slowUnavailable.delayMs;
-      const created = await followUp(wa.id, {
+      const created = await givenFollowUp(t, auth, wa.id, {
         frequency: 'once',
         client_phone_numbers: ['+34612345678', '+14155552671'],
       });
@@ -445,14 +410,14 @@ describe('Follow-up delivery (e2e)', () => {
     });
 
     it('never writes the late outcome of a taken-over claim over its re-claim by the same process', async () => {
-      const wa = await channel();
+      const wa = await givenWhatsappChannel(t, auth);
       // +14155552671 fails quickly: the sender it frees claims again while +34612345678's first
       // call is still in flight.
       graph.respondWith((request) =>
         request.to === '14155552671' ? { ...slowUnavailable, delayMs: 400 } : undefined,
       );
       graph.latencyMs = 1_500;
-      const created = await followUp(wa.id, {
+      const created = await givenFollowUp(t, auth, wa.id, {
         frequency: 'once',
         client_phone_numbers: ['+34612345678', '+14155552671'],
       });
@@ -493,8 +458,8 @@ describe('Follow-up delivery (e2e)', () => {
     });
 
     it('holds the retry of a call that failed while its follow-up was paused until it is resumed', async () => {
-      const wa = await channel();
-      const created = await followUp(wa.id, {
+      const wa = await givenWhatsappChannel(t, auth);
+      const created = await givenFollowUp(t, auth, wa.id, {
         frequency: 'hourly',
         client_phone_numbers: ['+34612345678'],
       });
@@ -502,22 +467,14 @@ describe('Follow-up delivery (e2e)', () => {
       clock.set(created.next_run_at);
       await eventually(async () => expect(graph.requests).toBe(1));
       // Paused while its call is in flight: the failure is recorded, its retry waits.
-      await t
-        .http()
-        .post(`/v1/scheduler/follow-up/whatsapp/${created.id}/pause`)
-        .set(auth)
-        .expect(200);
+      await followUpAction(created.id, 'pause').expect(200);
       await eventually(async () =>
         expect((await deliveries(created.id))[0]).toMatchObject({ status: 'pending', attempts: 1 }),
       );
       clock.advance(10 * 60_000);
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(graph.requests).toBe(1);
-      await t
-        .http()
-        .post(`/v1/scheduler/follow-up/whatsapp/${created.id}/resume`)
-        .set(auth)
-        .expect(200);
+      await followUpAction(created.id, 'resume').expect(200);
       await eventually(async () =>
         expect((await deliveries(created.id))[0]).toMatchObject({ status: 'sent', attempts: 2 }),
       );
@@ -528,11 +485,11 @@ describe('Follow-up delivery (e2e)', () => {
     beforeEach(async () => boot({ DELIVERY_CONCURRENCY: '1' }));
 
     it('marks the channel inactive when Meta rejects its token, failing its pending deliveries', async () => {
-      const wa = await channel();
+      const wa = await givenWhatsappChannel(t, auth);
       graph.respondWith(() =>
         graphErrorReply(401, 190, 'Error validating access token: Session has expired'),
       );
-      const created = await followUp(wa.id, {
+      const created = await givenFollowUp(t, auth, wa.id, {
         frequency: 'once',
         client_phone_numbers: ['+34612345678', '+14155552671', '+4915112345678'],
       });
@@ -563,7 +520,10 @@ describe('Follow-up delivery (e2e)', () => {
         .send({ access_token: 'EAAG-fresh' })
         .expect(200);
       expect(reactivated.body.data.status).toBe('active');
-      await followUp(wa.id, { frequency: 'once', client_phone_numbers: ['+34612345678'] });
+      await givenFollowUp(t, auth, wa.id, {
+        frequency: 'once',
+        client_phone_numbers: ['+34612345678'],
+      });
       const [sent] = await graph.waitForMessages(1);
       expect(sent.accessToken).toBe('EAAG-fresh');
     });
@@ -579,7 +539,7 @@ describe('Follow-up delivery (e2e)', () => {
     );
 
     it('claims nothing while its own heartbeat is stale, and again once it has beaten', async () => {
-      const wa = await channel();
+      const wa = await givenWhatsappChannel(t, auth);
       await eventually(async () =>
         expect(
           await t.app.get(DataSource).query('SELECT id FROM scheduler_processes'),
@@ -589,7 +549,7 @@ describe('Follow-up delivery (e2e)', () => {
       await t.app
         .get(DataSource)
         .query("UPDATE scheduler_processes SET beaten_at = now() - interval '61 seconds'");
-      const created = await followUp(wa.id, {
+      const created = await givenFollowUp(t, auth, wa.id, {
         frequency: 'once',
         client_phone_numbers: ['+34612345678'],
       });
@@ -608,9 +568,9 @@ describe('Follow-up delivery (e2e)', () => {
     beforeEach(async () => boot({ DELIVERY_MAX_ATTEMPTS: '2' }));
 
     it('fails a delivery after its last transient failure', async () => {
-      const wa = await channel();
+      const wa = await givenWhatsappChannel(t, auth);
       graph.respondWith(() => ({ status: 500, rawBody: 'oops' }));
-      const created = await followUp(wa.id, {
+      const created = await givenFollowUp(t, auth, wa.id, {
         frequency: 'once',
         client_phone_numbers: ['+34612345678'],
       });
@@ -633,8 +593,8 @@ describe('Follow-up delivery (e2e)', () => {
     beforeEach(async () => boot({ CHANNEL_RATE_LIMIT_PER_SECOND: '2' }));
 
     it('sends at most the limit per second through one channel', async () => {
-      const wa = await channel();
-      await followUp(wa.id, {
+      const wa = await givenWhatsappChannel(t, auth);
+      await givenFollowUp(t, auth, wa.id, {
         frequency: 'once',
         client_phone_numbers: [
           '+34612345678',
@@ -674,8 +634,8 @@ describe('Follow-up delivery (e2e)', () => {
 
     it('never calls Meta for a delivery whose follow-up was deleted while its message was written', async () => {
       llm.enqueue({ content: 'Your order has shipped.', delayMs: 1_000 });
-      const wa = await channel();
-      const created = await followUp(wa.id, {
+      const wa = await givenWhatsappChannel(t, auth);
+      const created = await givenFollowUp(t, auth, wa.id, {
         frequency: 'once',
         client_phone_numbers: ['+34612345678'],
       });
@@ -695,8 +655,8 @@ describe('Follow-up delivery (e2e)', () => {
 
     it('never calls Meta for a delivery whose channel was removed while its message was written', async () => {
       llm.enqueue({ content: 'Your order has shipped.', delayMs: 1_000 });
-      const wa = await channel();
-      const created = await followUp(wa.id, {
+      const wa = await givenWhatsappChannel(t, auth);
+      const created = await givenFollowUp(t, auth, wa.id, {
         frequency: 'once',
         client_phone_numbers: ['+34612345678'],
       });
@@ -715,8 +675,8 @@ describe('Follow-up delivery (e2e)', () => {
 
     it('sends what the model wrote, without giving it the phone number', async () => {
       llm.setContent(() => 'Hi {{phone}}, your order has shipped!');
-      const wa = await channel();
-      await followUp(wa.id, {
+      const wa = await givenWhatsappChannel(t, auth);
+      await givenFollowUp(t, auth, wa.id, {
         frequency: 'once',
         client_phone_numbers: ['+34612345678'],
         title: 'Order 7',
@@ -735,8 +695,8 @@ describe('Follow-up delivery (e2e)', () => {
 
     it('retries a delivery when the model fails, like any transient failure', async () => {
       llm.enqueue({ status: 500, body: openAiError('The server had an error', 'server_error') });
-      const wa = await channel();
-      const created = await followUp(wa.id, {
+      const wa = await givenWhatsappChannel(t, auth);
+      const created = await givenFollowUp(t, auth, wa.id, {
         frequency: 'once',
         client_phone_numbers: ['+34612345678'],
       });
@@ -771,21 +731,14 @@ describe('Taking over a dead process’s claims (e2e, outbox on a real database)
   it('puts a dead process’s claim ahead of the rows due at the same time (one large occurrence)', async () => {
     const sql = (text: string, parameters: unknown[] = []) =>
       t.app.get(DataSource).query(text, parameters);
-    const channel = (
-      await t.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201)
-    ).body.data;
+    const channel = await givenWhatsappChannel(t, auth);
     const ids: string[] = [];
     for (let i = 0; i < 30; i++) {
-      const sent = await t
-        .http()
-        .post(`/v1/channels/whatsapp/${channel.id}/messages`)
-        .set(auth)
-        .send({
-          to: `+3461234${String(i).padStart(4, '0')}`,
-          template: { name: 'order_update', language: 'en_US', parameters: ['Thursday'] },
-        })
-        .expect(202);
-      ids.push(sent.body.data.id);
+      const sent = await givenOutgoingMessage(t, auth, channel, {
+        to: `+3461234${String(i).padStart(4, '0')}`,
+        template: { name: 'order_update', language: 'en_US', parameters: ['Thursday'] },
+      });
+      ids.push(sent.id);
     }
     // One occurrence: every row due at the same time; the last one claimed by a process that has
     // not beaten for an hour, judged by one that has beaten for an hour.

@@ -47,7 +47,7 @@ interface Channels {
   messanger: MessangerChannel;
 }
 
-/** openapi.json, FollowUpDto. */
+/** openapi.json, FollowUpDto, as its creation answers it (a new follow-up has a next run). */
 export interface FollowUp {
   id: string;
   agent_id: string;
@@ -61,7 +61,7 @@ export interface FollowUp {
   time_zone: string;
   template: unknown;
   status: string;
-  next_run_at: number | null;
+  next_run_at: number;
   last_run_at: number | null;
   organization_id: string;
   created_by: string;
