@@ -73,8 +73,6 @@ describe('Conversations on WhatsApp (e2e)', () => {
     auth = bearer(tokenFor({ org }));
   });
 
-  const channel = () => givenWhatsappChannel(t, auth);
-  const messangerChannel = () => givenMessangerChannel(t, auth);
   /** Once, titled Order 42, unless said. */
   const followUp = (channelId: string, overrides: Record<string, unknown>) =>
     givenFollowUp(t, auth, channelId, { frequency: 'once', title: 'Order 42', ...overrides });
@@ -96,7 +94,7 @@ describe('Conversations on WhatsApp (e2e)', () => {
     });
 
   it('validates and returns the template', async () => {
-    const wa = await channel();
+    const wa = await givenWhatsappChannel(t, auth);
     const created = await followUp(wa.id, { frequency: 'daily', template: TEMPLATE });
     expect(created.template).toEqual(TEMPLATE);
     for (const [template, field] of [
@@ -117,7 +115,7 @@ describe('Conversations on WhatsApp (e2e)', () => {
   });
 
   it('sends text inside the 24-hour window and the template outside it', async () => {
-    const wa = await channel();
+    const wa = await givenWhatsappChannel(t, auth);
     await clientWrites(wa, '34612345678', 'Any news about my order?', clock.now() - 2 * HOUR);
     await clientWrites(wa, '14155552671', 'Hello', clock.now() - 25 * HOUR);
     await eventually(async () => {
@@ -146,7 +144,7 @@ describe('Conversations on WhatsApp (e2e)', () => {
   });
 
   it('sends text outside the window when the follow-up has no template', async () => {
-    const wa = await channel();
+    const wa = await givenWhatsappChannel(t, auth);
     const created = await followUp(wa.id, { client_phone_numbers: ['+34612345678'] });
     const [message] = await graph.waitForMessages(1);
     expect(message.template).toBeUndefined();
@@ -155,7 +153,7 @@ describe('Conversations on WhatsApp (e2e)', () => {
   });
 
   it('moves a delivery forward only, whatever order the statuses come in', async () => {
-    const wa = await channel();
+    const wa = await givenWhatsappChannel(t, auth);
     await clientWrites(wa, '34612345678', 'hi');
     const created = await followUp(wa.id, { client_phone_numbers: ['+34612345678'] });
     const [row] = await settled(created.id, ['sent']);
@@ -189,7 +187,7 @@ describe('Conversations on WhatsApp (e2e)', () => {
   });
 
   it('applies a status that arrives before the send’s own answer is written', async () => {
-    const wa = await channel();
+    const wa = await givenWhatsappChannel(t, auth);
     // The fake keeps the message at once and answers a second later.
     graph.latencyMs = 1_000;
     try {
@@ -215,7 +213,7 @@ describe('Conversations on WhatsApp (e2e)', () => {
   });
 
   it('a read before any delivered sets both; a failed status fails a sent message with Meta’s error', async () => {
-    const wa = await channel();
+    const wa = await givenWhatsappChannel(t, auth);
     const created = await followUp(wa.id, {
       client_phone_numbers: ['+34612345678', '+14155552671'],
     });
@@ -252,7 +250,7 @@ describe('Conversations on WhatsApp (e2e)', () => {
     );
 
     it('from the send call: re-sends at once as the template, on the same delivery', async () => {
-      const wa = await channel();
+      const wa = await givenWhatsappChannel(t, auth);
       // Agentline believes the window is open; Meta disagrees.
       await clientWrites(wa, '34612345678', 'hi');
       graph.enqueue(outsideWindow);
@@ -268,7 +266,7 @@ describe('Conversations on WhatsApp (e2e)', () => {
     });
 
     it('from the send call without a template: fails for good, no retry', async () => {
-      const wa = await channel();
+      const wa = await givenWhatsappChannel(t, auth);
       graph.enqueue(outsideWindow);
       const created = await followUp(wa.id, { client_phone_numbers: ['+34612345678'] });
       const [row] = await settled(created.id, ['failed']);
@@ -277,7 +275,7 @@ describe('Conversations on WhatsApp (e2e)', () => {
     });
 
     it('from a failed status: re-sends the delivery as the template, once', async () => {
-      const wa = await channel();
+      const wa = await givenWhatsappChannel(t, auth);
       await clientWrites(wa, '34612345678', 'hi');
       const created = await followUp(wa.id, {
         client_phone_numbers: ['+34612345678'],
@@ -310,7 +308,7 @@ describe('Conversations on WhatsApp (e2e)', () => {
     });
 
     it('from a failed status without a template: fails for good', async () => {
-      const wa = await channel();
+      const wa = await givenWhatsappChannel(t, auth);
       await clientWrites(wa, '34612345678', 'hi');
       const created = await followUp(wa.id, { client_phone_numbers: ['+34612345678'] });
       const [sent] = await settled(created.id, ['sent']);
@@ -328,7 +326,7 @@ describe('Conversations on WhatsApp (e2e)', () => {
   });
 
   it('skips a number that sent STOP (opted_out), and writes to it again after START', async () => {
-    const wa = await channel();
+    const wa = await givenWhatsappChannel(t, auth);
     await clientWrites(wa, '34612345678', 'STOP');
     await eventually(async () => {
       const res = await t.http().get(`/v1/channels/whatsapp/${wa.id}/opt-outs`).set(auth);
@@ -354,7 +352,7 @@ describe('Conversations on WhatsApp (e2e)', () => {
   });
 
   it('an opt-out by API takes effect for deliveries already in the outbox', async () => {
-    const wa = await channel();
+    const wa = await givenWhatsappChannel(t, auth);
     // The first send hangs until the time-out, so the daily follow-up's row waits for its retry.
     graph.enqueue('hang');
     const created = await followUp(wa.id, { client_phone_numbers: ['+34612345678'] });
@@ -375,9 +373,9 @@ describe('Conversations on WhatsApp (e2e)', () => {
 
   describe('channels are read, listed and removed', () => {
     it('gets and lists channels of the organization, filtered by agent, newest first', async () => {
-      const first = await channel();
+      const first = await givenWhatsappChannel(t, auth);
       const second = await givenWhatsappChannel(t, auth, { agent_id: 'agent-2' });
-      const fb = await messangerChannel();
+      const fb = await givenMessangerChannel(t, auth);
       expect(
         (await t.http().get(`/v1/channels/whatsapp/${first.id}`).set(auth).expect(200)).body.data,
       ).toEqual(first);
@@ -402,7 +400,7 @@ describe('Conversations on WhatsApp (e2e)', () => {
     });
 
     it('removing a channel cancels its pending deliveries, stops its follow-ups and closes its webhooks', async () => {
-      const wa = await channel();
+      const wa = await givenWhatsappChannel(t, auth);
       graph.enqueue('hang');
       const once = await followUp(wa.id, { client_phone_numbers: ['+34612345678'] });
       const daily = await followUp(wa.id, {
@@ -449,7 +447,7 @@ describe('Conversations on WhatsApp (e2e)', () => {
     });
 
     it('shows why Meta made a channel inactive, until a new token reactivates it', async () => {
-      const wa = await channel();
+      const wa = await givenWhatsappChannel(t, auth);
       graph.enqueue(
         graphErrorReply(401, 190, 'Error validating access token: Session has expired'),
       );
@@ -481,7 +479,7 @@ describe('Conversations on WhatsApp (e2e)', () => {
         .items;
 
     it('answers a WhatsApp client with text (202), through the outbox, and follows its statuses', async () => {
-      const wa = await channel();
+      const wa = await givenWhatsappChannel(t, auth);
       await clientWrites(wa, '34612345678', 'Where is my order?');
       const res = await send('whatsapp', wa.id, {
         to: '+34 612 345 678',
@@ -508,7 +506,7 @@ describe('Conversations on WhatsApp (e2e)', () => {
     });
 
     it('sends a template as given', async () => {
-      const wa = await channel();
+      const wa = await givenWhatsappChannel(t, auth);
       await send('whatsapp', wa.id, {
         to: '+34612345678',
         template: { name: 'order_update', language: 'es', parameters: ['42', '{{title}}'] },
@@ -522,7 +520,7 @@ describe('Conversations on WhatsApp (e2e)', () => {
     });
 
     it('validates the body: exactly one of text and template, a valid number', async () => {
-      const wa = await channel();
+      const wa = await givenWhatsappChannel(t, auth);
       for (const [body, field] of [
         [{ to: '+34612345678' }, 'text'],
         [{ to: '+34612345678', text: 'a', template: TEMPLATE }, 'template'],
@@ -537,7 +535,7 @@ describe('Conversations on WhatsApp (e2e)', () => {
     });
 
     it('records a message to an opted-out number as skipped, and never sends it', async () => {
-      const wa = await channel();
+      const wa = await givenWhatsappChannel(t, auth);
       await t
         .http()
         .put(`/v1/channels/whatsapp/${wa.id}/opt-outs/34612345678`)
@@ -550,7 +548,7 @@ describe('Conversations on WhatsApp (e2e)', () => {
     });
 
     it('replies on Messenger inside its 24-hour window, refuses outside it, and follows reads', async () => {
-      const fb = await messangerChannel();
+      const fb = await givenMessangerChannel(t, auth);
       await givenMessangerNotification(t, fb, SECRET, '6543210987', [
         { timestamp: clock.now() - HOUR, message: { mid: 'm_in_1', text: 'Is the shop open?' } },
       ]);
@@ -593,7 +591,7 @@ describe('Conversations on WhatsApp (e2e)', () => {
     });
 
     it('deactivates a Messanger channel whose Page token Meta rejects, and says why', async () => {
-      const fb = await messangerChannel();
+      const fb = await givenMessangerChannel(t, auth);
       await givenMessangerNotification(t, fb, SECRET, '777', [
         { timestamp: clock.now(), message: { mid: 'm_hi', text: 'hi' } },
       ]);
@@ -636,8 +634,8 @@ describe('Conversations on WhatsApp (e2e)', () => {
     });
 
     it("answers 404 for another organization's channel on every sending route", async () => {
-      const wa = await channel();
-      const fb = await messangerChannel();
+      const wa = await givenWhatsappChannel(t, auth);
+      const fb = await givenMessangerChannel(t, auth);
       const stranger = bearer(tokenFor({ org: newOrganization() }));
       await send('whatsapp', wa.id, { to: '+34612345678', text: 'x' }, stranger).expect(404);
       await send('messanger', fb.id, { to: '123', text: 'x' }, stranger).expect(404);
