@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { aFollowUp, aMessangerChannel, aWhatsappChannel } from './support/factories';
+import { aFollowUp } from './support/factories';
+import { givenMessangerChannel, givenWhatsappChannel } from './support/given';
 import { bearer, newOrganization, startApp, TestApp, tokenFor } from './support/test-app';
 
 const MINUTE = 60_000;
@@ -28,9 +29,7 @@ describe('Follow-ups (e2e)', () => {
   beforeEach(async () => {
     org = newOrganization();
     auth = bearer(tokenFor({ org, sub: 'carol' }));
-    channelId = (
-      await t.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201)
-    ).body.data.id;
+    channelId = (await givenWhatsappChannel(t, auth)).id;
   });
 
   const create = (body: object) =>
@@ -173,16 +172,8 @@ describe('Follow-ups (e2e)', () => {
     });
 
     it("answers 422 for another organization's channel", async () => {
-      const otherAuth = bearer(tokenFor());
-      const foreign = (
-        await t
-          .http()
-          .post('/v1/channels/whatsapp')
-          .set(otherAuth)
-          .send(aWhatsappChannel())
-          .expect(201)
-      ).body.data.id;
-      const res = await create(aFollowUp(foreign)).expect(422);
+      const foreign = await givenWhatsappChannel(t, bearer(tokenFor()));
+      const res = await create(aFollowUp(foreign.id)).expect(422);
       expect(res.body.detail).toContain('No WhatsApp channel');
     });
 
@@ -192,15 +183,8 @@ describe('Follow-ups (e2e)', () => {
     });
 
     it('answers 422 for a Messanger channel', async () => {
-      const messanger = (
-        await t
-          .http()
-          .post('/v1/channels/messanger')
-          .set(auth)
-          .send(aMessangerChannel())
-          .expect(201)
-      ).body.data.id;
-      const res = await create(aFollowUp(messanger)).expect(422);
+      const messanger = await givenMessangerChannel(t, auth);
+      const res = await create(aFollowUp(messanger.id)).expect(422);
       expect(res.body.detail).toContain('Messanger');
     });
   });
