@@ -85,7 +85,7 @@ describe('Conversations on WhatsApp (e2e)', () => {
   const clientWrites = (wa: WhatsappChannel, from: string, body: string, at = clock.now()) =>
     givenInboundMessage(t, wa, SECRET, { from, body, at });
   const status = (id: string, name: string, at: number, errors?: unknown[]) =>
-    aWhatsappStatus(id, name, { at, ...(errors && { errors }) });
+    aWhatsappStatus(id, name, { at, errors });
   const settled = async (id: string, expected: string[]) =>
     eventually(async () => {
       const items = await deliveries(id);

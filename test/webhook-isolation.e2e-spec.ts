@@ -2,9 +2,14 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { WebhookInbox } from '../src/channels/webhooks/webhook-inbox';
 import { eventually } from './support/eventually';
-import { aMessangerChannel, aWhatsappChannel } from './support/factories';
+import {
+  givenMessangerChannel,
+  givenWhatsappChannel,
+  givenWhatsappNotification,
+} from './support/given';
 import { ManualClock } from './support/manual-clock';
 import {
+  aWhatsappText,
   messangerNotification,
   postToWebhook,
   whatsappNotification,
@@ -14,8 +19,6 @@ import { bearer, newOrganization, startApp, TestApp, tokenFor } from './support/
 const SECRET = 'meta-app-secret-isolation';
 /** Events stay in the durable outbox (nobody listens there): the test reads them from it. */
 const NOWHERE = 'http://127.0.0.1:9/agent/events';
-
-const seconds = (ms: number) => String(Math.floor(ms / 1000));
 
 interface InboxRow {
   id: string;
@@ -61,12 +64,6 @@ describe('Webhook items judged one by one (e2e)', () => {
     auth = bearer(tokenFor({ org: newOrganization() }));
   });
 
-  const whatsapp = async () =>
-    (await t.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201))
-      .body.data;
-  const messanger = async () =>
-    (await t.http().post('/v1/channels/messanger').set(auth).send(aMessangerChannel()).expect(201))
-      .body.data;
   const inbox = async (channelId: string) =>
     (await db.query('SELECT id, status, attempts, error FROM webhook_inbox WHERE channel_id = $1', [
       channelId,
@@ -103,16 +100,11 @@ describe('Webhook items judged one by one (e2e)', () => {
     return line === undefined ? 0 : Number(line.slice(series.length));
   };
 
-  const text = (id: string, body: string, timestamp = seconds(clock.now())) => ({
-    from: '34612345678',
-    id,
-    timestamp,
-    type: 'text',
-    text: { body },
-  });
+  const text = (id: string, body: string, timestamp?: string) =>
+    aWhatsappText({ id, body, at: clock.now(), timestamp });
 
   it('WhatsApp: stores the good message on the first processing and sets aside each bad item with its reason', async () => {
-    const channel = await whatsapp();
+    const channel = await givenWhatsappChannel(t, auth);
     const before = await scrape();
     const raw = JSON.stringify(
       whatsappNotification(channel.number_id, {
@@ -172,7 +164,7 @@ describe('Webhook items judged one by one (e2e)', () => {
   });
 
   it('Messenger: the same, event by event', async () => {
-    const channel = await messanger();
+    const channel = await givenMessangerChannel(t, auth);
     const psid = '6543210987';
     const at = clock.now();
     const raw = JSON.stringify(
@@ -208,14 +200,10 @@ describe('Webhook items judged one by one (e2e)', () => {
   });
 
   it('a notification whose items all read is processed, and nothing is set aside', async () => {
-    const channel = await whatsapp();
-    await postToWebhook(
-      t,
-      'whatsapp',
-      channel.id,
-      whatsappNotification(channel.number_id, { messages: [text('wamid.fine', 'fine')] }),
-      SECRET,
-    ).expect(200);
+    const channel = await givenWhatsappChannel(t, auth);
+    await givenWhatsappNotification(t, channel, SECRET, {
+      messages: [text('wamid.fine', 'fine')],
+    });
     const row = await processed(channel.id);
     expect(row).toMatchObject({ status: 'processed', attempts: 1, error: null });
     expect(await setAside(row.id)).toEqual([]);
@@ -239,20 +227,14 @@ describe('Webhook items judged one by one (e2e)', () => {
 
     it('sets aside an item PostgreSQL refuses (a data exception), in a savepoint: the others stay', async () => {
       await refuseInSql('unstorable', '22023');
-      const channel = await whatsapp();
-      await postToWebhook(
-        t,
-        'whatsapp',
-        channel.id,
-        whatsappNotification(channel.number_id, {
-          messages: [
-            text('wamid.before', 'before'),
-            text('wamid.refused', 'unstorable'),
-            text('wamid.after', 'after'),
-          ],
-        }),
-        SECRET,
-      ).expect(200);
+      const channel = await givenWhatsappChannel(t, auth);
+      await givenWhatsappNotification(t, channel, SECRET, {
+        messages: [
+          text('wamid.before', 'before'),
+          text('wamid.refused', 'unstorable'),
+          text('wamid.after', 'after'),
+        ],
+      });
       const row = await processed(channel.id);
       expect(row).toMatchObject({ status: 'malformed', attempts: 1 });
       expect((await listed('whatsapp', channel.id)).map((m) => m.message_id).sort()).toEqual([
@@ -274,16 +256,10 @@ describe('Webhook items judged one by one (e2e)', () => {
     it('tries a notification again as a whole when the failure is not about its content, and applies it once', async () => {
       // A serialization failure says nothing about the item: next time it may pass.
       await refuseInSql('transient', '40001');
-      const channel = await whatsapp();
-      await postToWebhook(
-        t,
-        'whatsapp',
-        channel.id,
-        whatsappNotification(channel.number_id, {
-          messages: [text('wamid.first', 'first'), text(`wamid.${randomUUID()}`, 'transient')],
-        }),
-        SECRET,
-      ).expect(200);
+      const channel = await givenWhatsappChannel(t, auth);
+      await givenWhatsappNotification(t, channel, SECRET, {
+        messages: [text('wamid.first', 'first'), text(`wamid.${randomUUID()}`, 'transient')],
+      });
       const failed = await eventually(async () => {
         const [current] = await inbox(channel.id);
         expect(current).toMatchObject({ status: 'pending', attempts: 1 });

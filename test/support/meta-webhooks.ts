@@ -31,14 +31,15 @@ const metaSeconds = (ms: number) => String(Math.floor(ms / 1000));
 export const aWhatsappText = ({
   body = 'Hello',
   at = Date.now(),
-  ...fields
-}: { body?: string; at?: number; from?: string; id?: string; timestamp?: string } = {}) => ({
-  from: '34612345678',
-  id: `wamid.${randomUUID()}`,
-  timestamp: metaSeconds(at),
+  timestamp = metaSeconds(at),
+  from = '34612345678',
+  id = `wamid.${randomUUID()}`,
+}: { body?: string; at?: number; timestamp?: string; from?: string; id?: string } = {}) => ({
+  from,
+  id,
+  timestamp,
   type: 'text',
   text: { body },
-  ...fields,
 });
 
 /** The status of a message sent (`id`, its wamid) as a WhatsApp notification carries it. */
@@ -47,15 +48,11 @@ export const aWhatsappStatus = (
   status: string,
   {
     at = Date.now(),
-    ...fields
-  }: { at?: number; recipient_id?: string; errors?: unknown[]; timestamp?: string } = {},
-) => ({
-  id,
-  status,
-  timestamp: metaSeconds(at),
-  recipient_id: '34612345678',
-  ...fields,
-});
+    timestamp = metaSeconds(at),
+    recipient_id = '34612345678',
+    errors,
+  }: { at?: number; timestamp?: string; recipient_id?: string; errors?: unknown[] } = {},
+) => ({ id, status, timestamp, recipient_id, ...(errors && { errors }) });
 
 /** A Messenger page notification: `events` are `entry[0].messaging[]` items from `psid`. */
 export const messangerNotification = (
