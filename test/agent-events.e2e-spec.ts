@@ -1,13 +1,19 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { createServer, IncomingHttpHeaders, Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { DataSource } from 'typeorm';
 import { eventually } from './support/eventually';
-import { aFollowUp, aWhatsappChannel } from './support/factories';
 import { FakeGraphApi, graphErrorReply } from './support/fake-graph-api';
+import {
+  givenFollowUp,
+  givenInboundMessage,
+  givenWhatsappChannel,
+  givenWhatsappNotification,
+  WhatsappChannel,
+} from './support/given';
 import { ManualClock } from './support/manual-clock';
-import { postToWebhook, whatsappNotification } from './support/meta-webhooks';
+import { aWhatsappStatus } from './support/meta-webhooks';
 import { bearer, newOrganization, startApp, TestApp, tokenFor } from './support/test-app';
 
 const META_SECRET = 'meta-app-secret-for-events';
@@ -115,33 +121,11 @@ describe('Agent events (e2e)', () => {
     graph.reset();
   });
 
-  const channel = async () =>
-    (await t.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201))
-      .body.data;
-  const notify = async (wa: { id: string; number_id: string }, value: Record<string, unknown>) => {
-    await postToWebhook(
-      t,
-      'whatsapp',
-      wa.id,
-      whatsappNotification(wa.number_id, value),
-      META_SECRET,
-    ).expect(200);
-  };
-  const clientWrites = (wa: { id: string; number_id: string }, body: string) =>
-    notify(wa, {
-      messages: [
-        {
-          from: '34612345678',
-          id: `wamid.${randomUUID()}`,
-          timestamp: String(Math.floor(Date.now() / 1000)),
-          type: 'text',
-          text: { body },
-        },
-      ],
-    });
+  const clientWrites = (wa: WhatsappChannel, body: string) =>
+    givenInboundMessage(t, wa, META_SECRET, { body });
 
   it('POSTs message.received once, signed per Standard Webhooks', async () => {
-    const wa = await channel();
+    const wa = await givenWhatsappChannel(t, auth);
     await clientWrites(wa, 'Hello agent');
     const [event] = await eventually(async () => {
       const events = endpoint.events('message.received');
@@ -180,7 +164,7 @@ describe('Agent events (e2e)', () => {
   });
 
   it('retries after a 500, a time-out and a dropped connection, with the same webhook-id', async () => {
-    const wa = await channel();
+    const wa = await givenWhatsappChannel(t, auth);
     endpoint.enqueue(500, 'hang', 'destroy');
     await clientWrites(wa, 'retry me');
     // Each failure schedules a retry after a backoff of seconds: the clock moves past it.
@@ -201,15 +185,9 @@ describe('Agent events (e2e)', () => {
   });
 
   it('tells delivery.updated on a status and channel.deactivated when Meta rejects the token', async () => {
-    const wa = await channel();
-    const followUp = (
-      await t
-        .http()
-        .post('/v1/scheduler/follow-up/whatsapp')
-        .set(auth)
-        .send(aFollowUp(wa.id, { frequency: 'once', client_phone_numbers: ['+34612345678'] }))
-        .expect(201)
-    ).body;
+    const wa = await givenWhatsappChannel(t, auth);
+    const once = { frequency: 'once', client_phone_numbers: ['+34612345678'] };
+    const followUp = await givenFollowUp(t, auth, wa.id, once);
     const [message] = await graph.waitForMessages(1);
     await eventually(async () => {
       const res = await t
@@ -218,15 +196,8 @@ describe('Agent events (e2e)', () => {
         .set(auth);
       expect(res.body.data.items[0].status).toBe('sent');
     });
-    await notify(wa, {
-      statuses: [
-        {
-          id: message.wamid,
-          status: 'delivered',
-          timestamp: String(Math.floor(Date.now() / 1000)),
-          recipient_id: '34612345678',
-        },
-      ],
+    await givenWhatsappNotification(t, wa, META_SECRET, {
+      statuses: [aWhatsappStatus(message.wamid, 'delivered')],
     });
     // Not ordered: the worker's own outcome (sent) and Meta's status (delivered), one event each.
     const [sentEvent, updated] = await eventually(async () => {
@@ -244,12 +215,7 @@ describe('Agent events (e2e)', () => {
     });
 
     graph.enqueue(graphErrorReply(401, 190, 'Error validating access token'));
-    await t
-      .http()
-      .post('/v1/scheduler/follow-up/whatsapp')
-      .set(auth)
-      .send(aFollowUp(wa.id, { frequency: 'once', client_phone_numbers: ['+34612345678'] }))
-      .expect(201);
+    await givenFollowUp(t, auth, wa.id, once);
     const [deactivated] = await eventually(async () => {
       const events = endpoint
         .events('channel.deactivated')
@@ -267,31 +233,8 @@ describe('Agent events (e2e)', () => {
   it('stores nothing when events are off', async () => {
     const quiet = await startApp({ META_APP_SECRET: META_SECRET });
     try {
-      const wa = (
-        await quiet
-          .http()
-          .post('/v1/channels/whatsapp')
-          .set(auth)
-          .send(aWhatsappChannel())
-          .expect(201)
-      ).body.data;
-      await postToWebhook(
-        quiet,
-        'whatsapp',
-        wa.id,
-        whatsappNotification(wa.number_id, {
-          messages: [
-            {
-              from: '34612345678',
-              id: 'wamid.quiet',
-              timestamp: String(Math.floor(Date.now() / 1000)),
-              type: 'text',
-              text: { body: 'hi' },
-            },
-          ],
-        }),
-        META_SECRET,
-      ).expect(200);
+      const wa = await givenWhatsappChannel(quiet, auth);
+      await givenInboundMessage(quiet, wa, META_SECRET, { id: 'wamid.quiet', body: 'hi' });
       await eventually(async () => {
         const res = await quiet.http().get(`/v1/channels/whatsapp/${wa.id}/messages`).set(auth);
         expect(res.body.data.total_count).toBe(1);
