@@ -2,10 +2,15 @@ import { DataSource } from 'typeorm';
 import { Retention } from '../src/database/retention';
 import { uuidv7 } from '../src/common/ids';
 import { eventually } from './support/eventually';
-import { aWhatsappChannel } from './support/factories';
 import { FakeGraphApi, graphErrorReply } from './support/fake-graph-api';
+import {
+  givenInboundMessage,
+  givenOutgoingMessage,
+  givenWhatsappChannel,
+  WhatsappChannel,
+} from './support/given';
 import { ManualClock } from './support/manual-clock';
-import { postToWebhook, whatsappNotification } from './support/meta-webhooks';
+import { postToWebhook } from './support/meta-webhooks';
 import { bearer, newOrganization, startApp, TestApp, tokenFor } from './support/test-app';
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -65,38 +70,13 @@ describe('Retention (e2e)', () => {
         status: string;
       }[]
     )[0]?.status;
-  const sendNow = async (channelId: string, to: string) =>
-    (
-      await t
-        .http()
-        .post(`/v1/channels/whatsapp/${channelId}/messages`)
-        .set(auth)
-        .send({ to, text: 'Hello' })
-        .expect(202)
-    ).body.data.id as string;
-  const notify = async (channel: { id: string; number_id: string }, body: string) =>
-    postToWebhook(
-      t,
-      'whatsapp',
-      channel.id,
-      whatsappNotification(channel.number_id, {
-        messages: [
-          {
-            from: '34612345678',
-            id: `wamid.${uuidv7()}`,
-            timestamp: String(Math.floor(clock.now() / 1000)),
-            type: 'text',
-            text: { body },
-          },
-        ],
-      }),
-      SECRET,
-    ).expect(200);
+  const sendNow = async (channel: WhatsappChannel, to: string) =>
+    (await givenOutgoingMessage(t, auth, channel, { to })).id;
+  const notify = (channel: WhatsappChannel, body: string) =>
+    givenInboundMessage(t, channel, SECRET, { body, at: clock.now() });
 
   it('prunes processed notifications and finished deliveries’ attempts after 30 days, never a pending notification or an open delivery’s', async () => {
-    const channel = (
-      await t.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201)
-    ).body.data;
+    const channel = await givenWhatsappChannel(t, auth);
 
     // Day 0: a processed notification, one set aside (not JSON), and one not processed yet (as a
     // crash between storing and processing leaves it; due later than this test reaches).
@@ -120,8 +100,8 @@ describe('Retention (e2e)', () => {
       expect(await inbox(channel.id)).toEqual(['malformed', 'pending', 'processed']),
     );
     // A delivery that went out, and one that Meta keeps refusing (pending, to be retried).
-    const sent = await sendNow(channel.id, '+34612345678');
-    const open = await sendNow(channel.id, `+${UNREACHABLE}`);
+    const sent = await sendNow(channel, '+34612345678');
+    const open = await sendNow(channel, `+${UNREACHABLE}`);
     await eventually(async () => {
       expect(await deliveryStatus(sent)).toBe('sent');
       expect(await deliveryStatus(open)).toBe('pending');
@@ -159,14 +139,7 @@ describe('Retention (e2e)', () => {
   it('keeps everything with RETENTION_DAYS=0', async () => {
     const keeper = await startApp({ RETENTION_DAYS: '0', META_APP_SECRET: SECRET }, { clock });
     try {
-      const channel = (
-        await keeper
-          .http()
-          .post('/v1/channels/whatsapp')
-          .set(auth)
-          .send(aWhatsappChannel())
-          .expect(201)
-      ).body.data;
+      const channel = await givenWhatsappChannel(keeper, auth);
       await postToWebhook(keeper, 'whatsapp', channel.id, 'not json', SECRET).expect(200);
       clock.advance(3650 * DAY);
       expect(await keeper.app.get(Retention).pruneExpired()).toEqual({});

@@ -1,8 +1,12 @@
 import { DataSource } from 'typeorm';
 import { eventually } from './support/eventually';
-import { aWhatsappChannel } from './support/factories';
 import { FakeGraphApi } from './support/fake-graph-api';
-import { postToWebhook, whatsappNotification } from './support/meta-webhooks';
+import {
+  givenOutgoingMessage,
+  givenWhatsappChannel,
+  givenWhatsappNotification,
+} from './support/given';
+import { aWhatsappStatus } from './support/meta-webhooks';
 import { bearer, newOrganization, startApp, TestApp, tokenFor } from './support/test-app';
 
 const SECRET = 'meta-app-secret-status-race';
@@ -100,44 +104,20 @@ onPostgres.each([
       ])
     ).every((row) => row.status === 'processed');
 
-  const delivered = (numberId: string, wamid: string) =>
-    whatsappNotification(numberId, {
-      statuses: [
-        {
-          id: wamid,
-          status: 'delivered',
-          timestamp: String(Math.floor(Date.now() / 1000)),
-          recipient_id: '34612345678',
-        },
-      ],
-    });
-
   it.each(['the status', "the send's result"] as const)(
     'applies `delivered` when %s commits first, held at its commit while the other runs',
     async (first) => {
-      const channel = (
-        await t.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201)
-      ).body.data;
+      const channel = await givenWhatsappChannel(t, auth);
       await sql(HOLDS[first]);
       // The status must arrive while the send waits for Meta's answer: the fake keeps the message
       // at once and answers a second later.
       graph.latencyMs = first === 'the status' ? 1_000 : 0;
-      const sent = await t
-        .http()
-        .post(`/v1/channels/whatsapp/${channel.id}/messages`)
-        .set(auth)
-        .send({ to: '+34612345678', template: TEMPLATE })
-        .expect(202);
-      const deliveryId: string = sent.body.data.id;
+      const deliveryId = (await givenOutgoingMessage(t, auth, channel, { template: TEMPLATE })).id;
       const [message] = await graph.waitForMessages(1);
       const notifyDelivered = () =>
-        postToWebhook(
-          t,
-          'whatsapp',
-          channel.id,
-          delivered(channel.number_id, message.wamid),
-          SECRET,
-        ).expect(200);
+        givenWhatsappNotification(t, channel, SECRET, {
+          statuses: [aWhatsappStatus(message.wamid, 'delivered')],
+        });
 
       if (first === 'the status') {
         await notifyDelivered();
