@@ -1,30 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import { eventually } from './support/eventually';
-import { aWhatsappChannel } from './support/factories';
 import { FakeGraphApi, graphErrorReply } from './support/fake-graph-api';
 import { freePort } from './support/free-port';
+import { givenOutgoingMessage, givenWhatsappChannel } from './support/given';
 import { postToWebhook, whatsappNotification } from './support/meta-webhooks';
 import { TcpProxy } from './support/tcp-proxy';
 import { bearer, createTestDatabase, startApp, TestApp, tokenFor } from './support/test-app';
 
 const SECRET = 'metrics-app-secret';
 
-/** A message to send now: a due delivery, pending until a scheduler takes it. */
-const sendNow = (t: TestApp, auth: Record<string, string>, channelId: string) =>
-  t
-    .http()
-    .post(`/v1/channels/whatsapp/${channelId}/messages`)
-    .set(auth)
-    .send({ to: '+34612345678', text: 'Hello' })
-    .expect(202);
-
-/** The same, on a new channel. */
+/** A message to send now on a new channel: a due delivery, pending until a scheduler takes it. */
 const queueMessage = async (t: TestApp) => {
   const auth = bearer(tokenFor());
-  const channel = (
-    await t.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201)
-  ).body.data;
-  await sendNow(t, auth, channel.id);
+  await givenOutgoingMessage(t, auth, await givenWhatsappChannel(t, auth));
 };
 
 /** Outages are simulated with a TCP proxy in front of PostgreSQL (see outage.e2e-spec.ts). */
@@ -60,9 +48,7 @@ describe('Metrics (e2e)', () => {
 
     it('counts requests by route template, method and status, with their duration', async () => {
       await t.http().get('/v1/tools').expect(401);
-      const channel = (
-        await t.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201)
-      ).body.data;
+      const channel = await givenWhatsappChannel(t, auth);
       await t.http().get(`/v1/channels/whatsapp/${channel.id}`).set(auth).expect(200);
       const res = await t.http().get('/metrics').expect(200);
       expect(res.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
@@ -87,12 +73,10 @@ describe('Metrics (e2e)', () => {
     });
 
     it('counts deliveries by outcome and channel kind, their lag, and shows the outbox', async () => {
-      const channel = (
-        await t.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201)
-      ).body.data;
+      const channel = await givenWhatsappChannel(t, auth);
       // Meta answers slowly: the delivery is seen in the outbox as sending while its call is out.
       graph.latencyMs = 1_000;
-      await sendNow(t, auth, channel.id);
+      await givenOutgoingMessage(t, auth, channel);
       const sending = (text: string) =>
         (sample(text, 'agentline_outbox_deliveries{status="sending",due="true"}') ?? 0) +
         (sample(text, 'agentline_outbox_deliveries{status="sending",due="false"}') ?? 0);
@@ -123,18 +107,9 @@ describe('Metrics (e2e)', () => {
     it('counts a delivery that fails for good, and warns once with its context', async () => {
       const org = `org-${randomBytes(6).toString('hex')}`;
       const as = bearer(tokenFor({ org }));
-      const channel = (
-        await t.http().post('/v1/channels/whatsapp').set(as).send(aWhatsappChannel()).expect(201)
-      ).body.data;
+      const channel = await givenWhatsappChannel(t, as);
       graph.enqueue(graphErrorReply(400, 131026, 'Message undeliverable'));
-      const delivery = (
-        await t
-          .http()
-          .post(`/v1/channels/whatsapp/${channel.id}/messages`)
-          .set(as)
-          .send({ to: '+34612345679', text: 'Hello' })
-          .expect(202)
-      ).body.data;
+      const delivery = await givenOutgoingMessage(t, as, channel, { to: '+34612345679' });
       await eventually(async () =>
         expect(
           sample(
@@ -161,9 +136,7 @@ describe('Metrics (e2e)', () => {
     });
 
     it("counts Meta's notifications, accepted and rejected", async () => {
-      const channel = (
-        await t.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201)
-      ).body.data;
+      const channel = await givenWhatsappChannel(t, auth);
       const payload = whatsappNotification(channel.number_id, { statuses: [] });
       await postToWebhook(t, 'whatsapp', channel.id, payload, SECRET).expect(200);
       await postToWebhook(t, 'whatsapp', channel.id, payload, 'wrong-secret').expect(401);
