@@ -3,8 +3,9 @@ import { Client } from 'pg';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { eventually } from './support/eventually';
-import { aFollowUp, aTool, aWhatsappChannel } from './support/factories';
+import { aFollowUp, aTool } from './support/factories';
 import { freePort } from './support/free-port';
+import { givenWhatsappChannel } from './support/given';
 import { ServiceProcess } from './support/service-process';
 import {
   bearer,
@@ -49,7 +50,7 @@ describe('Idempotency-Key (e2e)', () => {
   });
 
   it('replays a follow-up creation: the same follow-up, the clients messaged once', async () => {
-    const channel = (await post('/v1/channels/whatsapp', aWhatsappChannel()).expect(201)).body.data;
+    const channel = await givenWhatsappChannel(t, auth);
     const key = randomUUID();
     const body = aFollowUp(channel.id);
     const first = await post('/v1/scheduler/follow-up/whatsapp', body, key).expect(201);
@@ -127,8 +128,7 @@ describe('Idempotency-Key (e2e)', () => {
   it.each(['a minute more', 'expired'] as const)(
     'sends once when the answer was lost after the send was committed (claim held %s)',
     async (lockedFor) => {
-      const channel = (await post('/v1/channels/whatsapp', aWhatsappChannel()).expect(201)).body
-        .data;
+      const channel = await givenWhatsappChannel(t, auth);
       const key = randomUUID();
       const message = {
         to: '+34612345678',
@@ -150,7 +150,7 @@ describe('Idempotency-Key (e2e)', () => {
   );
 
   it('creates a follow-up once when the answer was lost after it was committed', async () => {
-    const channel = (await post('/v1/channels/whatsapp', aWhatsappChannel()).expect(201)).body.data;
+    const channel = await givenWhatsappChannel(t, auth);
     const key = randomUUID();
     const body = aFollowUp(channel.id);
     const first = await post('/v1/scheduler/follow-up/whatsapp', body, key).expect(201);
@@ -244,9 +244,7 @@ onPostgres('Idempotency-Key across a crash (e2e, real processes, PostgreSQL)', (
   it('sends each of 256 keys once when the process is killed mid-burst and every key is retried', async () => {
     await db.query('DELETE FROM deliveries');
     const first = await start();
-    const channel = (
-      await first.post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201)
-    ).body.data;
+    const channel = await givenWhatsappChannel({ http: () => first }, auth);
     const path = `/v1/channels/whatsapp/${channel.id}/messages`;
     const keys = Array.from({ length: 256 }, () => randomUUID());
     // The key is the message: deliveries per key are counted from the table.
@@ -310,9 +308,7 @@ onPostgres('Idempotency-Key across a crash (e2e, real processes, PostgreSQL)', (
 
   it('sends once when the process dies between committing the send and storing its answer', async () => {
     const first = await start();
-    const channel = (
-      await first.post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201)
-    ).body.data;
+    const channel = await givenWhatsappChannel({ http: () => first }, auth);
     await db.query(`
       CREATE FUNCTION hold_answer() RETURNS trigger LANGUAGE plpgsql AS
         $$ BEGIN PERFORM pg_sleep(60); RETURN NEW; END $$;
