@@ -1,8 +1,13 @@
 import { Client } from 'pg';
 import { eventually } from './support/eventually';
-import { aFollowUp, aWhatsappChannel } from './support/factories';
 import { FakeGraphApi } from './support/fake-graph-api';
-import { postToWebhook, whatsappNotification } from './support/meta-webhooks';
+import { givenFollowUp, givenWhatsappChannel } from './support/given';
+import {
+  aWhatsappStatus,
+  aWhatsappText,
+  postToWebhook,
+  whatsappNotification,
+} from './support/meta-webhooks';
 import { bearer, createTestDatabase, startApp, TestApp, tokenFor } from './support/test-app';
 
 /**
@@ -56,52 +61,38 @@ onPostgres('Webhooks on replicas (e2e, PostgreSQL)', () => {
   });
 
   it('keeps every message and status once, whichever replica gets it and however often', async () => {
-    const channel = (
-      await receivers[0]
-        .http()
-        .post('/v1/channels/whatsapp')
-        .set(auth)
-        .send(aWhatsappChannel())
-        .expect(201)
-    ).body.data;
+    const channel = await givenWhatsappChannel(receivers[0], auth);
     const phones = Array.from(
       { length: NUMBERS },
       (_, n) => `+3461234${String(n).padStart(4, '0')}`,
     );
-    await receivers[1]
-      .http()
-      .post('/v1/scheduler/follow-up/whatsapp')
-      .set(auth)
-      .send(aFollowUp(channel.id, { frequency: 'once', client_phone_numbers: phones }))
-      .expect(201);
+    await givenFollowUp(receivers[1], auth, channel.id, {
+      frequency: 'once',
+      client_phone_numbers: phones,
+    });
     const sent = await graph.waitForMessages(NUMBERS);
 
     // Meta's notifications: the clients' messages and the statuses of what was sent (read before
     // delivered for half of them), each POSTed to both receivers at once.
-    const now = Math.floor(Date.now() / 1000);
+    const now = Date.now();
     const notifications: unknown[] = [];
     for (let i = 0; i < INBOUND; i++) {
       notifications.push(
         whatsappNotification(channel.number_id, {
           messages: [
-            {
+            aWhatsappText({
               from: phones[i % NUMBERS].slice(1),
               id: `wamid.inbound-${i}`,
-              timestamp: String(now),
-              type: 'text',
-              text: { body: `message ${i}` },
-            },
+              at: now,
+              body: `message ${i}`,
+            }),
           ],
         }),
       );
     }
     sent.forEach((message, i) => {
-      const status = (name: string, offset: number) => ({
-        id: message.wamid,
-        status: name,
-        timestamp: String(now + offset),
-        recipient_id: message.to,
-      });
+      const status = (name: string, offset: number) =>
+        aWhatsappStatus(message.wamid, name, { at: now + offset * 1000, recipient_id: message.to });
       const order =
         i % 2 === 0
           ? [status('delivered', 1), status('read', 2)]
