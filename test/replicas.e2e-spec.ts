@@ -1,9 +1,9 @@
 import { Client } from 'pg';
 import { eventually } from './support/eventually';
-import { aWhatsappChannel } from './support/factories';
 import { FakeGraphApi, ReceivedMessage } from './support/fake-graph-api';
 import { freePort } from './support/free-port';
-import { metaSignature, whatsappNotification } from './support/meta-webhooks';
+import { givenFollowUp, givenOutgoingMessage, givenWhatsappChannel } from './support/given';
+import { aWhatsappStatus, metaSignature, whatsappNotification } from './support/meta-webhooks';
 import { ServiceProcess } from './support/service-process';
 import { TcpProxy } from './support/tcp-proxy';
 import { bearer, createTestDatabase, startApp, TestApp, tokenFor } from './support/test-app';
@@ -68,20 +68,13 @@ async function addFollowUps(
       (_, n) => `+346${String(f).padStart(4, '0')}${String(n).padStart(4, '0')}`,
     );
     phones.forEach((phone) => expected.add(`F${f}|${phone.slice(1)}`));
-    const created = await app
-      .http()
-      .post('/v1/scheduler/follow-up/whatsapp')
-      .set(auth)
-      .send({
-        agent_id: 'agent-1',
-        channel_id: channelId,
-        client_phone_numbers: phones,
-        frequency: 'once',
-        title: `F${f}`,
-        prompt: '{{title}}',
-      })
-      .expect(201);
-    ids.push(created.body.id);
+    const created = await givenFollowUp(app, auth, channelId, {
+      client_phone_numbers: phones,
+      frequency: 'once',
+      title: `F${f}`,
+      prompt: '{{title}}',
+    });
+    ids.push(created.id);
   }
   return ids;
 }
@@ -92,9 +85,7 @@ async function setUp(): Promise<Setup> {
   const app = await startApp({ DATABASE_URL: database.url, SCHEDULER_ENABLED: 'false' });
   const auth = bearer(tokenFor({ org: 'org-replicas' }));
   const followUpIds: string[] = [];
-  const channel = (
-    await app.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201)
-  ).body.data;
+  const channel = await givenWhatsappChannel(app, auth);
   const expected = new Set<string>();
   followUpIds.push(...(await addFollowUps(app, auth, channel.id, 0, FOLLOW_UPS, expected)));
   const query = async <T>(sql: string, parameters: unknown[] = []): Promise<T[]> => {
@@ -517,14 +508,7 @@ onPostgres('Replicas and crashes (e2e, PostgreSQL)', () => {
         const port = ports[posted++ % ports.length];
         const raw = JSON.stringify(
           whatsappNotification(channel.number_id, {
-            statuses: [
-              {
-                id: message.wamid,
-                status: 'delivered',
-                timestamp: String(Math.floor(Date.now() / 1000)),
-                recipient_id: message.to,
-              },
-            ],
+            statuses: [aWhatsappStatus(message.wamid, 'delivered', { recipient_id: message.to })],
           }),
         );
         // Timed to land when the send's answer does (the fake answers 250 ms after it kept the
@@ -637,19 +621,10 @@ onPostgres('Heartbeat and row locks (e2e, PostgreSQL)', () => {
         .at;
     try {
       const auth = bearer(tokenFor());
-      const channel = (
-        await t.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201)
-      ).body.data;
+      const channel = await givenWhatsappChannel(t, auth);
       // Meta answers after 4 s: the delivery is this process's, sending, all that time.
       graph.latencyMs = 4_000;
-      const delivery = (
-        await t
-          .http()
-          .post(`/v1/channels/whatsapp/${channel.id}/messages`)
-          .set(auth)
-          .send({ to: '+34612345678', text: 'Hello' })
-          .expect(202)
-      ).body.data;
+      const delivery = await givenOutgoingMessage(t, auth, channel);
       await eventually(async () =>
         expect(
           (await locker.query('SELECT status FROM deliveries WHERE id = $1', [delivery.id])).rows[0]
