@@ -632,6 +632,19 @@ describe('Follow-up delivery (e2e)', () => {
       });
     });
 
+    /** The follow-up's one delivery ends cancelled, never tried, and Meta is never called. */
+    const cancelledBeforeTheCall = async (followUpId: string) => {
+      await eventually(async () =>
+        expect(
+          await t.app
+            .get(DataSource)
+            .query('SELECT status, attempts FROM deliveries WHERE follow_up_id = $1', [followUpId]),
+        ).toEqual([{ status: 'cancelled', attempts: 0 }]),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(graph.requests).toBe(0);
+    };
+
     it('never calls Meta for a delivery whose follow-up was deleted while its message was written', async () => {
       llm.enqueue({ content: 'Your order has shipped.', delayMs: 1_000 });
       const wa = await givenWhatsappChannel(t, auth);
@@ -642,15 +655,7 @@ describe('Follow-up delivery (e2e)', () => {
       // Claimed and composing: the DELETE cannot cancel the row, only the check before the call.
       await eventually(async () => expect(llm.requests).toHaveLength(1));
       await t.http().delete(`/v1/scheduler/follow-up/whatsapp/${created.id}`).set(auth).expect(204);
-      await eventually(async () =>
-        expect(
-          await t.app
-            .get(DataSource)
-            .query('SELECT status, attempts FROM deliveries WHERE follow_up_id = $1', [created.id]),
-        ).toEqual([{ status: 'cancelled', attempts: 0 }]),
-      );
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      expect(graph.requests).toBe(0);
+      await cancelledBeforeTheCall(created.id);
     });
 
     it('never calls Meta for a delivery whose channel was removed while its message was written', async () => {
@@ -662,15 +667,7 @@ describe('Follow-up delivery (e2e)', () => {
       });
       await eventually(async () => expect(llm.requests).toHaveLength(1));
       await t.http().delete(`/v1/channels/whatsapp/${wa.id}`).set(auth).expect(204);
-      await eventually(async () =>
-        expect(
-          await t.app
-            .get(DataSource)
-            .query('SELECT status, attempts FROM deliveries WHERE follow_up_id = $1', [created.id]),
-        ).toEqual([{ status: 'cancelled', attempts: 0 }]),
-      );
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      expect(graph.requests).toBe(0);
+      await cancelledBeforeTheCall(created.id);
     });
 
     it('sends what the model wrote, without giving it the phone number', async () => {
