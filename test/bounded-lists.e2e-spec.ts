@@ -1,4 +1,5 @@
-import { aFollowUp, aTool, aWhatsappChannel } from './support/factories';
+import { aTool } from './support/factories';
+import { givenFollowUp, givenWhatsappChannel } from './support/given';
 import { issueTrackerTools, McpTestServer } from './support/mcp-test-server';
 import { eventually } from './support/eventually';
 import { bearer, startApp, TestApp, tokenFor } from './support/test-app';
@@ -123,23 +124,13 @@ describe('Execution records and list pages are bounded (e2e)', () => {
   });
 
   it('bounds the follow-ups list in bytes too (10,000 numbers each)', async () => {
-    const channel = await t
-      .http()
-      .post('/v1/channels/whatsapp')
-      .set(auth)
-      .send(aWhatsappChannel())
-      .expect(201);
+    const channel = await givenWhatsappChannel(t, auth);
     const numbers = Array.from({ length: 10_000 }, (_, i) => `+3461${String(i).padStart(7, '0')}`);
     for (let i = 0; i < 8; i++) {
-      await t
-        .http()
-        .post('/v1/scheduler/follow-up/whatsapp')
-        .set(auth)
-        .send(aFollowUp(channel.body.data.id, { client_phone_numbers: numbers }))
-        .expect(201);
+      await givenFollowUp(t, auth, channel.id, { client_phone_numbers: numbers });
     }
     const { seen, sizes } = await pageThrough(
-      `/v1/scheduler/follow-ups?channel_id=${channel.body.data.id}`,
+      `/v1/scheduler/follow-ups?channel_id=${channel.id}`,
       8,
     );
     expect(new Set(seen).size).toBe(8);

@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import jwt from 'jsonwebtoken';
 import { DataSource } from 'typeorm';
-import { aWhatsappChannel } from './support/factories';
+import { givenWhatsappChannel } from './support/given';
 import { copyEmbeddedTemplate } from './support/template-database';
 import { bearer, startApp, tokenFor } from './support/test-app';
 
@@ -24,14 +24,7 @@ describe('Embedded database (e2e)', () => {
     copyEmbeddedTemplate(dataDir);
     const auth = bearer(tokenFor({ org: 'org-restart' }));
     const first = await startApp({ DATABASE_URL: undefined, DATA_DIR: dataDir });
-    const created = (
-      await first
-        .http()
-        .post('/v1/channels/whatsapp')
-        .set(auth)
-        .send(aWhatsappChannel())
-        .expect(201)
-    ).body.data;
+    const created = await givenWhatsappChannel(first, auth);
     await first.close();
 
     const second = await startApp({ DATABASE_URL: undefined, DATA_DIR: dataDir });

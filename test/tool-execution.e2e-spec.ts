@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { ToolEntity } from '../src/tools/entities/tool.entity';
 import { ToolExecutorRegistry } from '../src/tools/execution/tool-executor.registry';
-import { aFollowUp, aMessangerChannel, aWhatsappChannel } from './support/factories';
 import { FakeGithubApi } from './support/fake-github-api';
 import { FakeGraphApi } from './support/fake-graph-api';
 import { eventually } from './support/eventually';
+import { givenFollowUp, givenMessangerChannel, givenWhatsappChannel } from './support/given';
 import { LISBON_WEATHER, FakeOpenWeatherApi } from './support/fake-openweather-api';
 import { ManualClock } from './support/manual-clock';
 import { completeOAuth2Authorization } from './support/oauth2-authorization';
@@ -606,14 +606,11 @@ describe('Tool execution (e2e)', () => {
   });
 
   describe('the Agentline toolkit', () => {
-    const channel = async (agentId = 'agent-1') => {
-      const body = aWhatsappChannel({ agent_id: agentId });
-      const res = await t.http().post('/v1/channels/whatsapp').set(auth).send(body).expect(201);
-      return { id: res.body.data.id as string, numberId: body.number_id, token: body.access_token };
-    };
+    const channel = (agentId = 'agent-1') => givenWhatsappChannel(t, auth, { agent_id: agentId });
 
     it("SendWhatsappMessage queues the message in the agent's channel's outbox and returns its delivery", async () => {
-      const own = await channel();
+      const token = `EAAG-wa-${randomUUID()}`;
+      const own = await givenWhatsappChannel(t, auth, { access_token: token });
       const result = await runTool('Agentline.SendWhatsappMessage', {
         channel_id: own.id,
         to: '+34 612 345 678',
@@ -642,7 +639,7 @@ describe('Tool execution (e2e)', () => {
       expect(graph.requests).toBe(0);
       expect(
         JSON.stringify(await executions((await attach('Agentline.SendWhatsappMessage')).id)),
-      ).not.toContain(own.token);
+      ).not.toContain(token);
     });
 
     it("SendWhatsappMessage refuses another agent's channel, another organization's and a bad number", async () => {
@@ -675,14 +672,7 @@ describe('Tool execution (e2e)', () => {
     });
 
     it('SendMessangerMessage answers only inside Messenger’s 24-hour window', async () => {
-      const page = (
-        await t
-          .http()
-          .post('/v1/channels/messanger')
-          .set(auth)
-          .send(aMessangerChannel())
-          .expect(201)
-      ).body.data;
+      const page = await givenMessangerChannel(t, auth);
       const result = await runTool('Agentline.SendMessangerMessage', {
         channel_id: page.id,
         to: '6543210987',
@@ -725,14 +715,7 @@ describe('Tool execution (e2e)', () => {
 
       // Another agent's follow-up, in the same organization, is invisible to this agent's tools.
       const theirChannel = await channel('agent-2');
-      const theirs = (
-        await t
-          .http()
-          .post('/v1/scheduler/follow-up/whatsapp')
-          .set(auth)
-          .send(aFollowUp(theirChannel.id, { agent_id: 'agent-2' }))
-          .expect(201)
-      ).body;
+      const theirs = await givenFollowUp(t, auth, theirChannel.id, { agent_id: 'agent-2' });
 
       const listed = await runTool('Agentline.ListFollowUps', {});
       expect(listed.output.value).toMatchObject({ offset: 0, total_count: 1 });
