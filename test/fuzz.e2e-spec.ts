@@ -2,8 +2,9 @@ import fc from 'fast-check';
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { eventually } from './support/eventually';
-import { aFollowUp, aMessangerChannel, aWhatsappChannel } from './support/factories';
+import { givenFollowUp, givenMessangerChannel, givenWhatsappChannel } from './support/given';
 import {
+  aWhatsappText,
   messangerNotification,
   postToWebhook,
   whatsappNotification,
@@ -204,27 +205,10 @@ describe('Fuzz: no input gives a 5xx (e2e)', () => {
         .expect(201);
       ids.tools.push(tool.body.data.id);
     }
-    const whatsapp = await t
-      .http()
-      .post('/v1/channels/whatsapp')
-      .set(auth)
-      .send(aWhatsappChannel())
-      .expect(201);
-    ids.whatsapp.push(whatsapp.body.data.id);
-    const messanger = await t
-      .http()
-      .post('/v1/channels/messanger')
-      .set(auth)
-      .send(aMessangerChannel())
-      .expect(201);
-    ids.messanger.push(messanger.body.data.id);
-    const followUp = await t
-      .http()
-      .post('/v1/scheduler/follow-up/whatsapp')
-      .set(auth)
-      .send(aFollowUp(whatsapp.body.data.id))
-      .expect(201);
-    ids.followUps.push(followUp.body.id);
+    const whatsapp = await givenWhatsappChannel(t, auth);
+    ids.whatsapp.push(whatsapp.id);
+    ids.messanger.push((await givenMessangerChannel(t, auth)).id);
+    ids.followUps.push((await givenFollowUp(t, auth, whatsapp.id)).id);
   });
 
   afterAll(async () => {
@@ -508,22 +492,8 @@ describe('Fuzz: no input gives a 5xx (e2e)', () => {
         // an app_secret, which then alone verifies that channel, or move its number id).
         const owner = bearer(tokenFor({ org: newOrganization() }));
         const own = {
-          whatsapp: (
-            await t
-              .http()
-              .post('/v1/channels/whatsapp')
-              .set(owner)
-              .send(aWhatsappChannel())
-              .expect(201)
-          ).body.data as { id: string; number_id: string },
-          messanger: (
-            await t
-              .http()
-              .post('/v1/channels/messanger')
-              .set(owner)
-              .send(aMessangerChannel())
-              .expect(201)
-          ).body.data as { id: string; user_id: string },
+          whatsapp: await givenWhatsappChannel(t, owner),
+          messanger: await givenMessangerChannel(t, owner),
         };
         let sequence = 0;
         await fc.assert(
@@ -531,13 +501,7 @@ describe('Fuzz: no input gives a 5xx (e2e)', () => {
             const good = `good-${SEED}-${++sequence}-${Date.now()}`;
             let payload: unknown;
             if (generated.kind === 'whatsapp') {
-              const readable = {
-                from: '34612345678',
-                id: good,
-                timestamp: String(Math.floor(Date.now() / 1000)),
-                type: 'text',
-                text: { body: 'readable' },
-              };
+              const readable = aWhatsappText({ id: good, body: 'readable' });
               const messages = [...generated.messages];
               messages.splice(generated.at % (messages.length + 1), 0, readable);
               payload = whatsappNotification(own.whatsapp.number_id, {
