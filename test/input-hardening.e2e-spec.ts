@@ -2,6 +2,7 @@ import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { aFollowUp, aTool, aWhatsappChannel } from './support/factories';
+import { givenWhatsappChannel } from './support/given';
 import { bearer, startApp, TestApp, tokenFor } from './support/test-app';
 import { toolRequests } from './support/tool-requests';
 
@@ -60,10 +61,6 @@ describe('Hostile input (e2e)', () => {
     expect(res.body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ field })]));
   };
 
-  const createChannel = async () =>
-    (await t.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201))
-      .body.data as { id: string };
-
   describe('NUL characters', () => {
     it.each([
       [
@@ -85,7 +82,7 @@ describe('Hostile input (e2e)', () => {
     });
 
     it('refuses one in a follow-up phone number, prompt or tool input', async () => {
-      const channel = await createChannel();
+      const channel = await givenWhatsappChannel(t, auth);
       expectValidationProblem(
         await t
           .http()
@@ -134,7 +131,7 @@ describe('Hostile input (e2e)', () => {
 
   describe('unpaired surrogates and numbers beyond a double (PostgreSQL refuses the first)', () => {
     it('refuses a lone surrogate in a send-now or follow-up template parameter (was 500)', async () => {
-      const channel = await createChannel();
+      const channel = await givenWhatsappChannel(t, auth);
       const template = { name: 'check_in', language: 'en', parameters: ['ok', 'x\ud800'] };
       const field = 'template.parameters[1]';
       const res = await t
@@ -244,7 +241,7 @@ describe('Hostile input (e2e)', () => {
       ['limit=201', 'limit'],
       ['limit=0', 'limit'],
     ])('refuses %s on every list', async (query, field) => {
-      const channel = await createChannel();
+      const channel = await givenWhatsappChannel(t, auth);
       for (const path of ['/v1/tools', '/v1/tools/specs', '/v1/scheduler/follow-ups']) {
         expectValidationProblem(await t.http().get(`${path}?${query}`).set(auth), field);
       }
@@ -309,14 +306,14 @@ describe('Hostile input (e2e)', () => {
     it.each([{ number_id: null }, { access_token: null }])(
       'refuses PUT /v1/channels/whatsapp/{id} with %j',
       async (body) => {
-        const channel = await createChannel();
+        const channel = await givenWhatsappChannel(t, auth);
         const res = await t.http().put(`/v1/channels/whatsapp/${channel.id}`).set(auth).send(body);
         expectValidationProblem(res, Object.keys(body)[0]);
       },
     );
 
     it('refuses null in optional fields of every body', async () => {
-      const channel = await createChannel();
+      const channel = await givenWhatsappChannel(t, auth);
       expectValidationProblem(
         await t
           .http()
@@ -410,7 +407,7 @@ describe('Hostile input (e2e)', () => {
     });
 
     it('accepts 10,000 phone numbers and caps 10,000 bad ones at 50 errors', async () => {
-      const channel = await createChannel();
+      const channel = await givenWhatsappChannel(t, auth);
       const numbers = Array.from(
         { length: 10_000 },
         (_, i) => `+3461${String(i).padStart(7, '0')}`,
