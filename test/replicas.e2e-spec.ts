@@ -6,6 +6,7 @@ import { givenFollowUp, givenOutgoingMessage, givenWhatsappChannel } from './sup
 import { aWhatsappStatus, metaSignature, whatsappNotification } from './support/meta-webhooks';
 import { ServiceProcess } from './support/service-process';
 import { TcpProxy } from './support/tcp-proxy';
+import { queryDatabase } from './support/template-database';
 import { bearer, createTestDatabase, startApp, TestApp, tokenFor } from './support/test-app';
 
 /**
@@ -88,15 +89,8 @@ async function setUp(): Promise<Setup> {
   const channel = await givenWhatsappChannel(app, auth);
   const expected = new Set<string>();
   followUpIds.push(...(await addFollowUps(app, auth, channel.id, 0, FOLLOW_UPS, expected)));
-  const query = async <T>(sql: string, parameters: unknown[] = []): Promise<T[]> => {
-    const client = new Client({ connectionString: database.url });
-    await client.connect();
-    try {
-      return (await client.query(sql, parameters)).rows as T[];
-    } finally {
-      await client.end();
-    }
-  };
+  const query = <T>(sql: string, parameters: unknown[] = []) =>
+    queryDatabase<T>(database.url, sql, parameters);
   const drop = async () => {
     await app.app.close(); // the database is dropped below, not by the app
     await database.drop();

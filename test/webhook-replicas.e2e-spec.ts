@@ -1,4 +1,3 @@
-import { Client } from 'pg';
 import { eventually } from './support/eventually';
 import { FakeGraphApi } from './support/fake-graph-api';
 import { givenFollowUp, givenWhatsappChannel } from './support/given';
@@ -8,6 +7,7 @@ import {
   postToWebhook,
   whatsappNotification,
 } from './support/meta-webhooks';
+import { queryDatabase } from './support/template-database';
 import { bearer, createTestDatabase, startApp, TestApp, tokenFor } from './support/test-app';
 
 /**
@@ -29,15 +29,8 @@ onPostgres('Webhooks on replicas (e2e, PostgreSQL)', () => {
   let sender: TestApp;
   const auth = bearer(tokenFor({ org: 'org-webhook-replicas' }));
 
-  const query = async <T>(sql: string, parameters: unknown[] = []): Promise<T[]> => {
-    const client = new Client({ connectionString: database.url });
-    await client.connect();
-    try {
-      return (await client.query(sql, parameters)).rows as T[];
-    } finally {
-      await client.end();
-    }
-  };
+  const query = <T>(sql: string, parameters: unknown[] = []) =>
+    queryDatabase<T>(database.url, sql, parameters);
 
   beforeAll(async () => {
     graph = await FakeGraphApi.start();

@@ -70,10 +70,19 @@ export function databaseUrl(adminUrl: string, name: string): string {
 }
 
 export async function adminQuery(adminUrl: string, sql: string): Promise<void> {
-  const client = new Client({ connectionString: adminUrl });
+  await queryDatabase(adminUrl, sql);
+}
+
+/** One statement on a connection of its own (a test reading a database its apps share). */
+export async function queryDatabase<T>(
+  url: string,
+  sql: string,
+  parameters: unknown[] = [],
+): Promise<T[]> {
+  const client = new Client({ connectionString: url });
   await client.connect();
   try {
-    await client.query(sql);
+    return (await client.query(sql, parameters)).rows as T[];
   } finally {
     await client.end();
   }
