@@ -632,43 +632,39 @@ describe('Follow-up delivery (e2e)', () => {
       });
     });
 
-    /** The follow-up's one delivery ends cancelled, never tried, and Meta is never called. */
-    const cancelledBeforeTheCall = async (followUpId: string) => {
-      await eventually(async () =>
-        expect(
-          await t.app
-            .get(DataSource)
-            .query('SELECT status, attempts FROM deliveries WHERE follow_up_id = $1', [followUpId]),
-        ).toEqual([{ status: 'cancelled', attempts: 0 }]),
-      );
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      expect(graph.requests).toBe(0);
-    };
-
-    it('never calls Meta for a delivery whose follow-up was deleted while its message was written', async () => {
-      llm.enqueue({ content: 'Your order has shipped.', delayMs: 1_000 });
-      const wa = await givenWhatsappChannel(t, auth);
-      const created = await givenFollowUp(t, auth, wa.id, {
-        frequency: 'once',
-        client_phone_numbers: ['+34612345678'],
-      });
-      // Claimed and composing: the DELETE cannot cancel the row, only the check before the call.
-      await eventually(async () => expect(llm.requests).toHaveLength(1));
-      await t.http().delete(`/v1/scheduler/follow-up/whatsapp/${created.id}`).set(auth).expect(204);
-      await cancelledBeforeTheCall(created.id);
-    });
-
-    it('never calls Meta for a delivery whose channel was removed while its message was written', async () => {
-      llm.enqueue({ content: 'Your order has shipped.', delayMs: 1_000 });
-      const wa = await givenWhatsappChannel(t, auth);
-      const created = await givenFollowUp(t, auth, wa.id, {
-        frequency: 'once',
-        client_phone_numbers: ['+34612345678'],
-      });
-      await eventually(async () => expect(llm.requests).toHaveLength(1));
-      await t.http().delete(`/v1/channels/whatsapp/${wa.id}`).set(auth).expect(204);
-      await cancelledBeforeTheCall(created.id);
-    });
+    type Ids = { channel: string; followUp: string };
+    it.each([
+      ['follow-up was deleted', (ids: Ids) => `/v1/scheduler/follow-up/whatsapp/${ids.followUp}`],
+      ['channel was removed', (ids: Ids) => `/v1/channels/whatsapp/${ids.channel}`],
+    ])(
+      'never calls Meta for a delivery whose %s while its message was written',
+      async (_name, removed) => {
+        llm.enqueue({ content: 'Your order has shipped.', delayMs: 1_000 });
+        const wa = await givenWhatsappChannel(t, auth);
+        const created = await givenFollowUp(t, auth, wa.id, {
+          frequency: 'once',
+          client_phone_numbers: ['+34612345678'],
+        });
+        // Claimed and composing: the DELETE cannot cancel the row, only the check before the call.
+        await eventually(async () => expect(llm.requests).toHaveLength(1));
+        await t
+          .http()
+          .delete(removed({ channel: wa.id, followUp: created.id }))
+          .set(auth)
+          .expect(204);
+        await eventually(async () =>
+          expect(
+            await t.app
+              .get(DataSource)
+              .query('SELECT status, attempts FROM deliveries WHERE follow_up_id = $1', [
+                created.id,
+              ]),
+          ).toEqual([{ status: 'cancelled', attempts: 0 }]),
+        );
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        expect(graph.requests).toBe(0);
+      },
+    );
 
     it('sends what the model wrote, without giving it the phone number', async () => {
       llm.setContent(() => 'Hi {{phone}}, your order has shipped!');
