@@ -1,5 +1,5 @@
 import { ChannelMessagesService } from '../scheduler/channel-messages.service';
-import { toDeliveryResponse } from '../scheduler/follow-up.mapper';
+import { toDeliveryResponse } from '../scheduler/delivery/delivery.mapper';
 import {
   SendMessangerMessageDto,
   SendWhatsappMessageDto,

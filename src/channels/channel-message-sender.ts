@@ -6,7 +6,13 @@ import { SecretBox } from '../common/crypto/secret-box';
 import { isUuid } from '../common/ids';
 import { toIso } from '../common/time';
 import { returnedRows } from '../database/sql';
-import { ChannelKind, ChannelTransport, OutboundMessage, SendOutcome } from './channel-transport';
+import {
+  ChannelKind,
+  ChannelLimits,
+  ChannelTransport,
+  OutboundMessage,
+  SendOutcome,
+} from './channel-transport';
 import { accessTokenAad } from './channels.service';
 import { MessangerChannelEntity } from './messanger/messanger-channel.entity';
 import { WhatsappChannelEntity } from './whatsapp/whatsapp-channel.entity';
@@ -14,6 +20,12 @@ import { WhatsappChannelEntity } from './whatsapp/whatsapp-channel.entity';
 /** The transport of each kind that can send; a kind without one answers `cannot_send`. */
 export type ChannelTransports = Partial<Record<ChannelKind, ChannelTransport>>;
 export const CHANNEL_TRANSPORTS = Symbol('CHANNEL_TRANSPORTS');
+
+/** A kind's name in sentences ("The WhatsApp channel is inactive"). */
+export const CHANNEL_KIND_NAMES: Record<ChannelKind, string> = {
+  whatsapp: 'WhatsApp',
+  messanger: 'Messanger',
+};
 
 /** Why a channel cannot send; each caller turns it into its own error (422, a tool error, ...). */
 export type ChannelUnusable =
@@ -75,6 +87,8 @@ export interface ChannelRequirement {
 /** A usable channel, its token decrypted inside: callers send through it, never see the token. */
 export interface OpenChannel {
   readonly id: string;
+  /** Its kind's limits (the longest text), for callers that write the message. */
+  readonly limits: ChannelLimits;
   /** Undefined while usable; `inactive` once Meta rejected its token in this process. */
   unusable(): ChannelUnusable | undefined;
   /** Never throws; a rejected token deactivates the channel before the outcome is returned. */
@@ -175,33 +189,43 @@ export class ChannelMessageSender {
   }
 
   /**
-   * Many channels of one kind in one query (the delivery worker opens a claimed batch's channels
-   * at once). Keyed by channel id; a channel of another organization than its ref is not found.
+   * Many channels in one query per kind (the delivery worker opens a claimed batch's channels at
+   * once). Keyed by channel id; a channel of another organization or kind than its ref is not
+   * found.
    */
   async openMany(
-    kind: ChannelKind,
-    refs: readonly ChannelRef[],
+    refs: readonly (ChannelRef & { kind: ChannelKind })[],
   ): Promise<Map<string, OpenChannel | ChannelUnusable>> {
     const opened = new Map<string, OpenChannel | ChannelUnusable>();
     const ids = [...new Set(refs.map((ref) => ref.channelId))].filter(isUuid);
-    const where = { id: In(ids), deletedAt: IsNull() };
-    const stored =
-      ids.length === 0
-        ? []
-        : kind === 'whatsapp'
-          ? (await this.whatsappChannels.findBy(where)).map(fromWhatsapp)
-          : (await this.messangerChannels.findBy(where)).map(fromMessanger);
-    const byId = new Map(stored.map((channel) => [channel.id, channel]));
+    const byId = new Map(
+      (await this.findMany(ids, new Set(refs.map((ref) => ref.kind)))).map((channel) => [
+        channel.id,
+        channel,
+      ]),
+    );
     for (const ref of refs) {
       // Once per channel: the batch's deliveries share it (a rejected token stops them all).
       if (opened.has(ref.channelId)) continue;
       const channel = byId.get(ref.channelId);
-      opened.set(
-        ref.channelId,
-        this.opened(channel?.organizationId === ref.organizationId ? channel : undefined, { kind }),
-      );
+      const found = channel?.organizationId === ref.organizationId && channel.kind === ref.kind;
+      opened.set(ref.channelId, this.opened(found ? channel : undefined, { kind: ref.kind }));
     }
     return opened;
+  }
+
+  /** Live channels of these kinds with these ids, one query per kind. */
+  private async findMany(ids: string[], kinds: ReadonlySet<ChannelKind>): Promise<StoredChannel[]> {
+    if (ids.length === 0) return [];
+    const where = { id: In(ids), deletedAt: IsNull() };
+    const stored: StoredChannel[] = [];
+    if (kinds.has('whatsapp')) {
+      stored.push(...(await this.whatsappChannels.findBy(where)).map(fromWhatsapp));
+    }
+    if (kinds.has('messanger')) {
+      stored.push(...(await this.messangerChannels.findBy(where)).map(fromMessanger));
+    }
+    return stored;
   }
 
   /** The usability rules, in the order callers report them. */
@@ -238,6 +262,7 @@ export class ChannelMessageSender {
     let active = true;
     return {
       id: stored.id,
+      limits: transport.limits,
       unusable: () => (active ? undefined : { reason: 'inactive' }),
       send: async (to, message) => {
         const outcome = await transport.send(

@@ -24,7 +24,7 @@ import { ApiMessangerChannelId, ApiWhatsappChannelId } from '../channels/channel
 import { ChannelMessagesService } from './channel-messages.service';
 import { SendMessangerMessageDto, SendWhatsappMessageDto } from './dto/channel-message.dto';
 import { DeliveryDto, ListDeliveriesQueryDto } from './dto/follow-up.dto';
-import { toDeliveryResponse } from './follow-up.mapper';
+import { toDeliveryResponse } from './delivery/delivery.mapper';
 
 const CHANNEL_INACTIVE: ProblemExample = {
   code: 'channel_not_usable',

@@ -15,7 +15,7 @@ import { ListDeliveriesQueryDto } from './dto/follow-up.dto';
 import { SendMessangerMessageDto, SendWhatsappMessageDto } from './dto/channel-message.dto';
 import { DeliveryEntity } from './entities/delivery.entity';
 import { FollowUpsService, storedTemplate } from './follow-ups.service';
-import { DeliveryAttemptRow } from './follow-up.mapper';
+import { DeliveryAttemptRow } from './delivery/delivery.mapper';
 import { SchedulerEngine } from './scheduler.engine';
 
 const CHANNEL_NAMES: Record<ChannelKind, string> = {
@@ -203,7 +203,7 @@ export class ChannelMessagesService {
       leaseExpiresAt: null,
       lastErrorCode: state.optedOut ? 'opted_out' : null,
       lastErrorMessage: state.optedOut ? `${to} opted out of this channel.` : null,
-      waMessageId: null,
+      providerMessageId: null,
       sentAt: null,
       sentBy: null,
       deliveredAt: null,

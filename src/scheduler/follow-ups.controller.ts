@@ -32,7 +32,8 @@ import {
   SchedulePreviewDto,
   SchedulePreviewQueryDto,
 } from './dto/follow-up.dto';
-import { toDeliveryResponse, toFollowUpResponse, toFollowUpResponses } from './follow-up.mapper';
+import { toDeliveryResponse } from './delivery/delivery.mapper';
+import { toFollowUpResponse } from './follow-up.mapper';
 import { FollowUpEntity } from './entities/follow-up.entity';
 import { FollowUpsService } from './follow-ups.service';
 
@@ -129,7 +130,7 @@ export class FollowUpsController {
     const page = await this.followUps.list(principal.organizationId, query);
     return {
       ...page,
-      items: await toFollowUpResponses(this.followUps, principal.organizationId, page.items),
+      items: await this.followUps.responses(principal.organizationId, page.items),
     };
   }
 
@@ -226,9 +227,7 @@ export class FollowUpsController {
   }
 
   private async read(principal: Principal, followUp: FollowUpEntity): Promise<FollowUpDto> {
-    const [response] = await toFollowUpResponses(this.followUps, principal.organizationId, [
-      followUp,
-    ]);
+    const [response] = await this.followUps.responses(principal.organizationId, [followUp]);
     return response;
   }
 }

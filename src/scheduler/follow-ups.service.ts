@@ -1,9 +1,6 @@
 import { IdempotencyKeys, IdempotentRequest } from '../common/idempotency/idempotency-keys';
-import { DELIVERY_STATUSES, DeliveryStatus } from './entities/delivery.entity';
-import type {
-  DeliveryStatusCounts,
-  FollowUpDeliveryCountsDto as FollowUpDeliveryCounts,
-} from './dto/follow-up.dto';
+import { DeliveryStatus } from './entities/delivery.entity';
+import type { FollowUpDeliveryCountsDto as FollowUpDeliveryCounts } from './dto/follow-up.dto';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { IsNull, Repository } from 'typeorm';
@@ -16,13 +13,15 @@ import { byteBoundedPage } from '../common/http/byte-bounded-page';
 import { DEFAULT_PAGE_SIZE } from '../common/http/pagination.dto';
 import {
   CreateFollowUpDto,
+  FollowUpDto,
   ListDeliveriesQueryDto,
   ListFollowUpsQueryDto,
   SchedulePreviewQueryDto,
 } from './dto/follow-up.dto';
 import { DeliveryEntity } from './entities/delivery.entity';
 import { FollowUpEntity } from './entities/follow-up.entity';
-import { DeliveryAttemptRow } from './follow-up.mapper';
+import { DeliveryAttemptRow } from './delivery/delivery.mapper';
+import { noDeliveries, toFollowUpResponse } from './follow-up.mapper';
 import { FollowUpTemplateDto, MAX_LISTED_ATTEMPTS } from './dto/follow-up.dto';
 import { parseSchedule, Schedule, ScheduleError } from './schedule/schedule.parser';
 import { SchedulerEngine } from './scheduler.engine';
@@ -53,17 +52,6 @@ export const storedTemplate = (template: FollowUpTemplateDto | undefined) =>
   template
     ? { name: template.name, language: template.language, parameters: template.parameters }
     : null;
-
-/** Deliveries by status, all at 0: a follow-up that has sent nothing yet. */
-export function noDeliveries(followUp: FollowUpEntity): FollowUpDeliveryCounts {
-  const zero = () =>
-    Object.fromEntries(DELIVERY_STATUSES.map((status) => [status, 0])) as DeliveryStatusCounts;
-  return {
-    latest_occurrence_at: followUp.lastRunAt ? followUp.lastRunAt.getTime() : null,
-    latest: zero(),
-    total: zero(),
-  };
-}
 
 @Injectable()
 export class FollowUpsService {
@@ -128,6 +116,15 @@ export class FollowUpsService {
     await this.idempotencyKeys.insertCreated(FollowUpEntity, followUp, idempotency);
     this.engine.wake();
     return followUp;
+  }
+
+  /** Follow-ups with their delivery counts, as every read answers them (one query for a page). */
+  async responses(
+    organizationId: string,
+    followUps: readonly FollowUpEntity[],
+  ): Promise<FollowUpDto[]> {
+    const counts = await this.deliveryCounts(organizationId, followUps);
+    return followUps.map((followUp) => toFollowUpResponse(followUp, counts.get(followUp.id)));
   }
 
   /**

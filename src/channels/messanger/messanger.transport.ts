@@ -40,4 +40,9 @@ export class MessangerTransport implements ChannelTransport {
       payload,
     });
   }
+
+  /** Messenger has no templates to fall back on: outside the window a send is refused up front. */
+  resendsAsTemplate(): boolean {
+    return false;
+  }
 }
