@@ -5,8 +5,8 @@ import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { ChannelDeactivation, ChannelMessageSender } from './channel-message-sender';
 import { toMessangerChannelResponse, toWhatsappChannelResponse } from './channel.mappers';
-import { MessangerChannelEntity } from './messanger/messanger-channel.entity';
-import { WhatsappChannelEntity } from './whatsapp/whatsapp-channel.entity';
+import { MessangerChannelEntity } from './kinds/messanger/messanger-channel.entity';
+import { WhatsappChannelEntity } from './kinds/whatsapp/whatsapp-channel.entity';
 
 /** Tells the agent when one of its channels stops working (`channel.deactivated`). */
 @Injectable()

@@ -14,8 +14,8 @@ import {
   SendOutcome,
 } from './channel-transport';
 import { accessTokenAad } from './channels.service';
-import { MessangerChannelEntity } from './messanger/messanger-channel.entity';
-import { WhatsappChannelEntity } from './whatsapp/whatsapp-channel.entity';
+import { MessangerChannelEntity } from './kinds/messanger/messanger-channel.entity';
+import { WhatsappChannelEntity } from './kinds/whatsapp/whatsapp-channel.entity';
 
 /** The transport of each kind that can send; a kind without one answers `cannot_send`. */
 export type ChannelTransports = Partial<Record<ChannelKind, ChannelTransport>>;

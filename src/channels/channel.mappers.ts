@@ -1,9 +1,9 @@
 import { toMillis } from '../common/time';
 import type { ChannelKind } from './channel-transport';
-import { MessangerChannelDto } from './messanger/messanger-channel.dto';
-import { WhatsappChannelDto } from './whatsapp/whatsapp-channel.dto';
-import { MessangerChannelEntity } from './messanger/messanger-channel.entity';
-import { WhatsappChannelEntity } from './whatsapp/whatsapp-channel.entity';
+import { MessangerChannelDto } from './kinds/messanger/messanger-channel.dto';
+import { WhatsappChannelDto } from './kinds/whatsapp/whatsapp-channel.dto';
+import { MessangerChannelEntity } from './kinds/messanger/messanger-channel.entity';
+import { WhatsappChannelEntity } from './kinds/whatsapp/whatsapp-channel.entity';
 
 /** `{PUBLIC_URL}/v1/webhooks/{kind}/{id}`: where Meta calls for this channel. */
 export const webhookUrl = (publicUrl: string, kind: ChannelKind, id: string): string =>

@@ -35,14 +35,14 @@ import {
   CreateMessangerChannelDto,
   MessangerChannelDto,
   UpdateMessangerChannelDto,
-} from './messanger/messanger-channel.dto';
+} from './kinds/messanger/messanger-channel.dto';
 import {
   CreateWhatsappChannelDto,
   UpdateWhatsappChannelDto,
   WhatsappChannelDto,
-} from './whatsapp/whatsapp-channel.dto';
-import { MessangerChannelEntity } from './messanger/messanger-channel.entity';
-import { WhatsappChannelEntity } from './whatsapp/whatsapp-channel.entity';
+} from './kinds/whatsapp/whatsapp-channel.dto';
+import { MessangerChannelEntity } from './kinds/messanger/messanger-channel.entity';
+import { WhatsappChannelEntity } from './kinds/whatsapp/whatsapp-channel.entity';
 import { ApiMessangerChannelId, ApiWhatsappChannelId } from './channels.openapi';
 
 /** The 409 of a Meta id already bound to a live channel, in any organization (issue 17). */

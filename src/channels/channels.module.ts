@@ -17,8 +17,8 @@ import { MetaWebhooksController } from './webhooks/meta-webhooks.controller';
 import { WebhookInbox } from './webhooks/webhook-inbox';
 import { AgentEventsModule } from '../agent-events/agent-events.module';
 import { GraphApiClient } from './graph-api/graph-api.client';
-import { MessangerTransport } from './messanger/messanger.transport';
-import { WhatsappTransport } from './whatsapp/whatsapp.transport';
+import { MessangerTransport } from './kinds/messanger/messanger.transport';
+import { WhatsappTransport } from './kinds/whatsapp/whatsapp.transport';
 import { retentionOf } from '../database/retention';
 import { WEBHOOK_INBOX_RETENTION } from './webhooks/webhook-inbox.retention';
 

@@ -15,13 +15,13 @@ import { insertRow, returnedRows } from '../database/sql';
 import {
   CreateMessangerChannelDto,
   UpdateMessangerChannelDto,
-} from './messanger/messanger-channel.dto';
+} from './kinds/messanger/messanger-channel.dto';
 import {
   CreateWhatsappChannelDto,
   UpdateWhatsappChannelDto,
-} from './whatsapp/whatsapp-channel.dto';
-import { MessangerChannelEntity } from './messanger/messanger-channel.entity';
-import { WhatsappChannelEntity } from './whatsapp/whatsapp-channel.entity';
+} from './kinds/whatsapp/whatsapp-channel.dto';
+import { MessangerChannelEntity } from './kinds/messanger/messanger-channel.entity';
+import { WhatsappChannelEntity } from './kinds/whatsapp/whatsapp-channel.entity';
 
 /**
  * A Meta id belongs to one live channel across organizations (issue 17). The detail is the same

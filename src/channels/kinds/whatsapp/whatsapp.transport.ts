@@ -4,8 +4,8 @@ import {
   OutboundMessage,
   SendOutcome,
   SenderCredentials,
-} from '../channel-transport';
-import { GraphApiClient } from '../graph-api/graph-api.client';
+} from '../../channel-transport';
+import { GraphApiClient } from '../../graph-api/graph-api.client';
 
 /** WhatsApp rejects text bodies longer than 4096 characters. */
 export const WHATSAPP_LIMITS: ChannelLimits = { textLength: 4096 };

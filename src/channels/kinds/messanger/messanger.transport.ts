@@ -4,8 +4,8 @@ import {
   OutboundMessage,
   SendOutcome,
   SenderCredentials,
-} from '../channel-transport';
-import { GraphApiClient } from '../graph-api/graph-api.client';
+} from '../../channel-transport';
+import { GraphApiClient } from '../../graph-api/graph-api.client';
 
 /** Messenger's Send API refuses text longer than 2000 characters. */
 export const MESSANGER_LIMITS: ChannelLimits = { textLength: 2000 };
