@@ -28,12 +28,10 @@ import {
   InboundMessage,
   InboundStatus,
   ItemRefusal,
-  parseMessangerNotification,
-  parseWhatsappNotification,
-  ParsedNotification,
   ReadItem,
   SetAsideItem,
 } from './meta-notification.parser';
+import { ACCOUNT_NAME, CHANNEL_COLUMNS, META_ID_COLUMN, PARSERS } from './webhook-kinds';
 
 /** A channel as its webhooks see it (public routes: looked up by id alone). */
 export interface WebhookChannel {
@@ -64,20 +62,6 @@ const SWEEP_INTERVAL_MS = 5_000;
 const MAX_PROCESSING_ATTEMPTS = 10;
 const retryDelayMs = (attempts: number) => Math.min(60_000, 1_000 * 2 ** attempts);
 
-const CHANNEL_COLUMNS: Record<ChannelKind, string> = {
-  whatsapp: `SELECT id, organization_id, agent_id, number_id AS meta_id, verification_token,
-                    app_secret_encrypted
-               FROM whatsapp_channels`,
-  messanger: `SELECT id, organization_id, agent_id, user_id AS meta_id, verification_token,
-                     app_secret_encrypted
-                FROM messanger_channels`,
-};
-const META_ID_COLUMN: Record<ChannelKind, string> = { whatsapp: 'number_id', messanger: 'user_id' };
-const ACCOUNT_NAME: Record<ChannelKind, string> = {
-  whatsapp: 'phone_number_id',
-  messanger: 'page',
-};
-
 interface ChannelRow {
   id: string;
   organization_id: string;
@@ -86,11 +70,6 @@ interface ChannelRow {
   verification_token: string;
   app_secret_encrypted: string | null;
 }
-
-const PARSERS: Record<ChannelKind, (body: unknown) => ParsedNotification> = {
-  whatsapp: parseWhatsappNotification,
-  messanger: parseMessangerNotification,
-};
 
 /** One processing of a notification: the row once claimed, and whether items get savepoints. */
 interface ProcessingAttempt {
