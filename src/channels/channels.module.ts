@@ -14,6 +14,7 @@ import { ChannelConversations } from './conversations/channel-conversations';
 import { ConversationsController } from './conversations/conversations.controller';
 import { ConversationsService } from './conversations/conversations.service';
 import { MetaWebhooksController } from './webhooks/meta-webhooks.controller';
+import { WebhookChannels } from './webhooks/webhook-channels';
 import { WebhookInbox } from './webhooks/webhook-inbox';
 import { AgentEventsModule } from '../agent-events/agent-events.module';
 import { GraphApiClient } from './graph-api/graph-api.client';
@@ -56,6 +57,7 @@ const GRAPH_API_CONNECTIONS = 1024;
     ChannelMessageSender,
     ChannelConversations,
     ConversationsService,
+    WebhookChannels,
     WebhookInbox,
     retentionOf(WEBHOOK_INBOX_RETENTION),
     ChannelEvents,

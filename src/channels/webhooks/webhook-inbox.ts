@@ -13,14 +13,12 @@ import { AgentEventsOutbox } from '../../agent-events/agent-events.outbox';
 import { Clock } from '../../common/clock';
 import { isRefusedValue } from '../../common/database-errors';
 import { escapeUnstorable } from '../../common/http/input-guards';
-import { SecretBox } from '../../common/crypto/secret-box';
-import { isUuid, uuidv7 } from '../../common/ids';
+import { uuidv7 } from '../../common/ids';
 import { toIso } from '../../common/time';
 import { returnedRows } from '../../database/sql';
 import { Metrics } from '../../metrics/metrics';
 import type { ChannelKind } from '../channel-transport';
 import { CHANNELS_CONFIG, ChannelsConfig } from '../channels.config';
-import { appSecretAad } from '../channels.service';
 import { ChannelConversations } from '../conversations/channel-conversations';
 import { ChannelMessageEntity } from '../conversations/conversation.entities';
 import { toChannelMessageResponse } from '../conversations/conversation.mappers';
@@ -31,20 +29,8 @@ import {
   ReadItem,
   SetAsideItem,
 } from './meta-notification.parser';
-import { ACCOUNT_NAME, CHANNEL_COLUMNS, META_ID_COLUMN, PARSERS } from './webhook-kinds';
-
-/** A channel as its webhooks see it (public routes: looked up by id alone). */
-export interface WebhookChannel {
-  kind: ChannelKind;
-  id: string;
-  organizationId: string;
-  agentId: string;
-  /** The WhatsApp phone number id, or the Facebook Page id. */
-  metaId: string;
-  verificationToken: string;
-  /** Its own Meta app secret, sealed; null when META_APP_SECRET's list verifies it. */
-  appSecretEncrypted: string | null;
-}
+import { Routes, WebhookChannel, WebhookChannels } from './webhook-channels';
+import { ACCOUNT_NAME, PARSERS } from './webhook-kinds';
 
 interface InboxRow {
   id: string;
@@ -61,15 +47,6 @@ const SWEEP_INTERVAL_MS = 5_000;
 /** A notification whose processing keeps failing is set aside (malformed) after this many tries. */
 const MAX_PROCESSING_ATTEMPTS = 10;
 const retryDelayMs = (attempts: number) => Math.min(60_000, 1_000 * 2 ** attempts);
-
-interface ChannelRow {
-  id: string;
-  organization_id: string;
-  agent_id: string;
-  meta_id: string;
-  verification_token: string;
-  app_secret_encrypted: string | null;
-}
 
 /** One processing of a notification: the row once claimed, and whether items get savepoints. */
 interface ProcessingAttempt {
@@ -140,21 +117,8 @@ function refusedContent(error: unknown): ItemRefusal | undefined {
   };
 }
 
-/** Where an event goes: a channel, or why none takes it. */
-type Route = WebhookChannel | 'no_channel' | 'other_secret';
-
 /** Strict: a body that is not UTF-8 is malformed, not silently repaired. */
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
-
-const toWebhookChannel = (kind: ChannelKind, row: ChannelRow): WebhookChannel => ({
-  kind,
-  id: row.id,
-  organizationId: row.organization_id,
-  agentId: row.agent_id,
-  metaId: row.meta_id,
-  verificationToken: row.verification_token,
-  appSecretEncrypted: row.app_secret_encrypted,
-});
 
 /**
  * Meta's notifications: stored before they are answered (`store`), then processed from the table
@@ -177,7 +141,7 @@ export class WebhookInbox implements OnApplicationBootstrap, OnApplicationShutdo
     private readonly events: AgentEventsOutbox,
     @Inject(CHANNELS_CONFIG) private readonly config: ChannelsConfig,
     private readonly metrics: Metrics,
-    private readonly secrets: SecretBox,
+    private readonly channels: WebhookChannels,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -190,78 +154,6 @@ export class WebhookInbox implements OnApplicationBootstrap, OnApplicationShutdo
     this.stopped = true;
     clearInterval(this.sweep);
     await this.draining;
-  }
-
-  async findChannel(
-    kind: ChannelKind,
-    id: string,
-    db: EntityManager = this.dataSource.manager,
-  ): Promise<WebhookChannel | undefined> {
-    if (!isUuid(id)) return undefined;
-    const [row] = (await db.query(`${CHANNEL_COLUMNS[kind]} WHERE id = $1 AND deleted_at IS NULL`, [
-      id,
-    ])) as ChannelRow[];
-    return row ? toWebhookChannel(kind, row) : undefined;
-  }
-
-  /**
-   * The app secrets that may sign a notification for this channel: its own alone when it has one
-   * (issue 17: every META_APP_SECRET verified every organization's channels), else the global
-   * list. Unknown channels get the global list, so that a caller learns nothing from the 401.
-   * A secret no configured ENCRYPTION_KEY opens verifies nothing.
-   */
-  signingSecrets(channel: WebhookChannel | undefined): readonly string[] {
-    if (!channel?.appSecretEncrypted) return this.config.metaAppSecrets;
-    try {
-      return [
-        this.secrets.decrypt(
-          channel.appSecretEncrypted,
-          appSecretAad(`${channel.kind}_channels`, channel.id),
-        ),
-      ];
-    } catch (error) {
-      this.logger.warn(
-        { err: error, channelId: channel.id },
-        "a channel's app secret cannot be decrypted with the configured keys; its webhooks are refused",
-      );
-      return [];
-    }
-  }
-
-  /**
-   * The channel an event is for. One Meta app has one callback URL for all its numbers (or pages),
-   * so an event for another account goes to the organization's channel of that account, if any,
-   * and only when that channel is verified by the same app secrets: a channel with its own secret
-   * takes nothing signed with another.
-   */
-  private async routeTo(
-    db: EntityManager,
-    received: WebhookChannel,
-    account: string | undefined,
-    routed: Map<string, Route>,
-  ): Promise<Route> {
-    if (account === undefined || account === received.metaId) return received;
-    let route = routed.get(account);
-    if (route === undefined) {
-      const [row] = (await db.query(
-        `${CHANNEL_COLUMNS[received.kind]}
-          WHERE organization_id = $1 AND ${META_ID_COLUMN[received.kind]} = $2 AND deleted_at IS NULL
-          ORDER BY created_at LIMIT 1`,
-        [received.organizationId, account],
-      )) as ChannelRow[];
-      const target = row ? toWebhookChannel(received.kind, row) : undefined;
-      route = !target ? 'no_channel' : this.sameSigners(received, target) ? target : 'other_secret';
-      routed.set(account, route);
-    }
-    return route;
-  }
-
-  private sameSigners(a: WebhookChannel, b: WebhookChannel): boolean {
-    if (a.appSecretEncrypted === null || b.appSecretEncrypted === null) {
-      return a.appSecretEncrypted === b.appSecretEncrypted;
-    }
-    const [mine, theirs] = [this.signingSecrets(a), this.signingSecrets(b)];
-    return mine.length === 1 && theirs.length === 1 && mine[0] === theirs[0];
   }
 
   /** Durable once this resolves; the same bytes again for the same channel are one row. */
@@ -442,7 +334,7 @@ export class WebhookInbox implements OnApplicationBootstrap, OnApplicationShutdo
     row: InboxRow,
     savepoints: boolean,
   ): Promise<ProcessingOutcome> {
-    const channel = await this.findChannel(row.channel_kind, row.channel_id, db);
+    const channel = await this.channels.find(row.channel_kind, row.channel_id, db);
     if (!channel) return unreadable('channel_removed', 'the channel no longer exists');
     let body: unknown;
     try {
@@ -455,10 +347,10 @@ export class WebhookInbox implements OnApplicationBootstrap, OnApplicationShutdo
     const parsed = PARSERS[channel.kind](body);
     if (parsed.unreadable) return unreadable('unexpected_shape', parsed.unreadable);
     const setAside = [...parsed.setAside];
-    const routed = new Map<string, Route>();
-    await this.lockStatusedMessages(db, channel, parsed.read, routed);
+    const routes = this.channels.routesFor(db, channel);
+    await this.lockStatusedMessages(db, parsed.read, routes);
     for (const item of parsed.read) {
-      const target = await this.routeTo(db, channel, item.event.account, routed);
+      const target = await routes(item.event.account);
       const refusal: ItemRefusal | undefined =
         target === 'no_channel'
           ? {
@@ -485,14 +377,13 @@ export class WebhookInbox implements OnApplicationBootstrap, OnApplicationShutdo
    */
   private async lockStatusedMessages(
     db: EntityManager,
-    channel: WebhookChannel,
     items: readonly ReadItem[],
-    routed: Map<string, Route>,
+    routes: Routes,
   ): Promise<void> {
     const messages: { channelId: string; messageId: string }[] = [];
     for (const { event } of items) {
       if (event.kind !== 'status' || !('ids' in event.messages)) continue;
-      const target = await this.routeTo(db, channel, event.account, routed);
+      const target = await routes(event.account);
       if (typeof target === 'string') continue;
       for (const messageId of event.messages.ids)
         messages.push({ channelId: target.id, messageId });
