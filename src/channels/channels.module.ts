@@ -14,6 +14,8 @@ import { ChannelConversations } from './conversations/channel-conversations';
 import { ConversationsController } from './conversations/conversations.controller';
 import { ConversationsService } from './conversations/conversations.service';
 import { MetaWebhooksController } from './webhooks/meta-webhooks.controller';
+import { InboundMessagesHandler } from './webhooks/inbound-messages.handler';
+import { StatusUpdatesHandler } from './webhooks/status-updates.handler';
 import { WebhookChannels } from './webhooks/webhook-channels';
 import { WebhookInbox } from './webhooks/webhook-inbox';
 import { AgentEventsModule } from '../agent-events/agent-events.module';
@@ -58,6 +60,8 @@ const GRAPH_API_CONNECTIONS = 1024;
     ChannelConversations,
     ConversationsService,
     WebhookChannels,
+    InboundMessagesHandler,
+    StatusUpdatesHandler,
     WebhookInbox,
     retentionOf(WEBHOOK_INBOX_RETENTION),
     ChannelEvents,

@@ -1,35 +1,19 @@
 import { withLogContext } from '../../common/logging/log-context';
-import {
-  Inject,
-  Injectable,
-  Logger,
-  OnApplicationBootstrap,
-  OnApplicationShutdown,
-} from '@nestjs/common';
+import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { createHash } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
-import { AgentEventsOutbox } from '../../agent-events/agent-events.outbox';
 import { Clock } from '../../common/clock';
 import { isRefusedValue } from '../../common/database-errors';
 import { escapeUnstorable } from '../../common/http/input-guards';
 import { uuidv7 } from '../../common/ids';
 import { toIso } from '../../common/time';
-import { returnedRows } from '../../database/sql';
 import { Metrics } from '../../metrics/metrics';
 import type { ChannelKind } from '../channel-transport';
-import { CHANNELS_CONFIG, ChannelsConfig } from '../channels.config';
-import { ChannelConversations } from '../conversations/channel-conversations';
-import { ChannelMessageEntity } from '../conversations/conversation.entities';
-import { toChannelMessageResponse } from '../conversations/conversation.mappers';
-import {
-  InboundMessage,
-  InboundStatus,
-  ItemRefusal,
-  ReadItem,
-  SetAsideItem,
-} from './meta-notification.parser';
-import { Routes, WebhookChannel, WebhookChannels } from './webhook-channels';
+import { InboundMessagesHandler } from './inbound-messages.handler';
+import { ItemRefusal, ReadItem, SetAsideItem } from './meta-notification.parser';
+import { StatusUpdatesHandler } from './status-updates.handler';
+import { WebhookChannel, WebhookChannels } from './webhook-channels';
 import { ACCOUNT_NAME, PARSERS } from './webhook-kinds';
 
 interface InboxRow {
@@ -137,11 +121,10 @@ export class WebhookInbox implements OnApplicationBootstrap, OnApplicationShutdo
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly clock: Clock,
-    private readonly conversations: ChannelConversations,
-    private readonly events: AgentEventsOutbox,
-    @Inject(CHANNELS_CONFIG) private readonly config: ChannelsConfig,
     private readonly metrics: Metrics,
     private readonly channels: WebhookChannels,
+    private readonly messages: InboundMessagesHandler,
+    private readonly statuses: StatusUpdatesHandler,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -348,7 +331,7 @@ export class WebhookInbox implements OnApplicationBootstrap, OnApplicationShutdo
     if (parsed.unreadable) return unreadable('unexpected_shape', parsed.unreadable);
     const setAside = [...parsed.setAside];
     const routes = this.channels.routesFor(db, channel);
-    await this.lockStatusedMessages(db, parsed.read, routes);
+    await this.statuses.lockStatusedMessages(db, parsed.read, routes);
     for (const item of parsed.read) {
       const target = await routes(item.event.account);
       const refusal: ItemRefusal | undefined =
@@ -370,28 +353,6 @@ export class WebhookInbox implements OnApplicationBootstrap, OnApplicationShutdo
   }
 
   /**
-   * Every message a status of this notification is about, locked at once and in one order before
-   * any item applies (see ChannelConversations.lockMessages): locked status by status, a
-   * notification with statuses for m2 then m1 waited in a cycle with a send's outcome locking m1
-   * and m2.
-   */
-  private async lockStatusedMessages(
-    db: EntityManager,
-    items: readonly ReadItem[],
-    routes: Routes,
-  ): Promise<void> {
-    const messages: { channelId: string; messageId: string }[] = [];
-    for (const { event } of items) {
-      if (event.kind !== 'status' || !('ids' in event.messages)) continue;
-      const target = await routes(event.account);
-      if (typeof target === 'string') continue;
-      for (const messageId of event.messages.ids)
-        messages.push({ channelId: target.id, messageId });
-    }
-    await this.conversations.lockMessages(db, messages);
-  }
-
-  /**
    * One item. With `savepoint`, the second line behind the parser's checks: when PostgreSQL refuses
    * what the item holds, only that item is undone and set aside.
    */
@@ -403,8 +364,8 @@ export class WebhookInbox implements OnApplicationBootstrap, OnApplicationShutdo
   ): Promise<ItemRefusal | undefined> {
     const applyEvent = () =>
       item.event.kind === 'message'
-        ? this.receive(db, channel, item.event)
-        : this.updateStatus(db, channel, item.event);
+        ? this.messages.receive(db, channel, item.event)
+        : this.statuses.updateStatus(db, channel, item.event);
     if (!savepoint) {
       await applyEvent();
       return undefined;
@@ -451,99 +412,5 @@ export class WebhookInbox implements OnApplicationBootstrap, OnApplicationShutdo
         items.map((item) => setAsideContent(item.content)),
       ],
     );
-  }
-
-  /** Kept once; a new one may opt its sender out or back in, and is told to the agent. */
-  private async receive(
-    db: EntityManager,
-    channel: WebhookChannel,
-    message: InboundMessage,
-  ): Promise<void> {
-    const now = this.clock.now();
-    const entity: ChannelMessageEntity = {
-      id: uuidv7(now),
-      organizationId: channel.organizationId,
-      channelKind: channel.kind,
-      channelId: channel.id,
-      sender: message.sender,
-      messageId: message.messageId,
-      type: message.type,
-      text: message.text,
-      receivedAt: new Date(message.at),
-      createdAt: new Date(now),
-    };
-    const inserted = returnedRows<{ id: string }>(
-      await db.query(
-        `INSERT INTO channel_messages (id, organization_id, channel_kind, channel_id, sender, message_id,
-                                       type, text, received_at, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-         ON CONFLICT (channel_id, message_id) DO NOTHING RETURNING id`,
-        [
-          entity.id,
-          entity.organizationId,
-          entity.channelKind,
-          entity.channelId,
-          entity.sender,
-          entity.messageId,
-          entity.type,
-          entity.text,
-          toIso(message.at),
-          toIso(now),
-        ],
-      ),
-    );
-    if (inserted.length === 0) return; // a resend
-    const word = message.type === 'text' ? message.text?.trim().toUpperCase() : undefined;
-    if (word && this.config.optOutKeywords.has(word)) {
-      await db.query(
-        `INSERT INTO channel_opt_outs (channel_id, recipient, organization_id, source, opted_out_at)
-         VALUES ($1, $2, $3, 'keyword', $4) ON CONFLICT (channel_id, recipient) DO NOTHING`,
-        [channel.id, message.sender, channel.organizationId, toIso(message.at)],
-      );
-    } else if (word && this.config.optInKeywords.has(word)) {
-      await db.query('DELETE FROM channel_opt_outs WHERE channel_id = $1 AND recipient = $2', [
-        channel.id,
-        message.sender,
-      ]);
-    }
-    await this.events.enqueue(db, {
-      type: 'message.received',
-      organizationId: channel.organizationId,
-      agentId: channel.agentId,
-      channelId: channel.id,
-      data: { ...toChannelMessageResponse(entity) },
-    });
-  }
-
-  /** Handed to the modules that sent those messages, once per (message, status). */
-  private async updateStatus(
-    db: EntityManager,
-    channel: WebhookChannel,
-    status: InboundStatus,
-  ): Promise<void> {
-    const keys =
-      'ids' in status.messages
-        ? status.messages.ids
-        : [`watermark:${status.messages.recipient}:${status.messages.watermark}`];
-    // Its messages were locked with the notification's others (lockStatusedMessages).
-    const fresh = returnedRows<{ message_id: string }>(
-      await db.query(
-        `INSERT INTO channel_message_statuses (channel_id, message_id, status, at)
-         SELECT $1, key, $2, $3 FROM unnest($4::text[]) AS key
-         ON CONFLICT DO NOTHING RETURNING message_id`,
-        [channel.id, status.status, toIso(status.at), keys],
-      ),
-    ).map((row) => row.message_id);
-    if (fresh.length === 0) return; // a resend
-    await this.conversations.publishStatus(db, {
-      organizationId: channel.organizationId,
-      agentId: channel.agentId,
-      channelId: channel.id,
-      kind: channel.kind,
-      status: status.status,
-      at: status.at,
-      messages: 'ids' in status.messages ? { ids: fresh } : status.messages,
-      error: status.error,
-    });
   }
 }
