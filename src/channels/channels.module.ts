@@ -18,6 +18,7 @@ import { InboundMessagesHandler } from './webhooks/inbound-messages.handler';
 import { StatusUpdatesHandler } from './webhooks/status-updates.handler';
 import { WebhookChannels } from './webhooks/webhook-channels';
 import { WebhookInbox } from './webhooks/webhook-inbox';
+import { WebhookNotificationApplier } from './webhooks/webhook-notification.applier';
 import { AgentEventsModule } from '../agent-events/agent-events.module';
 import { GraphApiClient } from './graph-api/graph-api.client';
 import { MessangerTransport } from './messanger/messanger.transport';
@@ -62,6 +63,7 @@ const GRAPH_API_CONNECTIONS = 1024;
     WebhookChannels,
     InboundMessagesHandler,
     StatusUpdatesHandler,
+    WebhookNotificationApplier,
     WebhookInbox,
     retentionOf(WEBHOOK_INBOX_RETENTION),
     ChannelEvents,

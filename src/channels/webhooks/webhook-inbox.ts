@@ -4,25 +4,23 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { createHash } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import { Clock } from '../../common/clock';
-import { isRefusedValue } from '../../common/database-errors';
 import { escapeUnstorable } from '../../common/http/input-guards';
 import { uuidv7 } from '../../common/ids';
 import { toIso } from '../../common/time';
 import { Metrics } from '../../metrics/metrics';
-import type { ChannelKind } from '../channel-transport';
-import { InboundMessagesHandler } from './inbound-messages.handler';
-import { ItemRefusal, ReadItem, SetAsideItem } from './meta-notification.parser';
-import { StatusUpdatesHandler } from './status-updates.handler';
-import { WebhookChannel, WebhookChannels } from './webhook-channels';
-import { ACCOUNT_NAME, PARSERS } from './webhook-kinds';
+import type { SetAsideItem } from './meta-notification.parser';
+import type { WebhookChannel } from './webhook-channels';
+import {
+  ProcessingOutcome,
+  refusedContent,
+  StoredNotification,
+  WebhookNotificationApplier,
+} from './webhook-notification.applier';
 
-interface InboxRow {
+/** A row of webhook_inbox, once claimed. */
+interface InboxRow extends StoredNotification {
   id: string;
   organization_id: string;
-  channel_kind: ChannelKind;
-  channel_id: string;
-  /** bytea: a Buffer on pg, a Uint8Array on PGlite. */
-  body: Uint8Array;
   attempts: number;
 }
 
@@ -37,22 +35,6 @@ interface ProcessingAttempt {
   row?: InboxRow;
   savepoints: boolean;
 }
-
-/** Why a whole notification was set aside (a label of agentline_webhook_set_aside_total). */
-type NotificationReason =
-  'not_utf8' | 'not_json' | 'unexpected_shape' | 'channel_removed' | 'processing_failed';
-
-/** What processing a notification came to: what applied is in the database, this is the rest. */
-interface ProcessingOutcome {
-  /** The body as a whole could not be read: nothing in it applied. */
-  unreadable?: { reason: NotificationReason; detail: string };
-  setAside: SetAsideItem[];
-}
-
-const unreadable = (reason: NotificationReason, detail: string): ProcessingOutcome => ({
-  unreadable: { reason, detail },
-  setAside: [],
-});
 
 /** The row's `error`: the notification's problem or its items', each with where it sits. */
 function describeOutcome(outcome: ProcessingOutcome): string | null {
@@ -79,36 +61,11 @@ function setAsideContent(content: unknown): string {
 }
 
 /**
- * An item whose content PostgreSQL refused, or that JavaScript could not convert (a date out of
- * range), fails the same way on every try: it is set aside. Anything else (the connection, a
- * deadlock) may pass next time, and fails the whole notification, which is tried again.
- */
-function refusedContent(error: unknown): ItemRefusal | undefined {
-  if (error instanceof RangeError) {
-    return {
-      reason: 'database_refused',
-      detail: escapeUnstorable(`unconvertible: ${error.message}`),
-    };
-  }
-  if (!isRefusedValue(error)) return undefined;
-  const { code, message } = error as { code?: unknown; message?: unknown };
-  return {
-    reason: 'database_refused',
-    detail: escapeUnstorable(`PostgreSQL refused it (${String(code)}): ${String(message)}`).slice(
-      0,
-      500,
-    ),
-  };
-}
-
-/** Strict: a body that is not UTF-8 is malformed, not silently repaired. */
-const UTF8 = new TextDecoder('utf-8', { fatal: true });
-
-/**
  * Meta's notifications: stored before they are answered (`store`), then processed from the table
  * (`drain`), right away and by a sweep on every replica, each row by one process (SKIP LOCKED).
- * Processing applies what a notification says once: a message id or a (message, status) pair
- * already seen changes nothing.
+ * Processing (WebhookNotificationApplier) applies what a notification says once: a message id or
+ * a (message, status) pair already seen changes nothing. A try that fails is rolled back and
+ * tried again later; what cannot be read is set aside.
  */
 @Injectable()
 export class WebhookInbox implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -121,10 +78,8 @@ export class WebhookInbox implements OnApplicationBootstrap, OnApplicationShutdo
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly clock: Clock,
+    private readonly notifications: WebhookNotificationApplier,
     private readonly metrics: Metrics,
-    private readonly channels: WebhookChannels,
-    private readonly messages: InboundMessagesHandler,
-    private readonly statuses: StatusUpdatesHandler,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -230,7 +185,7 @@ export class WebhookInbox implements OnApplicationBootstrap, OnApplicationShutdo
       // Taken by another replica between the passes: it applies it.
       if (!row) return;
       attempt.row = row;
-      outcome = await this.apply(db, row, attempt.savepoints);
+      outcome = await this.notifications.apply(db, row, attempt.savepoints);
       await this.keepSetAside(db, row, outcome.setAside, now);
       const error = describeOutcome(outcome);
       await db.query(
@@ -306,81 +261,6 @@ export class WebhookInbox implements OnApplicationBootstrap, OnApplicationShutdo
         reason: 'processing_failed',
       });
     }
-  }
-
-  /**
-   * Applies one notification in its transaction, item by item: an unreadable item is set aside
-   * and the others apply. Returns what did not.
-   */
-  private async apply(
-    db: EntityManager,
-    row: InboxRow,
-    savepoints: boolean,
-  ): Promise<ProcessingOutcome> {
-    const channel = await this.channels.find(row.channel_kind, row.channel_id, db);
-    if (!channel) return unreadable('channel_removed', 'the channel no longer exists');
-    let body: unknown;
-    try {
-      body = JSON.parse(UTF8.decode(row.body));
-    } catch (error) {
-      return error instanceof SyntaxError
-        ? unreadable('not_json', 'the body is not JSON')
-        : unreadable('not_utf8', 'the body is not UTF-8');
-    }
-    const parsed = PARSERS[channel.kind](body);
-    if (parsed.unreadable) return unreadable('unexpected_shape', parsed.unreadable);
-    const setAside = [...parsed.setAside];
-    const routes = this.channels.routesFor(db, channel);
-    await this.statuses.lockStatusedMessages(db, parsed.read, routes);
-    for (const item of parsed.read) {
-      const target = await routes(item.event.account);
-      const refusal: ItemRefusal | undefined =
-        target === 'no_channel'
-          ? {
-              reason: 'unknown_account',
-              detail: `for ${ACCOUNT_NAME[channel.kind]} ${item.event.account}, which no channel of this organization has`,
-            }
-          : target === 'other_secret'
-            ? {
-                reason: 'other_app_secret',
-                detail: `for ${ACCOUNT_NAME[channel.kind]} ${item.event.account}, whose channel is verified with another app secret`,
-              }
-            : await this.applyItem(db, target, item, savepoints);
-      if (refusal)
-        setAside.push({ path: item.path, item: item.item, content: item.content, ...refusal });
-    }
-    return { setAside };
-  }
-
-  /**
-   * One item. With `savepoint`, the second line behind the parser's checks: when PostgreSQL refuses
-   * what the item holds, only that item is undone and set aside.
-   */
-  private async applyItem(
-    db: EntityManager,
-    channel: WebhookChannel,
-    item: ReadItem,
-    savepoint: boolean,
-  ): Promise<ItemRefusal | undefined> {
-    const applyEvent = () =>
-      item.event.kind === 'message'
-        ? this.messages.receive(db, channel, item.event)
-        : this.statuses.updateStatus(db, channel, item.event);
-    if (!savepoint) {
-      await applyEvent();
-      return undefined;
-    }
-    await db.query('SAVEPOINT webhook_item');
-    try {
-      await applyEvent();
-    } catch (error) {
-      const refusal = refusedContent(error);
-      if (!refusal) throw error;
-      await db.query('ROLLBACK TO SAVEPOINT webhook_item');
-      return refusal;
-    }
-    await db.query('RELEASE SAVEPOINT webhook_item');
-    return undefined;
   }
 
   /** Each item that did not apply, with its reason, where it was and what it held. */
