@@ -14,7 +14,11 @@ import { ChannelConversations } from './conversations/channel-conversations';
 import { ConversationsController } from './conversations/conversations.controller';
 import { ConversationsService } from './conversations/conversations.service';
 import { MetaWebhooksController } from './webhooks/meta-webhooks.controller';
+import { InboundMessagesHandler } from './webhooks/inbound-messages.handler';
+import { StatusUpdatesHandler } from './webhooks/status-updates.handler';
+import { WebhookChannels } from './webhooks/webhook-channels';
 import { WebhookInbox } from './webhooks/webhook-inbox';
+import { WebhookNotificationApplier } from './webhooks/webhook-notification.applier';
 import { AgentEventsModule } from '../agent-events/agent-events.module';
 import { GraphApiClient } from './graph-api/graph-api.client';
 import { MessangerTransport } from './kinds/messanger/messanger.transport';
@@ -56,6 +60,10 @@ const GRAPH_API_CONNECTIONS = 1024;
     ChannelMessageSender,
     ChannelConversations,
     ConversationsService,
+    WebhookChannels,
+    InboundMessagesHandler,
+    StatusUpdatesHandler,
+    WebhookNotificationApplier,
     WebhookInbox,
     retentionOf(WEBHOOK_INBOX_RETENTION),
     ChannelEvents,

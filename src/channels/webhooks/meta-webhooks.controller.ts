@@ -31,7 +31,8 @@ import type { ChannelKind } from '../channel-transport';
 import { CHANNELS_CONFIG, ChannelsConfig } from '../channels.config';
 import { isSignedByMeta, isWellFormedSignature } from './meta-signature';
 import { Metrics } from '../../metrics/metrics';
-import { WebhookChannel, WebhookInbox } from './webhook-inbox';
+import { WebhookChannel, WebhookChannels } from './webhook-channels';
+import { WebhookInbox } from './webhook-inbox';
 
 /** Longer challenges are refused: Meta's are short numbers, and we echo it back verbatim. */
 const MAX_CHALLENGE_LENGTH = 256;
@@ -117,6 +118,7 @@ const NOTIFICATION_EXAMPLES: Record<ChannelKind, unknown> = {
 @Controller('v1/webhooks')
 export class MetaWebhooksController {
   constructor(
+    private readonly channels: WebhookChannels,
     private readonly inbox: WebhookInbox,
     @Inject(CHANNELS_CONFIG) private readonly config: ChannelsConfig,
     private readonly metrics: Metrics,
@@ -197,7 +199,7 @@ export class MetaWebhooksController {
     const mode = query['hub.mode'];
     const token = query['hub.verify_token'];
     const challenge = query['hub.challenge'];
-    const channel = await this.inbox.findChannel(kind, channelId);
+    const channel = await this.channels.find(kind, channelId);
     if (
       !channel ||
       mode !== 'subscribe' ||
@@ -227,9 +229,9 @@ export class MetaWebhooksController {
     const body: unknown = request.body;
     const raw = Buffer.isBuffer(body) ? body : Buffer.alloc(0);
     const channel: WebhookChannel | undefined = isWellFormedSignature(signature)
-      ? await this.inbox.findChannel(kind, channelId)
+      ? await this.channels.find(kind, channelId)
       : undefined;
-    if (!isSignedByMeta(raw, signature, this.inbox.signingSecrets(channel))) {
+    if (!isSignedByMeta(raw, signature, this.channels.signingSecrets(channel))) {
       this.metrics.webhookNotifications.inc({ channel_kind: kind, result: 'bad_signature' });
       // Worded by the configuration alone, never by the channel: the same for every id.
       throw new ProblemException(
