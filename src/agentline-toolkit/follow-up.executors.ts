@@ -34,7 +34,9 @@ export function followUpExecutors(
           organizationId: context.organizationId,
           subject: context.toolCreatedBy,
         };
-        const followUp = await asToolError(() => followUps.createWhatsappFollowUp(principal, dto));
+        const followUp = await asToolError(() =>
+          followUps.createFollowUp(principal, 'whatsapp', dto),
+        );
         return toFollowUpResponse(followUp);
       },
     },

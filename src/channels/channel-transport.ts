@@ -1,5 +1,8 @@
-/** The kinds of channel, as the tables and URLs spell them (`Messanger` kept as the contract has it). */
-export type ChannelKind = 'whatsapp' | 'messanger';
+/**
+ * A kind of channel, as its URLs, table and `deliveries.channel_kind` spell it (`messanger` kept as
+ * the contract has it): one of the registered descriptors (src/channels/kinds/).
+ */
+export type ChannelKind = string;
 
 /** What a channel sends: free text, or a pre-approved template with its body parameters. */
 export type OutboundMessage =

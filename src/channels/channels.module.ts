@@ -1,13 +1,13 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import {
-  CHANNEL_TRANSPORTS,
-  ChannelMessageSender,
-  ChannelTransports,
-} from './channel-message-sender';
+import { ChannelMessageSender } from './channel-message-sender';
+import { ChannelStore } from './channel-store';
+import { BUILTIN_CHANNEL_KINDS } from './kinds';
+import { CHANNEL_KIND_LIST, ChannelKinds } from './kinds/channel-kinds';
+import { MessangerChannelsController } from './kinds/messanger/messanger-channels.controller';
+import { WhatsappChannelsController } from './kinds/whatsapp/whatsapp-channels.controller';
 import { CHANNELS_CONFIG, ChannelsConfig, readChannelsConfig } from './channels.config';
 import { ChannelEvents } from './channel-events';
-import { ChannelsController } from './channels.controller';
 import { CHANNELS_ENTITIES } from './channels.entities';
 import { ChannelsService } from './channels.service';
 import { ChannelConversations } from './conversations/channel-conversations';
@@ -21,8 +21,6 @@ import { WebhookInbox } from './webhooks/webhook-inbox';
 import { WebhookNotificationApplier } from './webhooks/webhook-notification.applier';
 import { AgentEventsModule } from '../agent-events/agent-events.module';
 import { GraphApiClient } from './graph-api/graph-api.client';
-import { MessangerTransport } from './kinds/messanger/messanger.transport';
-import { WhatsappTransport } from './kinds/whatsapp/whatsapp.transport';
 import { retentionOf } from '../database/retention';
 import { WEBHOOK_INBOX_RETENTION } from './webhooks/webhook-inbox.retention';
 
@@ -35,7 +33,12 @@ const GRAPH_API_CONNECTIONS = 1024;
 /** Owns the channel tables, their tokens and the transports that send through them. */
 @Module({
   imports: [TypeOrmModule.forFeature(CHANNELS_ENTITIES), AgentEventsModule],
-  controllers: [ChannelsController, ConversationsController, MetaWebhooksController],
+  controllers: [
+    WhatsappChannelsController,
+    MessangerChannelsController,
+    ConversationsController,
+    MetaWebhooksController,
+  ],
   providers: [
     { provide: CHANNELS_CONFIG, useFactory: () => readChannelsConfig(process.env) },
     ChannelsService,
@@ -49,14 +52,9 @@ const GRAPH_API_CONNECTIONS = 1024;
           connections: GRAPH_API_CONNECTIONS,
         }),
     },
-    {
-      provide: CHANNEL_TRANSPORTS,
-      inject: [GraphApiClient],
-      useFactory: (graph: GraphApiClient): ChannelTransports => ({
-        whatsapp: new WhatsappTransport(graph),
-        messanger: new MessangerTransport(graph),
-      }),
-    },
+    { provide: CHANNEL_KIND_LIST, useValue: BUILTIN_CHANNEL_KINDS },
+    ChannelKinds,
+    ChannelStore,
     ChannelMessageSender,
     ChannelConversations,
     ConversationsService,
@@ -68,6 +66,12 @@ const GRAPH_API_CONNECTIONS = 1024;
     retentionOf(WEBHOOK_INBOX_RETENTION),
     ChannelEvents,
   ],
-  exports: [CHANNELS_CONFIG, ChannelMessageSender, ChannelConversations, ChannelsService],
+  exports: [
+    CHANNELS_CONFIG,
+    ChannelKinds,
+    ChannelMessageSender,
+    ChannelConversations,
+    ChannelsService,
+  ],
 })
 export class ChannelsModule {}

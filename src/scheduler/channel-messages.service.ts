@@ -171,7 +171,12 @@ export class ChannelMessagesService {
     }
     throw new ProblemException(
       'channel_not_usable',
-      describeUnusable(unusable, { channelId, agentId: agentId ?? '', wrongKind: '' }),
+      describeUnusable(unusable, {
+        channelId,
+        agentId: agentId ?? '',
+        label: CHANNEL_NAMES[kind].replace(' channel', ''),
+        wrongKind: '',
+      }),
     );
   }
 

@@ -94,7 +94,7 @@ export class FollowUpsController {
     @CurrentIdempotentRequest() idempotency?: IdempotentRequest,
   ): Promise<FollowUpDto> {
     return toFollowUpResponse(
-      await this.followUps.createWhatsappFollowUp(principal, dto, idempotency),
+      await this.followUps.createFollowUp(principal, 'whatsapp', dto, idempotency),
     );
   }
 

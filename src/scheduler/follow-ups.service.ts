@@ -5,6 +5,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { IsNull, Repository } from 'typeorm';
 import { ChannelMessageSender, describeUnusable } from '../channels/channel-message-sender';
+import type { ChannelKind } from '../channels/channel-transport';
+import { ChannelKinds } from '../channels/kinds/channel-kinds';
 import { Principal } from '../common/auth/principal';
 import { Clock } from '../common/clock';
 import { FieldError, notFound, ProblemException, validationFailed } from '../common/http/problem';
@@ -58,14 +60,20 @@ export class FollowUpsService {
   constructor(
     @InjectRepository(FollowUpEntity) private readonly followUps: Repository<FollowUpEntity>,
     private readonly channels: ChannelMessageSender,
+    private readonly kinds: ChannelKinds,
     private readonly clock: Clock,
     private readonly engine: SchedulerEngine,
     private readonly workers: SchedulerWorkers,
     private readonly idempotencyKeys: IdempotencyKeys,
   ) {}
 
-  async createWhatsappFollowUp(
+  /**
+   * A follow-up on a channel of `kind` (the API's route is WhatsApp's; any kind whose recipients
+   * are phone numbers can hold one).
+   */
+  async createFollowUp(
     principal: Principal,
+    kind: ChannelKind,
     dto: CreateFollowUpDto,
     idempotency?: IdempotentRequest,
   ): Promise<FollowUpEntity> {
@@ -90,7 +98,7 @@ export class FollowUpsService {
     const errors = [...phones.errors, ...scheduleErrors];
     if (errors.length > 0 || !schedule) throw validationFailed(errors);
 
-    await this.assertUsableWhatsappChannel(principal.organizationId, dto.channel_id, dto.agent_id);
+    const channelType = await this.assertUsableChannel(principal, kind, dto);
 
     const firstRun = schedule.firstRun();
     const followUp = this.followUps.create({
@@ -98,7 +106,7 @@ export class FollowUpsService {
       organizationId: principal.organizationId,
       agentId: dto.agent_id,
       channelId: dto.channel_id,
-      channelType: 'Whatsapp',
+      channelType,
       clientPhoneNumbers: phones.numbers,
       frequency: dto.frequency.trim(),
       timeZone,
@@ -319,24 +327,33 @@ export class FollowUpsService {
     }
   }
 
-  /** The channel must be the organization's, a WhatsApp channel, of this agent, and active: else 422. */
-  private async assertUsableWhatsappChannel(
-    organizationId: string,
-    channelId: string,
-    agentId: string,
-  ) {
+  /**
+   * The channel must be the organization's, of this kind, of this agent, and active: else 422.
+   * Answers the kind's `channel_type`.
+   */
+  private async assertUsableChannel(
+    principal: Principal,
+    kind: ChannelKind,
+    { channel_id: channelId, agent_id: agentId }: CreateFollowUpDto,
+  ): Promise<string> {
+    const descriptor = this.kinds.get(kind);
+    if (descriptor.recipients !== 'phone') {
+      throw new Error(`${descriptor.label} channels cannot hold follow-ups: no phone numbers.`);
+    }
     const unusable = await this.channels.check(
-      { organizationId, channelId },
-      { kind: 'whatsapp', agentId },
+      { organizationId: principal.organizationId, channelId },
+      { kind, agentId },
     );
     if (unusable) {
       throw channelNotUsable(
         describeUnusable(unusable, {
           channelId,
           agentId,
-          wrongKind: 'WhatsApp follow-ups need a WhatsApp channel.',
+          label: descriptor.label,
+          wrongKind: `${descriptor.label} follow-ups need a ${descriptor.label} channel.`,
         }),
       );
     }
+    return descriptor.type;
   }
 }

@@ -1,9 +1,9 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { Clock } from '../../common/clock';
 import type { ChannelKind } from '../channel-transport';
-import { CHANNEL_TRANSPORTS, ChannelTransports } from '../channel-message-sender';
+import { ChannelKinds } from '../kinds/channel-kinds';
 
 /** Meta's customer service window: free-form messages only this long after the client wrote. */
 export const CUSTOMER_SERVICE_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -73,7 +73,7 @@ export class ChannelConversations {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly clock: Clock,
-    @Inject(CHANNEL_TRANSPORTS) private readonly transports: ChannelTransports,
+    private readonly kinds: ChannelKinds,
   ) {}
 
   /** The scheduler applies statuses to its deliveries; channels own only the notifications. */
@@ -89,7 +89,7 @@ export class ChannelConversations {
       ...(error && {
         error: {
           ...error,
-          resendAsTemplate: this.transports[reported.kind]?.resendsAsTemplate(error.code) ?? false,
+          resendAsTemplate: this.kinds.transport(reported.kind).resendsAsTemplate(error.code),
         },
       }),
     };

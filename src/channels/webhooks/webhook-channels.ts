@@ -6,7 +6,13 @@ import { isUuid } from '../../common/ids';
 import type { ChannelKind } from '../channel-transport';
 import { CHANNELS_CONFIG, ChannelsConfig } from '../channels.config';
 import { appSecretAad } from '../channels.service';
-import { CHANNEL_COLUMNS, META_ID_COLUMN } from './webhook-kinds';
+import type { ChannelKindDescriptor } from '../kinds/channel-kind';
+import { ChannelKinds } from '../kinds/channel-kinds';
+
+const selectFrom = ({ table, senderIdColumn }: ChannelKindDescriptor) =>
+  `SELECT id, organization_id, agent_id, ${senderIdColumn} AS meta_id, verification_token,
+          app_secret_encrypted
+     FROM ${table}`;
 
 /** A channel as its webhooks see it (public routes: looked up by id alone). */
 export interface WebhookChannel {
@@ -14,7 +20,7 @@ export interface WebhookChannel {
   id: string;
   organizationId: string;
   agentId: string;
-  /** The WhatsApp phone number id, or the Facebook Page id. */
+  /** The provider's id of its account (a WhatsApp phone number id, a Facebook Page id). */
   metaId: string;
   verificationToken: string;
   /** Its own Meta app secret, sealed; null when META_APP_SECRET's list verifies it. */
@@ -59,6 +65,7 @@ export class WebhookChannels {
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(CHANNELS_CONFIG) private readonly config: ChannelsConfig,
     private readonly secrets: SecretBox,
+    private readonly kinds: ChannelKinds,
   ) {}
 
   async find(
@@ -67,9 +74,10 @@ export class WebhookChannels {
     db: EntityManager = this.dataSource.manager,
   ): Promise<WebhookChannel | undefined> {
     if (!isUuid(id)) return undefined;
-    const [row] = (await db.query(`${CHANNEL_COLUMNS[kind]} WHERE id = $1 AND deleted_at IS NULL`, [
-      id,
-    ])) as ChannelRow[];
+    const [row] = (await db.query(
+      `${selectFrom(this.kinds.get(kind))} WHERE id = $1 AND deleted_at IS NULL`,
+      [id],
+    )) as ChannelRow[];
     return row ? toWebhookChannel(kind, row) : undefined;
   }
 
@@ -85,7 +93,7 @@ export class WebhookChannels {
       return [
         this.secrets.decrypt(
           channel.appSecretEncrypted,
-          appSecretAad(`${channel.kind}_channels`, channel.id),
+          appSecretAad(this.kinds.get(channel.kind).table, channel.id),
         ),
       ];
     } catch (error) {
@@ -118,9 +126,10 @@ export class WebhookChannels {
     if (account === undefined || account === received.metaId) return received;
     let route = routed.get(account);
     if (route === undefined) {
+      const descriptor = this.kinds.get(received.kind);
       const [row] = (await db.query(
-        `${CHANNEL_COLUMNS[received.kind]}
-          WHERE organization_id = $1 AND ${META_ID_COLUMN[received.kind]} = $2 AND deleted_at IS NULL
+        `${selectFrom(descriptor)}
+          WHERE organization_id = $1 AND ${descriptor.senderIdColumn} = $2 AND deleted_at IS NULL
           ORDER BY created_at LIMIT 1`,
         [received.organizationId, account],
       )) as ChannelRow[];

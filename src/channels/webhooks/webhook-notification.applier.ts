@@ -7,7 +7,7 @@ import { InboundMessagesHandler } from './inbound-messages.handler';
 import type { ItemRefusal, ReadItem, SetAsideItem } from './meta-notification.parser';
 import { StatusUpdatesHandler } from './status-updates.handler';
 import { WebhookChannel, WebhookChannels } from './webhook-channels';
-import { ACCOUNT_NAME, PARSERS } from './webhook-kinds';
+import { ChannelKinds } from '../kinds/channel-kinds';
 
 /** A notification as the inbox keeps it. */
 export interface StoredNotification {
@@ -69,6 +69,7 @@ export class WebhookNotificationApplier {
     private readonly channels: WebhookChannels,
     private readonly messages: InboundMessagesHandler,
     private readonly statuses: StatusUpdatesHandler,
+    private readonly kinds: ChannelKinds,
   ) {}
 
   /**
@@ -90,7 +91,8 @@ export class WebhookNotificationApplier {
         ? unreadable('not_json', 'the body is not JSON')
         : unreadable('not_utf8', 'the body is not UTF-8');
     }
-    const parsed = PARSERS[channel.kind](body);
+    const kind = this.kinds.get(channel.kind);
+    const parsed = kind.parseNotification(body);
     if (parsed.unreadable) return unreadable('unexpected_shape', parsed.unreadable);
     const setAside = [...parsed.setAside];
     const routes = this.channels.routesFor(db, channel);
@@ -101,12 +103,12 @@ export class WebhookNotificationApplier {
         target === 'no_channel'
           ? {
               reason: 'unknown_account',
-              detail: `for ${ACCOUNT_NAME[channel.kind]} ${item.event.account}, which no channel of this organization has`,
+              detail: `for ${kind.webhookAccountName} ${item.event.account}, which no channel of this organization has`,
             }
           : target === 'other_secret'
             ? {
                 reason: 'other_app_secret',
-                detail: `for ${ACCOUNT_NAME[channel.kind]} ${item.event.account}, whose channel is verified with another app secret`,
+                detail: `for ${kind.webhookAccountName} ${item.event.account}, whose channel is verified with another app secret`,
               }
             : await this.applyItem(db, target, item, savepoints);
       if (refusal)

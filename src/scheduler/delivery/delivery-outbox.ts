@@ -364,12 +364,12 @@ export class DeliveryOutbox implements OnModuleInit {
     }[];
     const sent = (rows: Written) =>
       rows.flatMap((row) =>
-        row.held && row.status === 'sent' && row.wa_message_id && row.channel_id
+        row.held && row.status === 'sent' && row.wa_message_id && row.channel_id && row.channel_kind
           ? [
               {
                 organizationId: row.organization_id as string,
                 channelId: row.channel_id,
-                kind: row.channel_kind ?? 'whatsapp',
+                kind: row.channel_kind,
                 providerMessageId: row.wa_message_id,
               },
             ]

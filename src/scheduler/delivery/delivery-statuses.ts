@@ -163,14 +163,13 @@ export class DeliveryStatuses implements OnModuleInit {
    */
   private async channelRemoved(db: EntityManager, removal: ChannelRemoval): Promise<void> {
     const at = toIso(removal.at);
-    if (removal.kind === 'whatsapp') {
-      await db.query(
-        `UPDATE follow_ups SET status = 'completed', next_run_at = NULL, updated_at = $3
-          WHERE channel_id = $1 AND organization_id = $2
-            AND status IN ('active', 'paused') AND deleted_at IS NULL`,
-        [removal.channelId, removal.organizationId, at],
-      );
-    }
+    // Whatever the kind: one without follow-ups matches none.
+    await db.query(
+      `UPDATE follow_ups SET status = 'completed', next_run_at = NULL, updated_at = $3
+        WHERE channel_id = $1 AND organization_id = $2
+          AND status IN ('active', 'paused') AND deleted_at IS NULL`,
+      [removal.channelId, removal.organizationId, at],
+    );
     await db.query(
       `UPDATE deliveries SET status = 'cancelled', updated_at = $3
         WHERE channel_id = $1 AND organization_id = $2 AND status = 'pending'`,

@@ -2,7 +2,6 @@ import { withLogContext } from '../../common/logging/log-context';
 import { Metrics } from '../../metrics/metrics';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
-  CHANNEL_KIND_NAMES,
   ChannelMessageSender,
   ChannelUnusable,
   isUnusable,
@@ -378,7 +377,7 @@ export class DeliveryWorker {
       return this.outcomes.failed(
         delivery,
         'channel_inactive',
-        `The ${CHANNEL_KIND_NAMES[delivery.channelKind]} channel is inactive or removed; update its access_token.`,
+        `The ${this.channels.label(delivery.channelKind)} channel is inactive or removed; update its access_token.`,
       );
     }
     if (conversation.optedOut) {

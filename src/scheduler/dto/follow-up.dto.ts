@@ -1,3 +1,4 @@
+import { BUILTIN_CHANNEL_KINDS } from '../../channels/kinds';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
@@ -178,7 +179,7 @@ export class FollowUpDto {
   @ApiProperty({ format: 'uuid' }) id!: string;
   @ApiProperty({ example: 'agent_support_es' }) agent_id!: string;
   @ApiProperty({ format: 'uuid' }) channel_id!: string;
-  @ApiProperty({ enum: ['Whatsapp', 'Messanger'] }) channel_type!: 'Whatsapp' | 'Messanger';
+  @ApiProperty({ enum: BUILTIN_CHANNEL_KINDS.map((kind) => kind.type) }) channel_type!: string;
   @ApiProperty({ type: [String], example: ['+34612345678'] }) client_phone_numbers!: string[];
   @ApiProperty({ example: 'daily' }) frequency!: string;
   @ApiProperty({ example: 'Remind {{title}}: ask whether the client needs anything else.' })
