@@ -3,7 +3,7 @@ import { toDeliveryResponse } from '../scheduler/follow-up.mapper';
 import {
   SendMessangerMessageDto,
   SendWhatsappMessageDto,
-} from '../scheduler/dto/channel-message.dto';
+} from '../channels/messages/channel-message.dto';
 import { asToolError, validDto } from '../tools/execution/tool-errors';
 import { ToolExecutor, ToolExecutionContext } from '../tools/execution/tool-executor';
 

@@ -22,8 +22,11 @@ import {
 } from '../common/http/openapi.decorators';
 import { ApiMessangerChannelId, ApiWhatsappChannelId } from '../channels/channels.openapi';
 import { ChannelMessagesService } from './channel-messages.service';
-import { SendMessangerMessageDto, SendWhatsappMessageDto } from './dto/channel-message.dto';
-import { DeliveryDto, ListDeliveriesQueryDto } from './dto/follow-up.dto';
+import {
+  SendMessangerMessageDto,
+  SendWhatsappMessageDto,
+} from '../channels/messages/channel-message.dto';
+import { DeliveryDto, ListDeliveriesQueryDto } from '../channels/messages/delivery.dto';
 import { toDeliveryResponse } from './follow-up.mapper';
 
 const CHANNEL_INACTIVE: ProblemExample = {

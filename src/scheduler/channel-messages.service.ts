@@ -11,10 +11,14 @@ import { notFound, ProblemException, validationFailed } from '../common/http/pro
 import { uuidv7 } from '../common/ids';
 import { IdempotencyKeys, IdempotentRequest } from '../common/idempotency/idempotency-keys';
 import { describePhoneProblem, toE164 } from '../common/phone-number';
-import { ListDeliveriesQueryDto } from './dto/follow-up.dto';
-import { SendMessangerMessageDto, SendWhatsappMessageDto } from './dto/channel-message.dto';
+import { ListDeliveriesQueryDto } from '../channels/messages/delivery.dto';
+import {
+  SendMessangerMessageDto,
+  SendWhatsappMessageDto,
+  toMessageTemplate,
+} from '../channels/messages/channel-message.dto';
 import { DeliveryEntity } from './entities/delivery.entity';
-import { FollowUpsService, storedTemplate } from './follow-ups.service';
+import { FollowUpsService } from './follow-ups.service';
 import { DeliveryAttemptRow } from './follow-up.mapper';
 import { SchedulerEngine } from './scheduler.engine';
 
@@ -73,7 +77,7 @@ export class ChannelMessagesService {
       'whatsapp',
       channelId,
       to.number,
-      { text: dto.text ?? null, template: storedTemplate(dto.template) },
+      { text: dto.text ?? null, template: dto.template ? toMessageTemplate(dto.template) : null },
       idempotency,
     );
   }

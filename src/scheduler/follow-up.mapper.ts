@@ -1,10 +1,6 @@
 import { toMillis, toMillisOrNull } from '../common/time';
-import {
-  DeliveryAttemptDto,
-  DeliveryDto,
-  FollowUpDeliveryCountsDto,
-  FollowUpDto,
-} from './dto/follow-up.dto';
+import { DeliveryAttemptDto, DeliveryDto } from '../channels/messages/delivery.dto';
+import { FollowUpDeliveryCountsDto, FollowUpDto } from './dto/follow-up.dto';
 import { FollowUpsService, noDeliveries } from './follow-ups.service';
 import { DeliveryEntity } from './entities/delivery.entity';
 import { FollowUpEntity } from './entities/follow-up.entity';

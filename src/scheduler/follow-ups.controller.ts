@@ -27,11 +27,11 @@ import {
   DeliveryPageDto,
   FollowUpDto,
   FollowUpPageDto,
-  ListDeliveriesQueryDto,
   ListFollowUpsQueryDto,
   SchedulePreviewDto,
   SchedulePreviewQueryDto,
 } from './dto/follow-up.dto';
+import { ListDeliveriesQueryDto } from '../channels/messages/delivery.dto';
 import { toDeliveryResponse, toFollowUpResponse, toFollowUpResponses } from './follow-up.mapper';
 import { FollowUpEntity } from './entities/follow-up.entity';
 import { FollowUpsService } from './follow-ups.service';

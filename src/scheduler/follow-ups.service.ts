@@ -16,14 +16,14 @@ import { byteBoundedPage } from '../common/http/byte-bounded-page';
 import { DEFAULT_PAGE_SIZE } from '../common/http/pagination.dto';
 import {
   CreateFollowUpDto,
-  ListDeliveriesQueryDto,
   ListFollowUpsQueryDto,
   SchedulePreviewQueryDto,
 } from './dto/follow-up.dto';
 import { DeliveryEntity } from './entities/delivery.entity';
 import { FollowUpEntity } from './entities/follow-up.entity';
 import { DeliveryAttemptRow } from './follow-up.mapper';
-import { FollowUpTemplateDto, MAX_LISTED_ATTEMPTS } from './dto/follow-up.dto';
+import { ListDeliveriesQueryDto, MAX_LISTED_ATTEMPTS } from '../channels/messages/delivery.dto';
+import { toMessageTemplate } from '../channels/messages/channel-message.dto';
 import { parseSchedule, Schedule, ScheduleError } from './schedule/schedule.parser';
 import { SchedulerEngine } from './scheduler.engine';
 import { schedulerThreadBusy, SchedulerWorkers, SchedulePreviewTimeout } from './scheduler-workers';
@@ -47,12 +47,6 @@ function scheduleOrErrors(
     throw error;
   }
 }
-
-/** A template as a follow-up or delivery stores it: only its own fields, or null. */
-export const storedTemplate = (template: FollowUpTemplateDto | undefined) =>
-  template
-    ? { name: template.name, language: template.language, parameters: template.parameters }
-    : null;
 
 /** Deliveries by status, all at 0: a follow-up that has sent nothing yet. */
 export function noDeliveries(followUp: FollowUpEntity): FollowUpDeliveryCounts {
@@ -117,7 +111,7 @@ export class FollowUpsService {
       prompt: dto.prompt,
       title: dto.title,
       description: dto.description ?? null,
-      template: storedTemplate(dto.template),
+      template: dto.template ? toMessageTemplate(dto.template) : null,
       status: firstRun === null ? 'completed' : 'active',
       anchorAt: new Date(now),
       nextRunAt: firstRun === null ? null : new Date(firstRun),
