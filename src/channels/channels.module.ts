@@ -13,6 +13,8 @@ import { ChannelsService } from './channels.service';
 import { ChannelConversations } from './conversations/channel-conversations';
 import { ConversationsController } from './conversations/conversations.controller';
 import { ConversationsService } from './conversations/conversations.service';
+import { ChannelMessagesController } from './messages/channel-messages.controller';
+import { ChannelMessagesService } from './messages/channel-messages.service';
 import { MetaWebhooksController } from './webhooks/meta-webhooks.controller';
 import { WebhookInbox } from './webhooks/webhook-inbox';
 import { AgentEventsModule } from '../agent-events/agent-events.module';
@@ -31,7 +33,12 @@ const GRAPH_API_CONNECTIONS = 1024;
 /** Owns the channel tables, their tokens and the transports that send through them. */
 @Module({
   imports: [TypeOrmModule.forFeature(CHANNELS_ENTITIES), AgentEventsModule],
-  controllers: [ChannelsController, ConversationsController, MetaWebhooksController],
+  controllers: [
+    ChannelsController,
+    ConversationsController,
+    MetaWebhooksController,
+    ChannelMessagesController,
+  ],
   providers: [
     { provide: CHANNELS_CONFIG, useFactory: () => readChannelsConfig(process.env) },
     ChannelsService,
@@ -56,10 +63,18 @@ const GRAPH_API_CONNECTIONS = 1024;
     ChannelMessageSender,
     ChannelConversations,
     ConversationsService,
+    ChannelMessagesService,
     WebhookInbox,
     retentionOf(WEBHOOK_INBOX_RETENTION),
     ChannelEvents,
   ],
-  exports: [CHANNELS_CONFIG, ChannelMessageSender, ChannelConversations, ChannelsService],
+  exports: [
+    CHANNELS_CONFIG,
+    ChannelMessageSender,
+    ChannelConversations,
+    ChannelsService,
+    // Sending now: the scheduler registers its outbox with it; the Agentline toolkit sends with it.
+    ChannelMessagesService,
+  ],
 })
 export class ChannelsModule {}

@@ -24,14 +24,13 @@ import {
 } from '../common/http/openapi.decorators';
 import {
   CreateFollowUpDto,
-  DeliveryPageDto,
   FollowUpDto,
   FollowUpPageDto,
   ListFollowUpsQueryDto,
   SchedulePreviewDto,
   SchedulePreviewQueryDto,
 } from './dto/follow-up.dto';
-import { ListDeliveriesQueryDto } from '../channels/messages/delivery.dto';
+import { DeliveryPageDto, ListDeliveriesQueryDto } from '../channels/messages/delivery.dto';
 import { toDeliveryResponse, toFollowUpResponse, toFollowUpResponses } from './follow-up.mapper';
 import { FollowUpEntity } from './entities/follow-up.entity';
 import { FollowUpsService } from './follow-ups.service';

@@ -111,3 +111,13 @@ export class DeliveryDto {
   @ApiProperty({ type: 'integer' }) created_at!: number;
   @ApiProperty({ type: 'integer' }) updated_at!: number;
 }
+
+/**
+ * A page of deliveries (a channel's, a follow-up's). Its own class, not `PageEnvelope(DeliveryDto)`:
+ * that would name another schema `DeliveryPageDto`, and OpenAPI keeps whichever it meets first.
+ */
+export class DeliveryPageDto {
+  @ApiProperty({ type: [DeliveryDto] }) items!: DeliveryDto[];
+  @ApiProperty({ type: 'integer', example: 0 }) offset!: number;
+  @ApiProperty({ type: 'integer', example: 2 }) total_count!: number;
+}

@@ -16,7 +16,6 @@ import {
 import { IsOptionalNotNull } from '../../common/http/validation.decorators';
 import { PaginationQueryDto } from '../../common/http/pagination.dto';
 import { DELIVERY_STATUSES, DeliveryStatus } from '../entities/delivery.entity';
-import { DeliveryDto } from '../../channels/messages/delivery.dto';
 import { FollowUpTemplateDto } from '../../channels/messages/channel-message.dto';
 import { FOLLOW_UP_STATUSES, FollowUpStatus } from '../entities/follow-up.entity';
 import { MAX_PHONE_NUMBERS } from '../phone-numbers';
@@ -245,10 +244,4 @@ export class FollowUpPageDto {
   items!: FollowUpDto[];
   @ApiProperty({ type: 'integer', example: 0 }) offset!: number;
   @ApiProperty({ type: 'integer', example: 1 }) total_count!: number;
-}
-
-export class DeliveryPageDto {
-  @ApiProperty({ type: [DeliveryDto] }) items!: DeliveryDto[];
-  @ApiProperty({ type: 'integer', example: 0 }) offset!: number;
-  @ApiProperty({ type: 'integer', example: 2 }) total_count!: number;
 }
