@@ -1,9 +1,8 @@
-import { ChannelMessagesService } from '../scheduler/channel-messages.service';
-import { toDeliveryResponse } from '../scheduler/delivery/delivery.mapper';
+import { ChannelMessagesService } from '../channels/messages/channel-messages.service';
 import {
   SendMessangerMessageDto,
   SendWhatsappMessageDto,
-} from '../scheduler/dto/channel-message.dto';
+} from '../channels/messages/channel-message.dto';
 import { asToolError, validDto } from '../tools/execution/tool-errors';
 import { ToolExecutor, ToolExecutionContext } from '../tools/execution/tool-executor';
 
@@ -27,10 +26,7 @@ export function sendMessageExecutors(
         const { channel_id: channelId, ...body } = input;
         const dto = await validDto(SendWhatsappMessageDto, body);
         const { principal, options } = sender(context);
-        const delivery = await asToolError(() =>
-          messages.sendWhatsapp(principal, String(channelId), dto, options),
-        );
-        return toDeliveryResponse(delivery);
+        return asToolError(() => messages.sendWhatsapp(principal, String(channelId), dto, options));
       },
     },
     'Agentline.SendMessangerMessage': {
@@ -38,10 +34,9 @@ export function sendMessageExecutors(
         const { channel_id: channelId, ...body } = input;
         const dto = await validDto(SendMessangerMessageDto, body);
         const { principal, options } = sender(context);
-        const delivery = await asToolError(() =>
+        return asToolError(() =>
           messages.sendMessanger(principal, String(channelId), dto, options),
         );
-        return toDeliveryResponse(delivery);
       },
     },
   };

@@ -13,6 +13,8 @@ import { ChannelsService } from './channels.service';
 import { ChannelConversations } from './conversations/channel-conversations';
 import { ConversationsController } from './conversations/conversations.controller';
 import { ConversationsService } from './conversations/conversations.service';
+import { ChannelMessagesController } from './messages/channel-messages.controller';
+import { ChannelMessagesService } from './messages/channel-messages.service';
 import { MetaWebhooksController } from './webhooks/meta-webhooks.controller';
 import { InboundMessagesHandler } from './webhooks/inbound-messages.handler';
 import { StatusUpdatesHandler } from './webhooks/status-updates.handler';
@@ -38,6 +40,7 @@ const GRAPH_API_CONNECTIONS = 1024;
     MessangerChannelsController,
     ConversationsController,
     MetaWebhooksController,
+    ChannelMessagesController,
   ],
   providers: [
     { provide: CHANNELS_CONFIG, useFactory: () => readChannelsConfig(process.env) },
@@ -62,6 +65,7 @@ const GRAPH_API_CONNECTIONS = 1024;
     InboundMessagesHandler,
     StatusUpdatesHandler,
     WebhookNotificationApplier,
+    ChannelMessagesService,
     WebhookInbox,
     retentionOf(WEBHOOK_INBOX_RETENTION),
     ChannelEvents,
@@ -72,6 +76,8 @@ const GRAPH_API_CONNECTIONS = 1024;
     ChannelMessageSender,
     ChannelConversations,
     ChannelsService,
+    // Sending now: the scheduler registers its outbox with it; the Agentline toolkit sends with it.
+    ChannelMessagesService,
   ],
 })
 export class ChannelsModule {}

@@ -24,14 +24,13 @@ import {
 } from '../common/http/openapi.decorators';
 import {
   CreateFollowUpDto,
-  DeliveryPageDto,
   FollowUpDto,
   FollowUpPageDto,
-  ListDeliveriesQueryDto,
   ListFollowUpsQueryDto,
   SchedulePreviewDto,
   SchedulePreviewQueryDto,
 } from './dto/follow-up.dto';
+import { DeliveryPageDto, ListDeliveriesQueryDto } from '../channels/messages/delivery.dto';
 import { toDeliveryResponse } from './delivery/delivery.mapper';
 import { toFollowUpResponse } from './follow-up.mapper';
 import { FollowUpEntity } from './entities/follow-up.entity';

@@ -16,7 +16,6 @@ import { DEFAULT_PAGE_SIZE } from '../common/http/pagination.dto';
 import {
   CreateFollowUpDto,
   FollowUpDto,
-  ListDeliveriesQueryDto,
   ListFollowUpsQueryDto,
   SchedulePreviewQueryDto,
 } from './dto/follow-up.dto';
@@ -24,7 +23,8 @@ import { DeliveryEntity } from './entities/delivery.entity';
 import { FollowUpEntity } from './entities/follow-up.entity';
 import { DeliveryAttemptRow } from './delivery/delivery.mapper';
 import { noDeliveries, toFollowUpResponse } from './follow-up.mapper';
-import { FollowUpTemplateDto, MAX_LISTED_ATTEMPTS } from './dto/follow-up.dto';
+import { ListDeliveriesQueryDto, MAX_LISTED_ATTEMPTS } from '../channels/messages/delivery.dto';
+import { toMessageTemplate } from '../channels/messages/channel-message.dto';
 import { parseSchedule, Schedule, ScheduleError } from './schedule/schedule.parser';
 import { SchedulerEngine } from './scheduler.engine';
 import { schedulerThreadBusy, SchedulerWorkers, SchedulePreviewTimeout } from './scheduler-workers';
@@ -48,12 +48,6 @@ function scheduleOrErrors(
     throw error;
   }
 }
-
-/** A template as a follow-up or delivery stores it: only its own fields, or null. */
-export const storedTemplate = (template: FollowUpTemplateDto | undefined) =>
-  template
-    ? { name: template.name, language: template.language, parameters: template.parameters }
-    : null;
 
 @Injectable()
 export class FollowUpsService {
@@ -113,7 +107,7 @@ export class FollowUpsService {
       prompt: dto.prompt,
       title: dto.title,
       description: dto.description ?? null,
-      template: storedTemplate(dto.template),
+      template: dto.template ? toMessageTemplate(dto.template) : null,
       status: firstRun === null ? 'completed' : 'active',
       anchorAt: new Date(now),
       nextRunAt: firstRun === null ? null : new Date(firstRun),

@@ -57,10 +57,10 @@ export interface ChannelKindDescriptor {
    */
   readonly recipients: 'phone' | 'scoped_id';
   /**
-   * Outside the provider's messaging window: a template may go instead (`template`), or a send is
-   * refused before it is queued (`refuse`).
+   * Outside the provider's messaging window: a template may go instead (`template`), or a send now
+   * is refused before it is queued, with the `refusal` as the 422's detail.
    */
-  readonly outsideWindow: 'template' | 'refuse';
+  readonly outsideWindow: 'template' | { refusal(recipient: string): string };
   /** The sending account as the provider's notifications name it ("phone_number_id", "page"). */
   readonly webhookAccountName: string;
   /** Reads one stored webhook notification into messages and statuses; never throws. */

@@ -42,7 +42,10 @@ export const MESSANGER_KIND: ChannelKindDescriptor = {
   senderIdColumn: 'user_id',
   senderIdUniqueIndex: 'messanger_channels_user_key',
   recipients: 'scoped_id',
-  outsideWindow: 'refuse',
+  outsideWindow: {
+    refusal: (recipient) =>
+      `${recipient} has not written to this page in the last 24 hours; Messenger only accepts replies (messaging_type RESPONSE) within that window.`,
+  },
   webhookAccountName: 'page',
   parseNotification: parseMessangerNotification,
   createTransport: ({ graph }) => new MessangerTransport(graph),
