@@ -78,6 +78,11 @@ const GRAPH_API_CONNECTIONS = 1024;
     ChannelsService,
     // Sending now: the scheduler registers its outbox with it; the Agentline toolkit sends with it.
     ChannelMessagesService,
+    // For a kind's own controllers (a kind registered by another module): its inbound messages,
+    // and the webhooks it receives.
+    ConversationsService,
+    WebhookChannels,
+    WebhookInbox,
   ],
 })
 export class ChannelsModule {}

@@ -101,6 +101,7 @@ export class FollowUpsService {
       agentId: dto.agent_id,
       channelId: dto.channel_id,
       channelType,
+      channelKind: kind,
       clientPhoneNumbers: phones.numbers,
       frequency: dto.frequency.trim(),
       timeZone,
