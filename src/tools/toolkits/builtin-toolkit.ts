@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import { Clock } from '../../common/clock';
 import { readEnvironment } from '../../config/environment';
-import type { ToolkitSource } from '../catalog/tool-catalog.loader';
+import type { ToolkitSource } from '../catalog/toolkit-file.schema';
 import { ToolExecutor } from '../execution/tool-executor';
 import { ProviderHttpClient } from './provider-http.client';
 
