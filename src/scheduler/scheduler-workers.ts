@@ -3,11 +3,11 @@ import { FieldError, ProblemException } from '../common/http/problem';
 import { Metrics } from '../metrics/metrics';
 import { ToolInput } from '../tools/execution/tool-executor';
 import {
-  ToolWorkerBudgetExceeded,
-  ToolWorkerPool,
-  ToolWorkerPoolBusy,
-  ToolWorkerUnavailable,
-} from '../tools/execution/worker-pool/tool-worker.pool';
+  WorkerBudgetExceeded as ToolWorkerBudgetExceeded,
+  WorkerPool as ToolWorkerPool,
+  WorkerPoolBusy as ToolWorkerPoolBusy,
+  WorkerPoolUnavailable as ToolWorkerUnavailable,
+} from '../common/worker-pool/worker-pool';
 import {
   SCHEDULE_PREVIEW_MODULE,
   SCHEDULE_PREVIEW_TASK,

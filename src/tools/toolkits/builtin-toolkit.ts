@@ -16,7 +16,7 @@ export interface ToolkitServices {
 export type ToolkitExecutors = Record<string, ToolExecutor>;
 
 /**
- * A module of CPU-bound executors run in ToolsModule's worker threads (see ToolWorkerPool): it
+ * A module of CPU-bound executors run in ToolsModule's worker threads (a WorkerPool): it
  * exports WORKER_TOOL_EXECUTORS and loads without Nest.
  */
 export interface ToolkitWorkerModule {
