@@ -23,6 +23,7 @@ import { readMetricsConfig } from './metrics/metrics.config';
 import { IdempotencyInterceptor } from './common/idempotency/idempotency.interceptor';
 import { IdempotencyModule } from './common/idempotency/idempotency.module';
 import { readSchedulerConfig } from './scheduler/scheduler.config';
+import { SchedulerEngine } from './scheduler/scheduler.engine';
 import { SchedulerModule } from './scheduler/scheduler.module';
 import { readToolsConfig } from './tools/tools.config';
 import { ToolsModule } from './tools/tools.module';
@@ -56,7 +57,7 @@ export function readConfiguration(env: NodeJS.ProcessEnv = process.env) {
     ChannelsModule,
     SchedulerModule,
     AgentlineToolkitModule,
-    HealthModule,
+    HealthModule.register({ imports: [SchedulerModule], ticks: SchedulerEngine }),
     IdempotencyModule,
   ],
   providers: [
