@@ -8,10 +8,14 @@ import {
 import { toFollowUpResponse, toFollowUpResponses } from '../scheduler/follow-up.mapper';
 import { FollowUpsService } from '../scheduler/follow-ups.service';
 import { SchedulerWorkers, SchedulePreviewTimeout } from '../scheduler/scheduler-workers';
-import { requiredString } from '../tools/execution/required-input';
-import { asToolError, validDto } from '../tools/execution/tool-errors';
-import { ToolExecutionError, ToolExecutor } from '../tools/execution/tool-executor';
-import { asToolFailure } from '../tools/execution/worker-tool-executor';
+import {
+  asToolError,
+  asToolFailure,
+  requiredString,
+  ToolExecutionError,
+  ToolExecutor,
+  validDto,
+} from '../tools';
 
 const DEFAULT_TIME_ZONE = 'UTC';
 const DEFAULT_PREVIEW_COUNT = 10;

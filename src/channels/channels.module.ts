@@ -15,7 +15,7 @@ import { ConversationsController } from './conversations/conversations.controlle
 import { ConversationsService } from './conversations/conversations.service';
 import { MetaWebhooksController } from './webhooks/meta-webhooks.controller';
 import { WebhookInbox } from './webhooks/webhook-inbox';
-import { AgentEventsModule } from '../agent-events/agent-events.module';
+import { AgentEventsModule } from '../agent-events';
 import { GraphApiClient } from './graph-api/graph-api.client';
 import { MessangerTransport } from './messanger/messanger.transport';
 import { WhatsappTransport } from './whatsapp/whatsapp.transport';

@@ -1,7 +1,7 @@
 import { Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { FieldError, ProblemException } from '../common/http/problem';
-import { Metrics } from '../metrics/metrics';
-import { ToolInput } from '../tools/execution/tool-executor';
+import { Metrics } from '../metrics';
+import type { ToolInput } from '../tools';
 import {
   WorkerBudgetExceeded as ToolWorkerBudgetExceeded,
   WorkerPool as ToolWorkerPool,

@@ -30,7 +30,7 @@ import { ApiProblemResponses, ProblemExample } from '../../common/http/openapi.d
 import type { ChannelKind } from '../channel-transport';
 import { CHANNELS_CONFIG, ChannelsConfig } from '../channels.config';
 import { isSignedByMeta, isWellFormedSignature } from './meta-signature';
-import { Metrics } from '../../metrics/metrics';
+import { Metrics } from '../../metrics';
 import { WebhookChannel, WebhookInbox } from './webhook-inbox';
 
 /** Longer challenges are refused: Meta's are short numbers, and we echo it back verbatim. */

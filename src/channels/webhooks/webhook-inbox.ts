@@ -9,7 +9,7 @@ import {
 import { InjectDataSource } from '@nestjs/typeorm';
 import { createHash } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
-import { AgentEventsOutbox } from '../../agent-events/agent-events.outbox';
+import { AgentEventsOutbox } from '../../agent-events';
 import { Clock } from '../../common/clock';
 import { isRefusedValue } from '../../common/database-errors';
 import { escapeUnstorable } from '../../common/http/input-guards';
@@ -17,7 +17,7 @@ import { SecretBox } from '../../common/crypto/secret-box';
 import { isUuid, uuidv7 } from '../../common/ids';
 import { toIso } from '../../common/time';
 import { returnedRows } from '../../database/sql';
-import { Metrics } from '../../metrics/metrics';
+import { Metrics } from '../../metrics';
 import type { ChannelKind } from '../channel-transport';
 import { CHANNELS_CONFIG, ChannelsConfig } from '../channels.config';
 import { appSecretAad } from '../channels.service';

@@ -1,7 +1,7 @@
 import { Inject, Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { Clock } from '../../common/clock';
 import { WorkerPool } from '../../common/worker-pool/worker-pool';
-import { Metrics } from '../../metrics/metrics';
+import { Metrics } from '../../metrics';
 import { ToolExecutorRegistry } from '../execution/tool-executor.registry';
 import { workerToolExecutor } from '../execution/worker-tool-executor';
 import { TOOLS_CONFIG, ToolsConfig } from '../tools.config';
