@@ -5,7 +5,7 @@ import {
   ListFollowUpsQueryDto,
   SchedulePreviewQueryDto,
 } from '../scheduler/dto/follow-up.dto';
-import { toFollowUpResponse, toFollowUpResponses } from '../scheduler/follow-up.mapper';
+import { toFollowUpResponse } from '../scheduler/follow-up.mapper';
 import { FollowUpsService } from '../scheduler/follow-ups.service';
 import { SchedulerWorkers, SchedulePreviewTimeout } from '../scheduler/scheduler-workers';
 import {
@@ -39,7 +39,9 @@ export function followUpExecutors(
           organizationId: context.organizationId,
           subject: context.toolCreatedBy,
         };
-        const followUp = await asToolError(() => followUps.createWhatsappFollowUp(principal, dto));
+        const followUp = await asToolError(() =>
+          followUps.createFollowUp(principal, 'whatsapp', dto),
+        );
         return toFollowUpResponse(followUp);
       },
     },
@@ -56,7 +58,7 @@ export function followUpExecutors(
         const page = await followUps.list(context.organizationId, query);
         return {
           ...page,
-          items: await toFollowUpResponses(followUps, context.organizationId, page.items),
+          items: await followUps.responses(context.organizationId, page.items),
         };
       },
     },

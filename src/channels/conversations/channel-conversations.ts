@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { Clock } from '../../common/clock';
 import type { ChannelKind } from '../channel-transport';
+import { ChannelKinds } from '../kinds/channel-kinds';
 
 /** Meta's customer service window: free-form messages only this long after the client wrote. */
 export const CUSTOMER_SERVICE_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -39,9 +40,17 @@ export interface ChannelStatusUpdate {
    * `recipient` sent up to the `watermark` (ms).
    */
   messages: { ids: string[] } | { recipient: string; watermark: number };
-  /** `failed` only: Meta's errors[0]. */
-  error?: { code: string; title: string };
+  /**
+   * `failed` only: the provider's errors[0], and whether it means text refused outside the
+   * messaging window (a template may go instead; the channel kind's transport decides).
+   */
+  error?: { code: string; title: string; resendAsTemplate: boolean };
 }
+
+/** A status as the webhook reports it; its kind's transport classifies the error. */
+export type ReportedStatus = Omit<ChannelStatusUpdate, 'error'> & {
+  error?: { code: string; title: string };
+};
 
 /** Runs in the transaction that takes the status off the webhook inbox: applied once, or not at all. */
 export type ChannelStatusListener = (
@@ -64,6 +73,7 @@ export class ChannelConversations {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly clock: Clock,
+    private readonly kinds: ChannelKinds,
   ) {}
 
   /** The scheduler applies statuses to its deliveries; channels own only the notifications. */
@@ -72,7 +82,17 @@ export class ChannelConversations {
   }
 
   /** Called by the webhook processor, inside the transaction that consumes the notification. */
-  async publishStatus(db: EntityManager, update: ChannelStatusUpdate): Promise<void> {
+  async publishStatus(db: EntityManager, reported: ReportedStatus): Promise<void> {
+    const { error, ...rest } = reported;
+    const update: ChannelStatusUpdate = {
+      ...rest,
+      ...(error && {
+        error: {
+          ...error,
+          resendAsTemplate: this.kinds.transport(reported.kind).resendsAsTemplate(error.code),
+        },
+      }),
+    };
     for (const listener of this.statusListeners) await listener(db, update);
   }
 

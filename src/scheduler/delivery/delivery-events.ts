@@ -3,7 +3,7 @@ import { EntityManager, In } from 'typeorm';
 import { AgentEventsOutbox } from '../../agent-events';
 import { ChannelsService } from '../../channels/channels.service';
 import { DeliveryEntity } from '../entities/delivery.entity';
-import { toDeliveryResponse } from '../follow-up.mapper';
+import { toDeliveryResponse } from './delivery.mapper';
 
 /** `delivery.updated` agent events, written in the transaction that changed the deliveries. */
 @Injectable()
