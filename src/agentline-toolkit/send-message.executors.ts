@@ -3,8 +3,7 @@ import {
   SendMessangerMessageDto,
   SendWhatsappMessageDto,
 } from '../channels/messages/channel-message.dto';
-import { asToolError, validDto } from '../tools/execution/tool-errors';
-import { ToolExecutor, ToolExecutionContext } from '../tools/execution/tool-executor';
+import { asToolError, ToolExecutionContext, ToolExecutor, validDto } from '../tools';
 
 /** In the name of whoever attached the tool, on a channel of the tool's own agent only. */
 const sender = (context: ToolExecutionContext) => ({

@@ -1,6 +1,6 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { AgentEventsOutbox } from '../agent-events/agent-events.outbox';
+import { AgentEventsOutbox } from '../agent-events';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { ChannelDeactivation, ChannelMessageSender } from './channel-message-sender';

@@ -21,7 +21,7 @@ import { StatusUpdatesHandler } from './webhooks/status-updates.handler';
 import { WebhookChannels } from './webhooks/webhook-channels';
 import { WebhookInbox } from './webhooks/webhook-inbox';
 import { WebhookNotificationApplier } from './webhooks/webhook-notification.applier';
-import { AgentEventsModule } from '../agent-events/agent-events.module';
+import { AgentEventsModule } from '../agent-events';
 import { GraphApiClient } from './graph-api/graph-api.client';
 import { retentionOf } from '../database/retention';
 import { WEBHOOK_INBOX_RETENTION } from './webhooks/webhook-inbox.retention';

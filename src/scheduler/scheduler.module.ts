@@ -8,7 +8,7 @@ import { DeliveryOutbox } from './delivery/delivery-outbox';
 import { DeliveryEvents } from './delivery/delivery-events';
 import { DeliveryStatuses } from './delivery/delivery-statuses';
 import { DeliveryWorker } from './delivery/delivery.worker';
-import { AgentEventsModule } from '../agent-events/agent-events.module';
+import { AgentEventsModule } from '../agent-events';
 import { IdempotencyModule } from '../common/idempotency/idempotency.module';
 import { createMessageComposer, MessageComposer } from './delivery/message-composer';
 import { FollowUpDispatcher } from './dispatch/follow-up-dispatcher';

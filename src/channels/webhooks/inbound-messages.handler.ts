@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { AgentEventsOutbox } from '../../agent-events/agent-events.outbox';
+import { AgentEventsOutbox } from '../../agent-events';
 import { Clock } from '../../common/clock';
 import { uuidv7 } from '../../common/ids';
 import { toIso } from '../../common/time';

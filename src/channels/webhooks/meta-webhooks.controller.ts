@@ -30,7 +30,7 @@ import { ApiProblemResponses, ProblemExample } from '../../common/http/openapi.d
 import type { ChannelKind } from '../channel-transport';
 import { CHANNELS_CONFIG, ChannelsConfig } from '../channels.config';
 import { isSignedByMeta, isWellFormedSignature } from './meta-signature';
-import { Metrics } from '../../metrics/metrics';
+import { Metrics } from '../../metrics';
 import { WebhookChannel, WebhookChannels } from './webhook-channels';
 import { WebhookInbox } from './webhook-inbox';
 import { MESSANGER_NOTIFICATION_EXAMPLE } from '../kinds/messanger/messanger.openapi';

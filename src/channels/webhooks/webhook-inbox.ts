@@ -7,7 +7,7 @@ import { Clock } from '../../common/clock';
 import { escapeUnstorable } from '../../common/http/input-guards';
 import { uuidv7 } from '../../common/ids';
 import { toIso } from '../../common/time';
-import { Metrics } from '../../metrics/metrics';
+import { Metrics } from '../../metrics';
 import type { SetAsideItem } from './meta-notification.parser';
 import type { WebhookChannel } from './webhook-channels';
 import {

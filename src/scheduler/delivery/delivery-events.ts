@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager, In } from 'typeorm';
-import { AgentEventsOutbox } from '../../agent-events/agent-events.outbox';
+import { AgentEventsOutbox } from '../../agent-events';
 import { ChannelsService } from '../../channels/channels.service';
 import { DeliveryEntity } from '../entities/delivery.entity';
 import { toDeliveryResponse } from './delivery.mapper';

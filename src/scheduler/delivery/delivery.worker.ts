@@ -1,5 +1,5 @@
 import { withLogContext } from '../../common/logging/log-context';
-import { Metrics } from '../../metrics/metrics';
+import { Metrics } from '../../metrics';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
   ChannelMessageSender,

@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { toIso as iso } from '../../common/time';
-import { Metrics } from '../../metrics/metrics';
+import { Metrics } from '../../metrics';
 import { loadStoredSchedule } from '../schedule/schedule.parser';
 
 interface DueFollowUp {
