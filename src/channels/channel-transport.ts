@@ -46,3 +46,7 @@ export interface ChannelTransport {
    */
   resendsAsTemplate(errorCode: string): boolean;
 }
+
+/** What the provider says became of a sent message (WhatsApp `statuses[]`, Messenger delivery/read). */
+export const MESSAGE_STATUSES = ['sent', 'delivered', 'read', 'failed'] as const;
+export type MessageStatus = (typeof MESSAGE_STATUSES)[number];

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { Clock } from '../../common/clock';
-import type { ChannelKind } from '../channel-transport';
+import type { ChannelKind, MessageStatus } from '../channel-transport';
 import { ChannelKinds } from '../kinds/channel-kinds';
 
 /** Meta's customer service window: free-form messages only this long after the client wrote. */
@@ -22,9 +22,6 @@ export interface ConversationKey {
   channelId: string;
   recipient: string;
 }
-
-export const MESSAGE_STATUSES = ['sent', 'delivered', 'read', 'failed'] as const;
-export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
 
 /** A status Meta reported for messages a channel sent (WhatsApp `statuses[]`, Messenger delivery/read). */
 export interface ChannelStatusUpdate {

@@ -70,3 +70,10 @@ export interface ChannelKindDescriptor {
   /** The API's answer for a channel: response types hold no secret, so none can leak. */
   toResponse(channel: StoredChannel, webhookUrl: string): object;
 }
+
+/** One notification of a kind, as the OpenAPI document shows it (from the kind's folder). */
+export interface NotificationExample {
+  kind: ChannelKind;
+  summary: string;
+  value: unknown;
+}

@@ -28,6 +28,7 @@ import { sameSecret } from '../../common/crypto/same-secret';
 import { ProblemException } from '../../common/http/problem';
 import { ApiProblemResponses, ProblemExample } from '../../common/http/openapi.decorators';
 import type { ChannelKind } from '../channel-transport';
+import type { NotificationExample } from '../kinds/channel-kind';
 import { CHANNELS_CONFIG, ChannelsConfig } from '../channels.config';
 import { isSignedByMeta, isWellFormedSignature } from './meta-signature';
 import { Metrics } from '../../metrics';
@@ -221,13 +222,6 @@ function VerificationDocs() {
     ApiOkResponse({ description: 'hub.challenge, as text/plain.' }),
     ApiProblemResponses(HANDSHAKE_REFUSED),
   );
-}
-
-/** One notification of a kind, as the OpenAPI document shows it (from the kind's folder). */
-export interface NotificationExample {
-  kind: ChannelKind;
-  summary: string;
-  value: unknown;
 }
 
 function NotificationDocs(example: NotificationExample) {

@@ -1,4 +1,4 @@
-import type { NotificationExample } from '../../webhooks/meta-webhooks.controller';
+import type { NotificationExample } from '../channel-kind';
 
 /** What Meta sends a WhatsApp channel, one small notification, for the OpenAPI document. */
 export const WHATSAPP_NOTIFICATION_EXAMPLE: NotificationExample = {
