@@ -98,9 +98,10 @@ async function seedFollowUps(
  */
 async function seedDeliveries(sql: Sql, dueAt: number): Promise<void> {
   await sql(
-    `INSERT INTO deliveries (organization_id, follow_up_id, channel_id, occurrence_at, phone, status,
-       next_attempt_at, created_at, updated_at)
-     SELECT f.organization_id, f.id, f.channel_id, $1, p.phone, 'pending', $1, now(), now()
+    `INSERT INTO deliveries (organization_id, follow_up_id, channel_id, channel_kind, occurrence_at,
+       phone, status, next_attempt_at, created_at, updated_at)
+     SELECT f.organization_id, f.id, f.channel_id, f.channel_kind, $1, p.phone, 'pending', $1,
+            now(), now()
        FROM follow_ups f, jsonb_array_elements_text(f.client_phone_numbers) AS p(phone)`,
     [new Date(dueAt).toISOString()],
   );

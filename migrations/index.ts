@@ -17,6 +17,7 @@ import { RetentionIndexes1764500000110 } from './1764500000110-retention-indexes
 import { IdempotencyResource1764500000200 } from './1764500000200-idempotency-resource';
 import { OneOwnerPerMetaId1764500000500 } from './1764500000500-one-owner-per-meta-id';
 import { WebhookItemsSetAside1764500000900 } from './1764500000900-webhook-items-set-aside';
+import { OpenChannelKinds1764600000000 } from './1764600000000-open-channel-kinds';
 
 /** Every migration in order. Migrations are never edited after they land; add a new one. */
 export const MIGRATIONS = [
@@ -39,4 +40,5 @@ export const MIGRATIONS = [
   IdempotencyResource1764500000200,
   OneOwnerPerMetaId1764500000500,
   WebhookItemsSetAside1764500000900,
+  OpenChannelKinds1764600000000,
 ];

@@ -1,8 +1,7 @@
 import { Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
-import { readAgentEventsConfig } from './agent-events/agent-events.config';
-import { AgentEventsModule } from './agent-events/agent-events.module';
-import { AgentlineToolkitModule } from './agentline-toolkit/agentline-toolkit.module';
+import { AgentEventsModule, readAgentEventsConfig } from './agent-events';
+import { AgentlineToolkitModule } from './agentline-toolkit';
 import { readChannelsConfig } from './channels/channels.config';
 import { ChannelsModule } from './channels/channels.module';
 import { AuthModule } from './common/auth/auth.module';
@@ -17,15 +16,14 @@ import { LoggingModule } from './common/logging/logging.module';
 import { loadConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
-import { HealthModule } from './health/health.module';
-import { MetricsModule } from './metrics/metrics.module';
-import { readMetricsConfig } from './metrics/metrics.config';
+import { HealthModule } from './health';
+import { MetricsModule, readMetricsConfig } from './metrics';
 import { IdempotencyInterceptor } from './common/idempotency/idempotency.interceptor';
 import { IdempotencyModule } from './common/idempotency/idempotency.module';
 import { readSchedulerConfig } from './scheduler/scheduler.config';
+import { SchedulerEngine } from './scheduler/scheduler.engine';
 import { SchedulerModule } from './scheduler/scheduler.module';
-import { readToolsConfig } from './tools/tools.config';
-import { ToolsModule } from './tools/tools.module';
+import { readToolsConfig, ToolsModule } from './tools';
 
 /**
  * Every module's configuration, read as the modules will read it at boot: main.ts calls this
@@ -56,7 +54,7 @@ export function readConfiguration(env: NodeJS.ProcessEnv = process.env) {
     ChannelsModule,
     SchedulerModule,
     AgentlineToolkitModule,
-    HealthModule,
+    HealthModule.register({ imports: [SchedulerModule], ticks: SchedulerEngine }),
     IdempotencyModule,
   ],
   providers: [

@@ -15,8 +15,7 @@ import { AppLogger, Loggers } from './common/logging/app-logger';
 import { LOGGERS } from './common/logging/logging.module';
 import { AppConfig } from './config/app-config';
 import { APP_CONFIG } from './config/config.module';
-import { httpMetrics } from './metrics/http-metrics';
-import { Metrics } from './metrics/metrics';
+import { httpMetrics, Metrics } from './metrics';
 
 const API_DESCRIPTION = `Tools, messaging channels and scheduled WhatsApp follow-ups for AI agents.
 

@@ -2,7 +2,7 @@ import { createServer, IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { OutboundMessage, SendOutcome } from '../src/channels/channel-transport';
 import { GraphApiClient } from '../src/channels/graph-api/graph-api.client';
-import { WhatsappTransport } from '../src/channels/whatsapp/whatsapp.transport';
+import { WhatsappTransport } from '../src/channels/kinds/whatsapp/whatsapp.transport';
 import { FakeGraphApi, FakeReply, graphError, graphErrorReply } from './support/fake-graph-api';
 import { freePort } from './support/free-port';
 
@@ -271,7 +271,6 @@ describe('WhatsappTransport over the Graph API client', () => {
   it.each([
     [400, 100, '(#100) Invalid parameter'],
     [400, 131026, 'Message undeliverable'],
-    [400, 131047, 'Re-engagement message'],
     [403, 10, 'Permission denied'],
     [403, 200, 'Requires whatsapp_business_messaging permission'],
     [400, 131048, 'Spam rate limit hit'],
@@ -285,6 +284,26 @@ describe('WhatsappTransport over the Graph API client', () => {
       });
     },
   );
+
+  it('classifies 131047 for a text as resend_as_template, and for a template as permanent', async () => {
+    expect(await sendWith(graphErrorReply(400, 131047, 'Re-engagement message'))).toEqual({
+      kind: 'resend_as_template',
+      code: '131047',
+      message: 'Re-engagement message',
+    });
+    fake.enqueue(graphErrorReply(400, 131047, 'Re-engagement message'));
+    const template: OutboundMessage = {
+      type: 'template',
+      name: 'n',
+      languageCode: 'en',
+      bodyParameters: [],
+    };
+    expect(await send(client, input, template)).toEqual({
+      kind: 'permanent',
+      code: '131047',
+      message: 'Re-engagement message',
+    });
+  });
 
   it('classifies a 4xx without a Graph body by its status', async () => {
     expect(await sendWith({ status: 404, rawBody: 'Not Found' })).toEqual({

@@ -1,4 +1,4 @@
-import { Metrics } from '../metrics/metrics';
+import { Metrics } from '../metrics';
 import {
   Inject,
   Injectable,

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ChannelsModule } from '../channels/channels.module';
 import { SchedulerModule } from '../scheduler/scheduler.module';
-import { ToolsModule } from '../tools/tools.module';
+import { ToolsModule } from '../tools';
 import { AgentlineToolkitRegistrar } from './agentline-toolkit.registrar';
 
 /** The Agentline toolkit: the one module that depends on Tools, Channels and the scheduler. */

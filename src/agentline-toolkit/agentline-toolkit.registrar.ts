@@ -1,9 +1,9 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { Clock } from '../common/clock';
-import { ChannelMessagesService } from '../scheduler/channel-messages.service';
+import { ChannelMessagesService } from '../channels/messages/channel-messages.service';
 import { FollowUpsService } from '../scheduler/follow-ups.service';
 import { SchedulerWorkers } from '../scheduler/scheduler-workers';
-import { ToolExecutorRegistry } from '../tools/execution/tool-executor.registry';
+import { ToolExecutorRegistry } from '../tools';
 import { followUpExecutors } from './follow-up.executors';
 import { sendMessageExecutors } from './send-message.executors';
 

@@ -5,12 +5,17 @@ import {
   ListFollowUpsQueryDto,
   SchedulePreviewQueryDto,
 } from '../scheduler/dto/follow-up.dto';
-import { toFollowUpResponse, toFollowUpResponses } from '../scheduler/follow-up.mapper';
+import { toFollowUpResponse } from '../scheduler/follow-up.mapper';
 import { FollowUpsService } from '../scheduler/follow-ups.service';
 import { SchedulerWorkers, SchedulePreviewTimeout } from '../scheduler/scheduler-workers';
-import { requiredString } from '../tools/execution/required-input';
-import { asToolError, validDto } from '../tools/execution/tool-errors';
-import { ToolExecutionError, ToolExecutor } from '../tools/execution/tool-executor';
+import {
+  asToolError,
+  asToolFailure,
+  requiredString,
+  ToolExecutionError,
+  ToolExecutor,
+  validDto,
+} from '../tools';
 
 const DEFAULT_TIME_ZONE = 'UTC';
 const DEFAULT_PREVIEW_COUNT = 10;
@@ -34,7 +39,9 @@ export function followUpExecutors(
           organizationId: context.organizationId,
           subject: context.toolCreatedBy,
         };
-        const followUp = await asToolError(() => followUps.createWhatsappFollowUp(principal, dto));
+        const followUp = await asToolError(() =>
+          followUps.createFollowUp(principal, 'whatsapp', dto),
+        );
         return toFollowUpResponse(followUp);
       },
     },
@@ -51,7 +58,7 @@ export function followUpExecutors(
         const page = await followUps.list(context.organizationId, query);
         return {
           ...page,
-          items: await toFollowUpResponses(followUps, context.organizationId, page.items),
+          items: await followUps.responses(context.organizationId, page.items),
         };
       },
     },
@@ -79,7 +86,8 @@ export function followUpExecutors(
         const result = await workers
           .preview(context.organizationId, task, context.signal)
           .catch((error: unknown) => {
-            if (!(error instanceof SchedulePreviewTimeout)) throw error;
+            // A full queue or a thread out of memory is the model's to read, as for any tool.
+            if (!(error instanceof SchedulePreviewTimeout)) throw asToolFailure(error);
             throw new ToolExecutionError(
               `Expanding this schedule ${error.message}; ask for fewer.`,
             );

@@ -1,11 +1,9 @@
-import { ChannelMessagesService } from '../scheduler/channel-messages.service';
-import { toDeliveryResponse } from '../scheduler/follow-up.mapper';
+import { ChannelMessagesService } from '../channels/messages/channel-messages.service';
 import {
   SendMessangerMessageDto,
   SendWhatsappMessageDto,
-} from '../scheduler/dto/channel-message.dto';
-import { asToolError, validDto } from '../tools/execution/tool-errors';
-import { ToolExecutor, ToolExecutionContext } from '../tools/execution/tool-executor';
+} from '../channels/messages/channel-message.dto';
+import { asToolError, ToolExecutionContext, ToolExecutor, validDto } from '../tools';
 
 /** In the name of whoever attached the tool, on a channel of the tool's own agent only. */
 const sender = (context: ToolExecutionContext) => ({
@@ -27,10 +25,7 @@ export function sendMessageExecutors(
         const { channel_id: channelId, ...body } = input;
         const dto = await validDto(SendWhatsappMessageDto, body);
         const { principal, options } = sender(context);
-        const delivery = await asToolError(() =>
-          messages.sendWhatsapp(principal, String(channelId), dto, options),
-        );
-        return toDeliveryResponse(delivery);
+        return asToolError(() => messages.sendWhatsapp(principal, String(channelId), dto, options));
       },
     },
     'Agentline.SendMessangerMessage': {
@@ -38,10 +33,9 @@ export function sendMessageExecutors(
         const { channel_id: channelId, ...body } = input;
         const dto = await validDto(SendMessangerMessageDto, body);
         const { principal, options } = sender(context);
-        const delivery = await asToolError(() =>
+        return asToolError(() =>
           messages.sendMessanger(principal, String(channelId), dto, options),
         );
-        return toDeliveryResponse(delivery);
       },
     },
   };

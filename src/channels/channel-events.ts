@@ -1,12 +1,11 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { AgentEventsOutbox } from '../agent-events/agent-events.outbox';
+import { AgentEventsOutbox } from '../agent-events';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { ChannelDeactivation, ChannelMessageSender } from './channel-message-sender';
-import { toMessangerChannelResponse, toWhatsappChannelResponse } from './channel.mappers';
-import { MessangerChannelEntity } from './messanger/messanger-channel.entity';
-import { WhatsappChannelEntity } from './whatsapp/whatsapp-channel.entity';
+import { webhookUrl } from './channel.mappers';
+import { ChannelKinds } from './kinds/channel-kinds';
 
 /** Tells the agent when one of its channels stops working (`channel.deactivated`). */
 @Injectable()
@@ -15,6 +14,7 @@ export class ChannelEvents implements OnModuleInit {
     private readonly sender: ChannelMessageSender,
     private readonly events: AgentEventsOutbox,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly kinds: ChannelKinds,
   ) {}
 
   onModuleInit(): void {
@@ -24,17 +24,10 @@ export class ChannelEvents implements OnModuleInit {
   /** In the deactivation's transaction: the event exists exactly when the deactivation does. */
   private async deactivated(db: EntityManager, deactivation: ChannelDeactivation): Promise<void> {
     if (!this.events.enabled) return;
-    const where = { id: deactivation.channelId };
-    const data =
-      deactivation.kind === 'whatsapp'
-        ? toWhatsappChannelResponse(
-            await db.findOneByOrFail(WhatsappChannelEntity, where),
-            this.config.publicUrl,
-          )
-        : toMessangerChannelResponse(
-            await db.findOneByOrFail(MessangerChannelEntity, where),
-            this.config.publicUrl,
-          );
+    const { channel } = deactivation;
+    const data = this.kinds
+      .get(channel.kind)
+      .toResponse(channel, webhookUrl(this.config.publicUrl, channel));
     await this.events.enqueue(db, {
       type: 'channel.deactivated',
       organizationId: deactivation.organizationId,

@@ -1,26 +1,20 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
-import { DataSource, EntityManager, In, IsNull, Repository } from 'typeorm';
+import { Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { Clock } from '../common/clock';
 import { SecretBox } from '../common/crypto/secret-box';
-import { isUuid } from '../common/ids';
-import { toIso } from '../common/time';
-import { returnedRows } from '../database/sql';
-import { ChannelKind, ChannelTransport, OutboundMessage, SendOutcome } from './channel-transport';
+import { ChannelStore } from './channel-store';
+import { ChannelKind, ChannelLimits, OutboundMessage, SendOutcome } from './channel-transport';
 import { accessTokenAad } from './channels.service';
-import { MessangerChannelEntity } from './messanger/messanger-channel.entity';
-import { WhatsappChannelEntity } from './whatsapp/whatsapp-channel.entity';
-
-/** The transport of each kind that can send; a kind without one answers `cannot_send`. */
-export type ChannelTransports = Partial<Record<ChannelKind, ChannelTransport>>;
-export const CHANNEL_TRANSPORTS = Symbol('CHANNEL_TRANSPORTS');
+import type { StoredChannel } from './kinds/channel-kind';
+import { ChannelKinds } from './kinds/channel-kinds';
 
 /** Why a channel cannot send; each caller turns it into its own error (422, a tool error, ...). */
 export type ChannelUnusable =
   /** No such channel in this organization (another organization's id included). */
   | { reason: 'not_found' }
-  /** The channel exists, but is of another kind than the caller needs. */
-  | { reason: 'wrong_kind'; kind: ChannelKind }
+  /** The channel exists, but is of another kind than the caller needs (`label`: its kind's). */
+  | { reason: 'wrong_kind'; kind: ChannelKind; label: string }
   /** Channels of this kind cannot send yet (no transport). */
   | { reason: 'cannot_send'; kind: ChannelKind }
   | { reason: 'other_agent' }
@@ -30,19 +24,24 @@ export type ChannelUnusable =
   | { reason: 'token_unreadable' };
 
 /**
- * Why a WhatsApp channel cannot send, in words a client or a model can act on; the one wording for
- * every caller. `wrongKind` finishes the sentence about a channel of another kind (what the caller
- * needed it for).
+ * Why a channel cannot send, in words a client or a model can act on; the one wording for every
+ * caller. `label` names the kind the caller needed; `wrongKind` finishes the sentence about a
+ * channel of another kind (what the caller needed it for).
  */
 export function describeUnusable(
   unusable: ChannelUnusable,
-  { channelId, agentId, wrongKind }: { channelId: string; agentId: string; wrongKind: string },
+  {
+    channelId,
+    agentId,
+    label,
+    wrongKind,
+  }: { channelId: string; agentId: string; label: string; wrongKind: string },
 ): string {
   switch (unusable.reason) {
     case 'not_found':
-      return `No WhatsApp channel ${channelId} exists in this organization.`;
+      return `No ${label} channel ${channelId} exists in this organization.`;
     case 'wrong_kind':
-      return `Channel ${channelId} is a Messanger channel; ${wrongKind}`;
+      return `Channel ${channelId} is a ${unusable.label} channel; ${wrongKind}`;
     case 'cannot_send':
       return `Channel ${channelId} cannot send messages yet.`;
     case 'other_agent':
@@ -75,6 +74,8 @@ export interface ChannelRequirement {
 /** A usable channel, its token decrypted inside: callers send through it, never see the token. */
 export interface OpenChannel {
   readonly id: string;
+  /** Its kind's limits (the longest text), for callers that write the message. */
+  readonly limits: ChannelLimits;
   /** Undefined while usable; `inactive` once Meta rejected its token in this process. */
   unusable(): ChannelUnusable | undefined;
   /** Never throws; a rejected token deactivates the channel before the outcome is returned. */
@@ -90,43 +91,13 @@ export interface ChannelDeactivation {
   /** Meta's message. */
   reason: string;
   at: number;
+  /** The channel as it is now (inactive, with the reason). */
+  channel: StoredChannel;
 }
 export type ChannelDeactivationListener = (
   db: EntityManager,
   deactivation: ChannelDeactivation,
 ) => Promise<void>;
-
-/** A channel row as the usability rules see it, whatever its kind. */
-interface StoredChannel {
-  kind: ChannelKind;
-  id: string;
-  organizationId: string;
-  agentId: string;
-  active: boolean;
-  senderId: string;
-  /** The stored ciphertext: deactivation only applies while it is still the channel's token. */
-  sealedToken: string;
-}
-
-const fromWhatsapp = (channel: WhatsappChannelEntity): StoredChannel => ({
-  kind: 'whatsapp',
-  id: channel.id,
-  organizationId: channel.organizationId,
-  agentId: channel.agentId,
-  active: channel.status === 'active',
-  senderId: channel.numberId,
-  sealedToken: channel.accessTokenEncrypted,
-});
-
-const fromMessanger = (channel: MessangerChannelEntity): StoredChannel => ({
-  kind: 'messanger',
-  id: channel.id,
-  organizationId: channel.organizationId,
-  agentId: channel.agentId,
-  active: channel.status === 'active',
-  senderId: channel.userId,
-  sealedToken: channel.accessTokenEncrypted,
-});
 
 /**
  * The one way to send through a channel: checks that it is usable (the rules live here only) and
@@ -138,15 +109,17 @@ export class ChannelMessageSender {
   private readonly deactivationListeners: ChannelDeactivationListener[] = [];
 
   constructor(
-    @InjectRepository(WhatsappChannelEntity)
-    private readonly whatsappChannels: Repository<WhatsappChannelEntity>,
-    @InjectRepository(MessangerChannelEntity)
-    private readonly messangerChannels: Repository<MessangerChannelEntity>,
     @InjectDataSource() private readonly dataSource: DataSource,
-    @Inject(CHANNEL_TRANSPORTS) private readonly transports: ChannelTransports,
+    private readonly store: ChannelStore,
+    private readonly kinds: ChannelKinds,
     private readonly secrets: SecretBox,
     private readonly clock: Clock,
   ) {}
+
+  /** A kind's name in sentences ("The WhatsApp channel is inactive"). */
+  label(kind: ChannelKind): string {
+    return this.kinds.get(kind).label;
+  }
 
   /**
    * Runs in the transaction that deactivates a channel: a module that keeps work for channels
@@ -175,31 +148,25 @@ export class ChannelMessageSender {
   }
 
   /**
-   * Many channels of one kind in one query (the delivery worker opens a claimed batch's channels
-   * at once). Keyed by channel id; a channel of another organization than its ref is not found.
+   * Many channels in one query per kind (the delivery worker opens a claimed batch's channels at
+   * once). Keyed by channel id; a channel of another organization or kind than its ref is not
+   * found.
    */
   async openMany(
-    kind: ChannelKind,
-    refs: readonly ChannelRef[],
+    refs: readonly (ChannelRef & { kind: ChannelKind })[],
   ): Promise<Map<string, OpenChannel | ChannelUnusable>> {
     const opened = new Map<string, OpenChannel | ChannelUnusable>();
-    const ids = [...new Set(refs.map((ref) => ref.channelId))].filter(isUuid);
-    const where = { id: In(ids), deletedAt: IsNull() };
-    const stored =
-      ids.length === 0
-        ? []
-        : kind === 'whatsapp'
-          ? (await this.whatsappChannels.findBy(where)).map(fromWhatsapp)
-          : (await this.messangerChannels.findBy(where)).map(fromMessanger);
-    const byId = new Map(stored.map((channel) => [channel.id, channel]));
+    const found = await this.store.findMany(
+      new Set(refs.map((ref) => ref.kind)),
+      refs.map((ref) => ref.channelId),
+    );
+    const byId = new Map(found.map((channel) => [channel.id, channel]));
     for (const ref of refs) {
       // Once per channel: the batch's deliveries share it (a rejected token stops them all).
       if (opened.has(ref.channelId)) continue;
       const channel = byId.get(ref.channelId);
-      opened.set(
-        ref.channelId,
-        this.opened(channel?.organizationId === ref.organizationId ? channel : undefined, { kind }),
-      );
+      const found = channel?.organizationId === ref.organizationId && channel.kind === ref.kind;
+      opened.set(ref.channelId, this.opened(found ? channel : undefined, { kind: ref.kind }));
     }
     return opened;
   }
@@ -209,12 +176,16 @@ export class ChannelMessageSender {
     channel: StoredChannel,
     requirement: ChannelRequirement,
   ): ChannelRuleFailure | undefined {
-    if (channel.kind !== requirement.kind) return { reason: 'wrong_kind', kind: channel.kind };
-    if (!this.transports[channel.kind]) return { reason: 'cannot_send', kind: channel.kind };
+    if (channel.kind !== requirement.kind) {
+      return { reason: 'wrong_kind', kind: channel.kind, label: this.label(channel.kind) };
+    }
+    if (!this.kinds.all().some(({ kind }) => kind === channel.kind)) {
+      return { reason: 'cannot_send', kind: channel.kind };
+    }
     if (requirement.agentId !== undefined && channel.agentId !== requirement.agentId) {
       return { reason: 'other_agent' };
     }
-    if (!channel.active) return { reason: 'inactive' };
+    if (channel.status !== 'active') return { reason: 'inactive' };
     return undefined;
   }
 
@@ -225,12 +196,12 @@ export class ChannelMessageSender {
     if (!stored) return { reason: 'not_found' };
     const unusable = this.unusable(stored, requirement);
     if (unusable) return unusable;
-    const transport = this.transports[stored.kind] as ChannelTransport;
+    const transport = this.kinds.transport(stored.kind);
     let accessToken: string;
     try {
       accessToken = this.secrets.decrypt(
-        stored.sealedToken,
-        accessTokenAad(`${stored.kind}_channels`, stored.id),
+        stored.accessTokenEncrypted,
+        accessTokenAad(this.kinds.get(stored.kind).table, stored.id),
       );
     } catch {
       return { reason: 'token_unreadable' };
@@ -238,6 +209,7 @@ export class ChannelMessageSender {
     let active = true;
     return {
       id: stored.id,
+      limits: transport.limits,
       unusable: () => (active ? undefined : { reason: 'inactive' }),
       send: async (to, message) => {
         const outcome = await transport.send(
@@ -256,13 +228,8 @@ export class ChannelMessageSender {
   }
 
   /** The organization's channel with this id, whatever its kind: the rules tell a wrong kind. */
-  private async findOne(ref: ChannelRef): Promise<StoredChannel | undefined> {
-    if (!isUuid(ref.channelId)) return undefined;
-    const where = { id: ref.channelId, organizationId: ref.organizationId, deletedAt: IsNull() };
-    const whatsapp = await this.whatsappChannels.findOneBy(where);
-    if (whatsapp) return fromWhatsapp(whatsapp);
-    const messanger = await this.messangerChannels.findOneBy(where);
-    return messanger ? fromMessanger(messanger) : undefined;
+  private findOne(ref: ChannelRef): Promise<StoredChannel | undefined> {
+    return this.store.findAnyKind(ref.organizationId, ref.channelId);
   }
 
   /**
@@ -278,18 +245,8 @@ export class ChannelMessageSender {
     const at = this.clock.now();
     try {
       const deactivatedNow = await this.dataSource.transaction(async (db) => {
-        const deactivated = returnedRows<{ id: string }>(
-          await db.query(
-            `UPDATE ${channel.kind}_channels
-                SET status = 'inactive', status_reason_code = $4, status_reason_message = $5,
-                    updated_at = $3
-              WHERE id = $1 AND status = 'active' AND access_token_encrypted = $2
-                AND deleted_at IS NULL
-          RETURNING id`,
-            [channel.id, channel.sealedToken, toIso(at), rejection.code, rejection.message],
-          ),
-        );
-        if (deactivated.length === 0) return false;
+        const deactivated = await this.store.deactivate(db, channel, rejection, at);
+        if (!deactivated) return false;
         const deactivation = {
           kind: channel.kind,
           channelId: channel.id,
@@ -297,6 +254,7 @@ export class ChannelMessageSender {
           agentId: channel.agentId,
           reason: rejection.message,
           at,
+          channel: deactivated,
         };
         for (const listener of this.deactivationListeners) await listener(db, deactivation);
         return true;

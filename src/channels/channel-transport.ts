@@ -1,5 +1,8 @@
-/** The kinds of channel, as the tables and URLs spell them (`Messanger` kept as the contract has it). */
-export type ChannelKind = 'whatsapp' | 'messanger';
+/**
+ * A kind of channel, as its URLs, table and `deliveries.channel_kind` spell it (`messanger` kept as
+ * the contract has it): one of the registered descriptors (src/channels/kinds/).
+ */
+export type ChannelKind = string;
 
 /** What a channel sends: free text, or a pre-approved template with its body parameters. */
 export type OutboundMessage =
@@ -14,6 +17,11 @@ export type SendOutcome =
   | { kind: 'transient'; code: string; message: string; retryAfterMs?: number }
   /** Retrying will not help: the send fails with the provider's code and message. */
   | { kind: 'permanent'; code: string; message: string }
+  /**
+   * The provider refused free-form text outside its messaging window (WhatsApp's 131047): the
+   * same message may go at once as a template, if the sender has one.
+   */
+  | { kind: 'resend_as_template'; code: string; message: string }
   /** The access token is invalid or expired: the channel is deactivated (ChannelMessageSender). */
   | { kind: 'token_rejected'; code: string; message: string };
 
@@ -32,4 +40,13 @@ export interface ChannelLimits {
 export interface ChannelTransport {
   readonly limits: ChannelLimits;
   send(from: SenderCredentials, to: string, message: OutboundMessage): Promise<SendOutcome>;
+  /**
+   * Whether the provider's error code, in a send's answer or in a later `failed` status, means
+   * "text refused outside the messaging window; a template may go instead".
+   */
+  resendsAsTemplate(errorCode: string): boolean;
 }
+
+/** What the provider says became of a sent message (WhatsApp `statuses[]`, Messenger delivery/read). */
+export const MESSAGE_STATUSES = ['sent', 'delivered', 'read', 'failed'] as const;
+export type MessageStatus = (typeof MESSAGE_STATUSES)[number];

@@ -1,11 +1,9 @@
 import { ChannelMessageEntity, ChannelOptOutEntity } from './conversations/conversation.entities';
-import { MessangerChannelEntity } from './messanger/messanger-channel.entity';
-import { WhatsappChannelEntity } from './whatsapp/whatsapp-channel.entity';
+import { BUILTIN_CHANNEL_KINDS } from './kinds';
 
 /** The tables Channels own; registered once, by ChannelsModule (TypeORM's autoLoadEntities). */
 export const CHANNELS_ENTITIES = [
-  WhatsappChannelEntity,
-  MessangerChannelEntity,
+  ...BUILTIN_CHANNEL_KINDS.map((descriptor) => descriptor.entity),
   ChannelMessageEntity,
   ChannelOptOutEntity,
 ];

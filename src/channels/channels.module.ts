@@ -1,24 +1,28 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import {
-  CHANNEL_TRANSPORTS,
-  ChannelMessageSender,
-  ChannelTransports,
-} from './channel-message-sender';
+import { ChannelMessageSender } from './channel-message-sender';
+import { ChannelStore } from './channel-store';
+import { BUILTIN_CHANNEL_KINDS } from './kinds';
+import { CHANNEL_KIND_LIST, ChannelKinds } from './kinds/channel-kinds';
+import { MessangerChannelsController } from './kinds/messanger/messanger-channels.controller';
+import { WhatsappChannelsController } from './kinds/whatsapp/whatsapp-channels.controller';
 import { CHANNELS_CONFIG, ChannelsConfig, readChannelsConfig } from './channels.config';
 import { ChannelEvents } from './channel-events';
-import { ChannelsController } from './channels.controller';
 import { CHANNELS_ENTITIES } from './channels.entities';
 import { ChannelsService } from './channels.service';
 import { ChannelConversations } from './conversations/channel-conversations';
 import { ConversationsController } from './conversations/conversations.controller';
 import { ConversationsService } from './conversations/conversations.service';
+import { ChannelMessagesController } from './messages/channel-messages.controller';
+import { ChannelMessagesService } from './messages/channel-messages.service';
 import { MetaWebhooksController } from './webhooks/meta-webhooks.controller';
+import { InboundMessagesHandler } from './webhooks/inbound-messages.handler';
+import { StatusUpdatesHandler } from './webhooks/status-updates.handler';
+import { WebhookChannels } from './webhooks/webhook-channels';
 import { WebhookInbox } from './webhooks/webhook-inbox';
-import { AgentEventsModule } from '../agent-events/agent-events.module';
+import { WebhookNotificationApplier } from './webhooks/webhook-notification.applier';
+import { AgentEventsModule } from '../agent-events';
 import { GraphApiClient } from './graph-api/graph-api.client';
-import { MessangerTransport } from './messanger/messanger.transport';
-import { WhatsappTransport } from './whatsapp/whatsapp.transport';
 import { retentionOf } from '../database/retention';
 import { WEBHOOK_INBOX_RETENTION } from './webhooks/webhook-inbox.retention';
 
@@ -31,7 +35,13 @@ const GRAPH_API_CONNECTIONS = 1024;
 /** Owns the channel tables, their tokens and the transports that send through them. */
 @Module({
   imports: [TypeOrmModule.forFeature(CHANNELS_ENTITIES), AgentEventsModule],
-  controllers: [ChannelsController, ConversationsController, MetaWebhooksController],
+  controllers: [
+    WhatsappChannelsController,
+    MessangerChannelsController,
+    ConversationsController,
+    MetaWebhooksController,
+    ChannelMessagesController,
+  ],
   providers: [
     { provide: CHANNELS_CONFIG, useFactory: () => readChannelsConfig(process.env) },
     ChannelsService,
@@ -45,21 +55,34 @@ const GRAPH_API_CONNECTIONS = 1024;
           connections: GRAPH_API_CONNECTIONS,
         }),
     },
-    {
-      provide: CHANNEL_TRANSPORTS,
-      inject: [GraphApiClient],
-      useFactory: (graph: GraphApiClient): ChannelTransports => ({
-        whatsapp: new WhatsappTransport(graph),
-        messanger: new MessangerTransport(graph),
-      }),
-    },
+    { provide: CHANNEL_KIND_LIST, useValue: BUILTIN_CHANNEL_KINDS },
+    ChannelKinds,
+    ChannelStore,
     ChannelMessageSender,
     ChannelConversations,
     ConversationsService,
+    WebhookChannels,
+    InboundMessagesHandler,
+    StatusUpdatesHandler,
+    WebhookNotificationApplier,
+    ChannelMessagesService,
     WebhookInbox,
     retentionOf(WEBHOOK_INBOX_RETENTION),
     ChannelEvents,
   ],
-  exports: [CHANNELS_CONFIG, ChannelMessageSender, ChannelConversations, ChannelsService],
+  exports: [
+    CHANNELS_CONFIG,
+    ChannelKinds,
+    ChannelMessageSender,
+    ChannelConversations,
+    ChannelsService,
+    // Sending now: the scheduler registers its outbox with it; the Agentline toolkit sends with it.
+    ChannelMessagesService,
+    // For a kind's own controllers (a kind registered by another module): its inbound messages,
+    // and the webhooks it receives.
+    ConversationsService,
+    WebhookChannels,
+    WebhookInbox,
+  ],
 })
 export class ChannelsModule {}

@@ -1,49 +1,42 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
-import { DataSource, EntityManager, IsNull, Repository } from 'typeorm';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { DEFAULT_PAGE_SIZE } from '../common/http/pagination.dto';
-import { toIso } from '../common/time';
 import type { ChannelKind } from './channel-transport';
 import { ListChannelsQueryDto } from './channel-fields';
 import { Principal } from '../common/auth/principal';
 import { Clock } from '../common/clock';
 import { SecretBox } from '../common/crypto/secret-box';
 import { isUniqueViolation } from '../common/database-errors';
-import { ProblemException, notFound, validationFailed } from '../common/http/problem';
-import { isUuid, newVerificationToken, uuidv7 } from '../common/ids';
-import { insertRow, returnedRows } from '../database/sql';
-import {
-  CreateMessangerChannelDto,
-  UpdateMessangerChannelDto,
-} from './messanger/messanger-channel.dto';
-import {
-  CreateWhatsappChannelDto,
-  UpdateWhatsappChannelDto,
-} from './whatsapp/whatsapp-channel.dto';
-import { MessangerChannelEntity } from './messanger/messanger-channel.entity';
-import { WhatsappChannelEntity } from './whatsapp/whatsapp-channel.entity';
+import { ProblemException, notFound } from '../common/http/problem';
+import { newVerificationToken, uuidv7 } from '../common/ids';
+import { ChannelChanges, ChannelStore } from './channel-store';
+import type { ChannelKindDescriptor, StoredChannel } from './kinds/channel-kind';
+import { ChannelKinds } from './kinds/channel-kinds';
 
 /**
- * A Meta id belongs to one live channel across organizations (issue 17). The detail is the same
- * whoever holds it, so it tells nothing about another organization.
+ * A provider account id belongs to one live channel across organizations (issue 17). The detail
+ * is the same whoever holds it, so it tells nothing about another organization.
  */
-const META_ID_KEYS: Record<ChannelKind, { index: string; field: string }> = {
-  whatsapp: { index: 'whatsapp_channels_number_key', field: 'number_id' },
-  messanger: { index: 'messanger_channels_user_key', field: 'user_id' },
-};
-export const metaIdInUseDetail = (kind: ChannelKind, metaId: string) =>
-  `${META_ID_KEYS[kind].field} ${metaId} is already bound to a channel; it can be bound again once that channel is removed.`;
+export const senderIdInUseDetail = (
+  { senderIdColumn }: Pick<ChannelKindDescriptor, 'senderIdColumn'>,
+  senderId: string,
+) =>
+  `${senderIdColumn} ${senderId} is already bound to a channel; it can be bound again once that channel is removed.`;
 
-/** The write, with the unique violation of a Meta id already bound answered `409 conflict`. */
-async function bindingMetaId<T>(kind: ChannelKind, metaId: string, write: () => Promise<T>) {
-  try {
-    return await write();
-  } catch (error) {
-    if (isUniqueViolation(error, META_ID_KEYS[kind].index)) {
-      throw new ProblemException('conflict', metaIdInUseDetail(kind, metaId));
-    }
-    throw error;
-  }
+/** What creating a channel takes, whatever the kind (its DTO says it in its own field names). */
+export interface NewChannel {
+  agentId: string;
+  senderId: string;
+  accessToken: string;
+  appSecret?: string;
+}
+
+/** What a PUT may change; a new access token reactivates the channel. */
+export interface ChannelUpdate {
+  senderId?: string;
+  accessToken?: string;
+  appSecret?: string;
 }
 
 /** A channel was removed (DELETE), inside the transaction that did it. */
@@ -65,232 +58,88 @@ export class ChannelsService {
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    @InjectRepository(WhatsappChannelEntity)
-    private readonly whatsappChannels: Repository<WhatsappChannelEntity>,
-    @InjectRepository(MessangerChannelEntity)
-    private readonly messangerChannels: Repository<MessangerChannelEntity>,
+    private readonly store: ChannelStore,
+    private readonly kinds: ChannelKinds,
     private readonly secrets: SecretBox,
     private readonly clock: Clock,
   ) {}
 
-  async createWhatsappChannel(
-    principal: Principal,
-    dto: CreateWhatsappChannelDto,
-  ): Promise<WhatsappChannelEntity> {
+  async create(kind: ChannelKind, principal: Principal, input: NewChannel): Promise<StoredChannel> {
+    const descriptor = this.kinds.get(kind);
     const now = new Date(this.clock.now());
     const id = uuidv7(now.getTime());
-    const channel = this.whatsappChannels.create({
+    const channel: StoredChannel = {
+      kind,
       id,
       organizationId: principal.organizationId,
-      agentId: dto.agent_id,
-      numberId: dto.number_id,
+      agentId: input.agentId,
+      senderId: input.senderId,
       accessTokenEncrypted: this.secrets.encrypt(
-        dto.access_token,
-        accessTokenAad('whatsapp_channels', id),
+        input.accessToken,
+        accessTokenAad(descriptor.table, id),
       ),
-      appSecretEncrypted: this.sealAppSecret('whatsapp', id, dto.app_secret),
+      appSecretEncrypted: this.sealAppSecret(descriptor, id, input.appSecret),
       status: 'active',
       statusReasonCode: null,
       statusReasonMessage: null,
-      deletedAt: null,
       verificationToken: newVerificationToken(),
       createdBy: principal.subject,
       createdAt: now,
       updatedAt: now,
-    });
-    await bindingMetaId('whatsapp', dto.number_id, () =>
-      insertRow(this.dataSource, 'whatsapp_channels', {
-        id,
-        organization_id: channel.organizationId,
-        agent_id: channel.agentId,
-        number_id: channel.numberId,
-        access_token_encrypted: channel.accessTokenEncrypted,
-        app_secret_encrypted: channel.appSecretEncrypted,
-        status: channel.status,
-        verification_token: channel.verificationToken,
-        created_by: channel.createdBy,
-        created_at: now,
-        updated_at: now,
-      }),
-    );
+      deletedAt: null,
+    };
+    await this.bindingSenderId(descriptor, input.senderId, () => this.store.insert(channel));
     return channel;
   }
 
-  async updateWhatsappChannel(
+  async update(
+    kind: ChannelKind,
     principal: Principal,
     id: string,
-    dto: UpdateWhatsappChannelDto,
-  ): Promise<WhatsappChannelEntity> {
-    if (
-      dto.access_token === undefined &&
-      dto.number_id === undefined &&
-      dto.app_secret === undefined
-    ) {
-      throw validationFailed([], 'Send access_token, number_id, app_secret, or several of them.');
+    update: ChannelUpdate,
+  ): Promise<StoredChannel> {
+    const descriptor = this.kinds.get(kind);
+    const channel = await this.get(kind, principal, id);
+    const changes: ChannelChanges = { updatedAt: new Date(this.clock.now()) };
+    if (update.senderId !== undefined) changes.senderId = update.senderId;
+    if (update.appSecret !== undefined) {
+      changes.appSecretEncrypted = this.sealAppSecret(descriptor, id, update.appSecret);
     }
-    const channel = await this.findWhatsappChannel(principal.organizationId, id);
-    if (!channel) throw notFound('WhatsApp channel');
-    if (dto.number_id !== undefined) channel.numberId = dto.number_id;
-    if (dto.app_secret !== undefined) {
-      channel.appSecretEncrypted = this.sealAppSecret('whatsapp', channel.id, dto.app_secret);
-    }
-    if (dto.access_token !== undefined) {
-      channel.accessTokenEncrypted = this.secrets.encrypt(
-        dto.access_token,
-        accessTokenAad('whatsapp_channels', channel.id),
+    if (update.accessToken !== undefined) {
+      changes.accessTokenEncrypted = this.secrets.encrypt(
+        update.accessToken,
+        accessTokenAad(descriptor.table, id),
       );
-      // A new token is how an operator repairs a channel that Meta stopped accepting.
-      channel.status = 'active';
-      channel.statusReasonCode = null;
-      channel.statusReasonMessage = null;
+      // A new token is how an operator repairs a channel that the provider stopped accepting.
+      changes.status = 'active';
+      changes.statusReasonCode = null;
+      changes.statusReasonMessage = null;
     }
-    channel.updatedAt = new Date(this.clock.now());
-    await bindingMetaId('whatsapp', channel.numberId, () =>
-      this.whatsappChannels.update(
-        { id: channel.id, organizationId: principal.organizationId },
-        {
-          numberId: channel.numberId,
-          accessTokenEncrypted: channel.accessTokenEncrypted,
-          appSecretEncrypted: channel.appSecretEncrypted,
-          status: channel.status,
-          statusReasonCode: channel.statusReasonCode,
-          statusReasonMessage: channel.statusReasonMessage,
-          updatedAt: channel.updatedAt,
-        },
-      ),
+    const updated = await this.bindingSenderId(
+      descriptor,
+      changes.senderId ?? channel.senderId,
+      () => this.store.update(kind, principal.organizationId, id, changes),
     );
-    return channel;
+    if (!updated) throw notFound(`${descriptor.label} channel`);
+    return { ...channel, ...changes };
   }
 
-  /** Sealed to its row like the token; absent stays null (META_APP_SECRET applies). */
-  private sealAppSecret(kind: ChannelKind, id: string, secret: string | undefined): string | null {
-    return secret === undefined
-      ? null
-      : this.secrets.encrypt(secret, appSecretAad(`${kind}_channels`, id));
-  }
-
-  /** The organization's WhatsApp channel, or null: another organization's id is not found. */
-  private async findWhatsappChannel(
-    organizationId: string,
-    id: string,
-  ): Promise<WhatsappChannelEntity | null> {
-    if (!isUuid(id)) return null;
-    return this.whatsappChannels.findOneBy({ id, organizationId, deletedAt: IsNull() });
-  }
-
-  private async findMessangerChannel(
-    organizationId: string,
-    id: string,
-  ): Promise<MessangerChannelEntity | null> {
-    if (!isUuid(id)) return null;
-    return this.messangerChannels.findOneBy({ id, organizationId, deletedAt: IsNull() });
-  }
-
-  async createMessangerChannel(
-    principal: Principal,
-    dto: CreateMessangerChannelDto,
-  ): Promise<MessangerChannelEntity> {
-    const now = new Date(this.clock.now());
-    const id = uuidv7(now.getTime());
-    const channel = this.messangerChannels.create({
-      id,
-      organizationId: principal.organizationId,
-      agentId: dto.agent_id,
-      userId: dto.user_id,
-      accessTokenEncrypted: this.secrets.encrypt(
-        dto.access_token,
-        accessTokenAad('messanger_channels', id),
-      ),
-      appSecretEncrypted: this.sealAppSecret('messanger', id, dto.app_secret),
-      status: 'active',
-      statusReasonCode: null,
-      statusReasonMessage: null,
-      deletedAt: null,
-      verificationToken: newVerificationToken(),
-      createdBy: principal.subject,
-      createdAt: now,
-      updatedAt: now,
-    });
-    await bindingMetaId('messanger', dto.user_id, () => this.messangerChannels.insert(channel));
-    return channel;
-  }
-
-  async updateMessangerChannel(
-    principal: Principal,
-    id: string,
-    dto: UpdateMessangerChannelDto,
-  ): Promise<MessangerChannelEntity> {
-    const channel = await this.findMessangerChannel(principal.organizationId, id);
-    if (!channel) throw notFound('Messanger channel');
-    channel.userId = dto.user_id;
-    channel.accessTokenEncrypted = this.secrets.encrypt(
-      dto.access_token,
-      accessTokenAad('messanger_channels', channel.id),
-    );
-    if (dto.app_secret !== undefined) {
-      channel.appSecretEncrypted = this.sealAppSecret('messanger', channel.id, dto.app_secret);
-    }
-    // A new token is how an operator repairs a channel that Meta stopped accepting.
-    channel.status = 'active';
-    channel.statusReasonCode = null;
-    channel.statusReasonMessage = null;
-    channel.updatedAt = new Date(this.clock.now());
-    await bindingMetaId('messanger', dto.user_id, () =>
-      this.messangerChannels.update(
-        { id: channel.id, organizationId: principal.organizationId },
-        {
-          userId: channel.userId,
-          accessTokenEncrypted: channel.accessTokenEncrypted,
-          appSecretEncrypted: channel.appSecretEncrypted,
-          status: channel.status,
-          statusReasonCode: null,
-          statusReasonMessage: null,
-          updatedAt: channel.updatedAt,
-        },
-      ),
-    );
-    return channel;
-  }
-
-  async getWhatsappChannel(principal: Principal, id: string): Promise<WhatsappChannelEntity> {
-    const channel = await this.findWhatsappChannel(principal.organizationId, id);
-    if (!channel) throw notFound('WhatsApp channel');
-    return channel;
-  }
-
-  async getMessangerChannel(principal: Principal, id: string): Promise<MessangerChannelEntity> {
-    const channel = await this.findMessangerChannel(principal.organizationId, id);
-    if (!channel) throw notFound('Messanger channel');
+  /** The organization's channel of this kind; another organization's id is not found. */
+  async get(kind: ChannelKind, principal: Principal, id: string): Promise<StoredChannel> {
+    const channel = await this.store.findOne(kind, principal.organizationId, id);
+    if (!channel) throw notFound(`${this.kinds.get(kind).label} channel`);
     return channel;
   }
 
   /** Newest first; removed channels are not listed. */
-  async listWhatsappChannels(principal: Principal, query: ListChannelsQueryDto) {
-    const [items, total] = await this.whatsappChannels.findAndCount({
-      where: { ...this.listFilter(principal, query) },
-      order: { createdAt: 'DESC', id: 'DESC' },
-      skip: query.offset ?? 0,
-      take: query.limit ?? DEFAULT_PAGE_SIZE,
+  async list(kind: ChannelKind, principal: Principal, query: ListChannelsQueryDto) {
+    const offset = query.offset ?? 0;
+    const { items, total } = await this.store.list(kind, principal.organizationId, {
+      agentId: query.agent_id,
+      offset,
+      limit: query.limit ?? DEFAULT_PAGE_SIZE,
     });
-    return { items, offset: query.offset ?? 0, total_count: total };
-  }
-
-  async listMessangerChannels(principal: Principal, query: ListChannelsQueryDto) {
-    const [items, total] = await this.messangerChannels.findAndCount({
-      where: { ...this.listFilter(principal, query) },
-      order: { createdAt: 'DESC', id: 'DESC' },
-      skip: query.offset ?? 0,
-      take: query.limit ?? DEFAULT_PAGE_SIZE,
-    });
-    return { items, offset: query.offset ?? 0, total_count: total };
-  }
-
-  private listFilter(principal: Principal, query: ListChannelsQueryDto) {
-    return {
-      organizationId: principal.organizationId,
-      deletedAt: IsNull(),
-      ...(query.agent_id !== undefined && { agentId: query.agent_id }),
-    };
+    return { items, offset, total_count: total };
   }
 
   /**
@@ -302,35 +151,46 @@ export class ChannelsService {
   }
 
   /** Kept with `deleted_at` (what points at it still makes sense); gone for the API and sending. */
-  async removeChannel(principal: Principal, kind: ChannelKind, id: string): Promise<void> {
+  async remove(kind: ChannelKind, principal: Principal, id: string): Promise<void> {
     const at = this.clock.now();
     const removed = await this.dataSource.transaction(async (db) => {
-      const rows = isUuid(id)
-        ? returnedRows<{ id: string }>(
-            await db.query(
-              `UPDATE ${kind}_channels SET deleted_at = $3, updated_at = $3
-                WHERE id = $1 AND organization_id = $2 AND deleted_at IS NULL RETURNING id`,
-              [id, principal.organizationId, toIso(at)],
-            ),
-          )
-        : [];
-      if (rows.length === 0) return false;
+      if (!(await this.store.markRemoved(db, kind, principal.organizationId, id, at))) return false;
       const removal = { kind, channelId: id, organizationId: principal.organizationId, at };
       for (const listener of this.removalListeners) await listener(db, removal);
       return true;
     });
-    if (!removed) throw notFound(kind === 'whatsapp' ? 'WhatsApp channel' : 'Messanger channel');
+    if (!removed) throw notFound(`${this.kinds.get(kind).label} channel`);
   }
 
   /** The agent of each channel (removed ones included), for events about their messages. */
-  async agentsOf(db: EntityManager, channelIds: readonly string[]): Promise<Map<string, string>> {
-    if (channelIds.length === 0) return new Map();
-    const rows = (await db.query(
-      `SELECT id, agent_id FROM whatsapp_channels WHERE id IN (SELECT unnest($1::uuid[]))
-       UNION ALL
-       SELECT id, agent_id FROM messanger_channels WHERE id IN (SELECT unnest($1::uuid[]))`,
-      [channelIds],
-    )) as { id: string; agent_id: string }[];
-    return new Map(rows.map((row) => [row.id, row.agent_id]));
+  agentsOf(db: EntityManager, channelIds: readonly string[]): Promise<Map<string, string>> {
+    return this.store.agentsOf(db, channelIds);
+  }
+
+  /** Sealed to its row like the token; absent stays null (the global webhook secrets apply). */
+  private sealAppSecret(
+    descriptor: ChannelKindDescriptor,
+    id: string,
+    secret: string | undefined,
+  ): string | null {
+    return secret === undefined
+      ? null
+      : this.secrets.encrypt(secret, appSecretAad(descriptor.table, id));
+  }
+
+  /** The write, with the unique violation of a sender id already bound answered `409 conflict`. */
+  private async bindingSenderId<T>(
+    descriptor: ChannelKindDescriptor,
+    senderId: string,
+    write: () => Promise<T>,
+  ): Promise<T> {
+    try {
+      return await write();
+    } catch (error) {
+      if (isUniqueViolation(error, descriptor.senderIdUniqueIndex)) {
+        throw new ProblemException('conflict', senderIdInUseDetail(descriptor, senderId));
+      }
+      throw error;
+    }
   }
 }

@@ -106,6 +106,16 @@ export function describeDatabaseError(error: unknown): string {
   return code ?? String(error);
 }
 
+/**
+ * Where an error that means the database is away is reported, so that an outage is logged once
+ * rather than per request. Declared in common/ for the problem filter and provided by
+ * DatabaseModule (DatabaseAvailability), so that common/ never imports database/.
+ */
+export abstract class DatabaseOutageReporter {
+  /** True when `error` means the database is away: it is then logged, once per outage. */
+  abstract reportFailure(error: unknown): boolean;
+}
+
 /** Seconds a client is asked to wait (`Retry-After`) while the database is away. */
 export const DATABASE_RETRY_AFTER_SECONDS = 5;
 

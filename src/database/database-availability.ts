@@ -1,6 +1,10 @@
 import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import { Clock } from '../common/clock';
-import { describeDatabaseError, isDatabaseUnavailable } from '../common/database-errors';
+import {
+  DatabaseOutageReporter,
+  describeDatabaseError,
+  isDatabaseUnavailable,
+} from '../common/database-errors';
 import { DatabaseProbe } from './database-probe';
 
 /** While the database is away, how often this process looks whether it is back. */
@@ -13,7 +17,7 @@ const RECOVERY_PROBE_INTERVAL_MS = 1_000;
  * every second notices its return, whether or not anything else is trying.
  */
 @Injectable()
-export class DatabaseAvailability implements BeforeApplicationShutdown {
+export class DatabaseAvailability implements DatabaseOutageReporter, BeforeApplicationShutdown {
   private readonly logger = new Logger(DatabaseAvailability.name);
   private outage?: { since: number; reason: string };
   private probing?: Promise<boolean>;

@@ -1,5 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { DatabaseOutageReporter } from '../common/database-errors';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
 import { DatabaseAvailability } from './database-availability';
@@ -27,7 +28,13 @@ import { Retention } from './retention';
       dataSourceFactory: async (options) => openDataSource(options!),
     }),
   ],
-  providers: [DatabaseProbe, DatabaseAvailability, Retention],
-  exports: [DatabaseProbe, DatabaseAvailability, Retention],
+  providers: [
+    DatabaseProbe,
+    DatabaseAvailability,
+    // For the problem filter, which common/ declares without importing database/.
+    { provide: DatabaseOutageReporter, useExisting: DatabaseAvailability },
+    Retention,
+  ],
+  exports: [DatabaseProbe, DatabaseAvailability, DatabaseOutageReporter, Retention],
 })
 export class DatabaseModule {}

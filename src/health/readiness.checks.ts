@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { HealthIndicatorService } from '@nestjs/terminus';
 import { DatabaseAvailability } from '../database/database-availability';
 import { DatabaseProbe } from '../database/database-probe';
-import { SchedulerEngine } from '../scheduler/scheduler.engine';
+import { SchedulerTicks } from './scheduler-ticks';
 
 /** A scheduler whose last tick ended longer ago than this many tick intervals is stuck. */
 const STALLED_AFTER_TICKS = 5;
@@ -15,7 +15,7 @@ export class ReadinessChecks {
   constructor(
     private readonly indicators: HealthIndicatorService,
     private readonly availability: DatabaseAvailability,
-    private readonly engine: SchedulerEngine,
+    private readonly ticks: SchedulerTicks,
     private readonly probe: DatabaseProbe,
   ) {}
 
@@ -51,7 +51,7 @@ export class ReadinessChecks {
 
   scheduler() {
     const check = this.indicators.check('scheduler');
-    const { enabled, sinceLastTickMs, tickMs } = this.engine.tickState();
+    const { enabled, sinceLastTickMs, tickMs } = this.ticks.tickState();
     if (!enabled) return check.up({ enabled: false });
     const stalledAfterMs = Math.max(STALLED_AFTER_MS, STALLED_AFTER_TICKS * tickMs);
     if (sinceLastTickMs === undefined) {

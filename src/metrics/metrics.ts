@@ -93,7 +93,7 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  /** The hooks of a ToolWorkerPool named `pool`, counting into the two counters above. */
+  /** The hooks of a WorkerPool named `pool`, counting into the two counters above. */
   workerPoolEvents(pool: string): {
     onStartFailure: () => void;
     onRefusal: (reason: string) => void;

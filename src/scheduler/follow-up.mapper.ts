@@ -1,13 +1,18 @@
 import { toMillis, toMillisOrNull } from '../common/time';
-import {
-  DeliveryAttemptDto,
-  DeliveryDto,
-  FollowUpDeliveryCountsDto,
-  FollowUpDto,
-} from './dto/follow-up.dto';
-import { FollowUpsService, noDeliveries } from './follow-ups.service';
-import { DeliveryEntity } from './entities/delivery.entity';
+import { DeliveryStatusCounts, FollowUpDeliveryCountsDto, FollowUpDto } from './dto/follow-up.dto';
+import { DELIVERY_STATUSES } from './entities/delivery.entity';
 import { FollowUpEntity } from './entities/follow-up.entity';
+
+/** Deliveries by status, all at 0: a follow-up that has sent nothing yet. */
+export function noDeliveries(followUp: FollowUpEntity): FollowUpDeliveryCountsDto {
+  const zero = () =>
+    Object.fromEntries(DELIVERY_STATUSES.map((status) => [status, 0])) as DeliveryStatusCounts;
+  return {
+    latest_occurrence_at: followUp.lastRunAt ? followUp.lastRunAt.getTime() : null,
+    latest: zero(),
+    total: zero(),
+  };
+}
 
 export function toFollowUpResponse(
   followUp: FollowUpEntity,
@@ -33,66 +38,5 @@ export function toFollowUpResponse(
     created_at: toMillis(followUp.createdAt),
     updated_at: toMillis(followUp.updatedAt),
     deliveries,
-  };
-}
-
-/** Follow-ups with their delivery counts, as every read answers them. */
-export async function toFollowUpResponses(
-  service: FollowUpsService,
-  organizationId: string,
-  followUps: readonly FollowUpEntity[],
-): Promise<FollowUpDto[]> {
-  const counts = await service.deliveryCounts(organizationId, followUps);
-  return followUps.map((followUp) => toFollowUpResponse(followUp, counts.get(followUp.id)));
-}
-
-/** A row of delivery_attempts, as the deliveries list reads it. */
-export interface DeliveryAttemptRow {
-  delivery_id: string;
-  attempt: number;
-  outcome: 'sent' | 'failed' | 'unknown' | null;
-  started_at: Date;
-  finished_at: Date | null;
-  wa_message_id: string | null;
-  error_code: string | null;
-  error_message: string | null;
-  process_id: string;
-}
-
-export function toDeliveryAttemptResponse(row: DeliveryAttemptRow): DeliveryAttemptDto {
-  return {
-    attempt: Number(row.attempt),
-    outcome: row.outcome ?? 'in_progress',
-    started_at: toMillis(row.started_at),
-    finished_at: toMillisOrNull(row.finished_at),
-    wa_message_id: row.wa_message_id,
-    error: row.error_code ? { code: row.error_code, message: row.error_message ?? '' } : null,
-    process_id: row.process_id,
-  };
-}
-
-export function toDeliveryResponse(
-  delivery: DeliveryEntity,
-  attempts: DeliveryAttemptRow[] = [],
-): DeliveryDto {
-  return {
-    id: delivery.id,
-    follow_up_id: delivery.followUpId,
-    channel_id: delivery.channelId,
-    phone: delivery.phone,
-    occurrence_at: toMillis(delivery.occurrenceAt),
-    status: delivery.status,
-    attempts: delivery.attempts,
-    attempt_history: attempts.map(toDeliveryAttemptResponse),
-    last_error: delivery.lastErrorCode
-      ? { code: delivery.lastErrorCode, message: delivery.lastErrorMessage ?? '' }
-      : null,
-    wa_message_id: delivery.waMessageId,
-    sent_at: toMillisOrNull(delivery.sentAt),
-    delivered_at: toMillisOrNull(delivery.deliveredAt),
-    read_at: toMillisOrNull(delivery.readAt),
-    message_type: delivery.messageType,
-    created_at: toMillis(delivery.createdAt),
-    updated_at: toMillis(delivery.updatedAt),
   };
 }

@@ -24,15 +24,15 @@ import {
 } from '../common/http/openapi.decorators';
 import {
   CreateFollowUpDto,
-  DeliveryPageDto,
   FollowUpDto,
   FollowUpPageDto,
-  ListDeliveriesQueryDto,
   ListFollowUpsQueryDto,
   SchedulePreviewDto,
   SchedulePreviewQueryDto,
 } from './dto/follow-up.dto';
-import { toDeliveryResponse, toFollowUpResponse, toFollowUpResponses } from './follow-up.mapper';
+import { DeliveryPageDto, ListDeliveriesQueryDto } from '../channels/messages/delivery.dto';
+import { toDeliveryResponse } from './delivery/delivery.mapper';
+import { toFollowUpResponse } from './follow-up.mapper';
 import { FollowUpEntity } from './entities/follow-up.entity';
 import { FollowUpsService } from './follow-ups.service';
 
@@ -93,7 +93,7 @@ export class FollowUpsController {
     @CurrentIdempotentRequest() idempotency?: IdempotentRequest,
   ): Promise<FollowUpDto> {
     return toFollowUpResponse(
-      await this.followUps.createWhatsappFollowUp(principal, dto, idempotency),
+      await this.followUps.createFollowUp(principal, 'whatsapp', dto, idempotency),
     );
   }
 
@@ -129,7 +129,7 @@ export class FollowUpsController {
     const page = await this.followUps.list(principal.organizationId, query);
     return {
       ...page,
-      items: await toFollowUpResponses(this.followUps, principal.organizationId, page.items),
+      items: await this.followUps.responses(principal.organizationId, page.items),
     };
   }
 
@@ -226,9 +226,7 @@ export class FollowUpsController {
   }
 
   private async read(principal: Principal, followUp: FollowUpEntity): Promise<FollowUpDto> {
-    const [response] = await toFollowUpResponses(this.followUps, principal.organizationId, [
-      followUp,
-    ]);
+    const [response] = await this.followUps.responses(principal.organizationId, [followUp]);
     return response;
   }
 }

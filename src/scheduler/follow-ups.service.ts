@@ -1,13 +1,12 @@
 import { IdempotencyKeys, IdempotentRequest } from '../common/idempotency/idempotency-keys';
-import { DELIVERY_STATUSES, DeliveryStatus } from './entities/delivery.entity';
-import type {
-  DeliveryStatusCounts,
-  FollowUpDeliveryCountsDto as FollowUpDeliveryCounts,
-} from './dto/follow-up.dto';
+import { DeliveryStatus } from './entities/delivery.entity';
+import type { FollowUpDeliveryCountsDto as FollowUpDeliveryCounts } from './dto/follow-up.dto';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { IsNull, Repository } from 'typeorm';
 import { ChannelMessageSender, describeUnusable } from '../channels/channel-message-sender';
+import type { ChannelKind } from '../channels/channel-transport';
+import { ChannelKinds } from '../channels/kinds/channel-kinds';
 import { Principal } from '../common/auth/principal';
 import { Clock } from '../common/clock';
 import { FieldError, notFound, ProblemException, validationFailed } from '../common/http/problem';
@@ -16,14 +15,16 @@ import { byteBoundedPage } from '../common/http/byte-bounded-page';
 import { DEFAULT_PAGE_SIZE } from '../common/http/pagination.dto';
 import {
   CreateFollowUpDto,
-  ListDeliveriesQueryDto,
+  FollowUpDto,
   ListFollowUpsQueryDto,
   SchedulePreviewQueryDto,
 } from './dto/follow-up.dto';
 import { DeliveryEntity } from './entities/delivery.entity';
 import { FollowUpEntity } from './entities/follow-up.entity';
-import { DeliveryAttemptRow } from './follow-up.mapper';
-import { FollowUpTemplateDto, MAX_LISTED_ATTEMPTS } from './dto/follow-up.dto';
+import { DeliveryAttemptRow } from './delivery/delivery.mapper';
+import { noDeliveries, toFollowUpResponse } from './follow-up.mapper';
+import { ListDeliveriesQueryDto, MAX_LISTED_ATTEMPTS } from '../channels/messages/delivery.dto';
+import { toMessageTemplate } from '../channels/messages/channel-message.dto';
 import { parseSchedule, Schedule, ScheduleError } from './schedule/schedule.parser';
 import { SchedulerEngine } from './scheduler.engine';
 import { schedulerThreadBusy, SchedulerWorkers, SchedulePreviewTimeout } from './scheduler-workers';
@@ -48,36 +49,25 @@ function scheduleOrErrors(
   }
 }
 
-/** A template as a follow-up or delivery stores it: only its own fields, or null. */
-export const storedTemplate = (template: FollowUpTemplateDto | undefined) =>
-  template
-    ? { name: template.name, language: template.language, parameters: template.parameters }
-    : null;
-
-/** Deliveries by status, all at 0: a follow-up that has sent nothing yet. */
-export function noDeliveries(followUp: FollowUpEntity): FollowUpDeliveryCounts {
-  const zero = () =>
-    Object.fromEntries(DELIVERY_STATUSES.map((status) => [status, 0])) as DeliveryStatusCounts;
-  return {
-    latest_occurrence_at: followUp.lastRunAt ? followUp.lastRunAt.getTime() : null,
-    latest: zero(),
-    total: zero(),
-  };
-}
-
 @Injectable()
 export class FollowUpsService {
   constructor(
     @InjectRepository(FollowUpEntity) private readonly followUps: Repository<FollowUpEntity>,
     private readonly channels: ChannelMessageSender,
+    private readonly kinds: ChannelKinds,
     private readonly clock: Clock,
     private readonly engine: SchedulerEngine,
     private readonly workers: SchedulerWorkers,
     private readonly idempotencyKeys: IdempotencyKeys,
   ) {}
 
-  async createWhatsappFollowUp(
+  /**
+   * A follow-up on a channel of `kind` (the API's route is WhatsApp's; any kind whose recipients
+   * are phone numbers can hold one).
+   */
+  async createFollowUp(
     principal: Principal,
+    kind: ChannelKind,
     dto: CreateFollowUpDto,
     idempotency?: IdempotentRequest,
   ): Promise<FollowUpEntity> {
@@ -102,7 +92,7 @@ export class FollowUpsService {
     const errors = [...phones.errors, ...scheduleErrors];
     if (errors.length > 0 || !schedule) throw validationFailed(errors);
 
-    await this.assertUsableWhatsappChannel(principal.organizationId, dto.channel_id, dto.agent_id);
+    const channelType = await this.assertUsableChannel(principal, kind, dto);
 
     const firstRun = schedule.firstRun();
     const followUp = this.followUps.create({
@@ -110,14 +100,15 @@ export class FollowUpsService {
       organizationId: principal.organizationId,
       agentId: dto.agent_id,
       channelId: dto.channel_id,
-      channelType: 'Whatsapp',
+      channelType,
+      channelKind: kind,
       clientPhoneNumbers: phones.numbers,
       frequency: dto.frequency.trim(),
       timeZone,
       prompt: dto.prompt,
       title: dto.title,
       description: dto.description ?? null,
-      template: storedTemplate(dto.template),
+      template: dto.template ? toMessageTemplate(dto.template) : null,
       status: firstRun === null ? 'completed' : 'active',
       anchorAt: new Date(now),
       nextRunAt: firstRun === null ? null : new Date(firstRun),
@@ -128,6 +119,15 @@ export class FollowUpsService {
     await this.idempotencyKeys.insertCreated(FollowUpEntity, followUp, idempotency);
     this.engine.wake();
     return followUp;
+  }
+
+  /** Follow-ups with their delivery counts, as every read answers them (one query for a page). */
+  async responses(
+    organizationId: string,
+    followUps: readonly FollowUpEntity[],
+  ): Promise<FollowUpDto[]> {
+    const counts = await this.deliveryCounts(organizationId, followUps);
+    return followUps.map((followUp) => toFollowUpResponse(followUp, counts.get(followUp.id)));
   }
 
   /**
@@ -322,24 +322,33 @@ export class FollowUpsService {
     }
   }
 
-  /** The channel must be the organization's, a WhatsApp channel, of this agent, and active: else 422. */
-  private async assertUsableWhatsappChannel(
-    organizationId: string,
-    channelId: string,
-    agentId: string,
-  ) {
+  /**
+   * The channel must be the organization's, of this kind, of this agent, and active: else 422.
+   * Answers the kind's `channel_type`.
+   */
+  private async assertUsableChannel(
+    principal: Principal,
+    kind: ChannelKind,
+    { channel_id: channelId, agent_id: agentId }: CreateFollowUpDto,
+  ): Promise<string> {
+    const descriptor = this.kinds.get(kind);
+    if (descriptor.recipients !== 'phone') {
+      throw new Error(`${descriptor.label} channels cannot hold follow-ups: no phone numbers.`);
+    }
     const unusable = await this.channels.check(
-      { organizationId, channelId },
-      { kind: 'whatsapp', agentId },
+      { organizationId: principal.organizationId, channelId },
+      { kind, agentId },
     );
     if (unusable) {
       throw channelNotUsable(
         describeUnusable(unusable, {
           channelId,
           agentId,
-          wrongKind: 'WhatsApp follow-ups need a WhatsApp channel.',
+          label: descriptor.label,
+          wrongKind: `${descriptor.label} follow-ups need a ${descriptor.label} channel.`,
         }),
       );
     }
+    return descriptor.type;
   }
 }

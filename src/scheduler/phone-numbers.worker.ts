@@ -1,4 +1,4 @@
-import { ToolExecutor } from '../tools/execution/tool-executor';
+import type { ToolExecutor } from '../tools';
 import { normalizePhoneNumbers, NormalizedPhoneNumbers } from './phone-numbers';
 
 /** This file, as a worker module of ToolWorkerPool (`.js` from dist/, `.ts` under ts-node/jest). */

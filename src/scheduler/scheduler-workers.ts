@@ -1,13 +1,13 @@
 import { Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { FieldError, ProblemException } from '../common/http/problem';
-import { Metrics } from '../metrics/metrics';
-import { ToolInput } from '../tools/execution/tool-executor';
+import { Metrics } from '../metrics';
+import type { ToolInput } from '../tools';
 import {
-  ToolWorkerBudgetExceeded,
-  ToolWorkerPool,
-  ToolWorkerPoolBusy,
-  ToolWorkerUnavailable,
-} from '../tools/execution/worker-pool/tool-worker.pool';
+  WorkerBudgetExceeded as ToolWorkerBudgetExceeded,
+  WorkerPool as ToolWorkerPool,
+  WorkerPoolBusy as ToolWorkerPoolBusy,
+  WorkerPoolUnavailable as ToolWorkerUnavailable,
+} from '../common/worker-pool/worker-pool';
 import {
   SCHEDULE_PREVIEW_MODULE,
   SCHEDULE_PREVIEW_TASK,

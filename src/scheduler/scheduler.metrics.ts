@@ -1,7 +1,7 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { Metrics } from '../metrics/metrics';
+import { Metrics } from '../metrics';
 
 /** The outbox seen from outside: read from the deliveries table on each metrics refresh. */
 @Injectable()

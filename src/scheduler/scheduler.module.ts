@@ -3,13 +3,12 @@ import { ScheduleModule } from '@nestjs/schedule';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ChannelsModule } from '../channels/channels.module';
 import { CHANNELS_CONFIG, ChannelsConfig } from '../channels/channels.config';
-import { ChannelMessagesController } from './channel-messages.controller';
-import { ChannelMessagesService } from './channel-messages.service';
+import { ChannelMessageOutbox } from './channel-message-outbox';
 import { DeliveryOutbox } from './delivery/delivery-outbox';
 import { DeliveryEvents } from './delivery/delivery-events';
 import { DeliveryStatuses } from './delivery/delivery-statuses';
 import { DeliveryWorker } from './delivery/delivery.worker';
-import { AgentEventsModule } from '../agent-events/agent-events.module';
+import { AgentEventsModule } from '../agent-events';
 import { IdempotencyModule } from '../common/idempotency/idempotency.module';
 import { createMessageComposer, MessageComposer } from './delivery/message-composer';
 import { FollowUpDispatcher } from './dispatch/follow-up-dispatcher';
@@ -31,7 +30,7 @@ import { DELIVERY_ATTEMPTS_RETENTION } from './delivery/delivery-attempts.retent
     AgentEventsModule,
     IdempotencyModule,
   ],
-  controllers: [FollowUpsController, ChannelMessagesController],
+  controllers: [FollowUpsController],
   providers: [
     {
       provide: SCHEDULER_CONFIG,
@@ -39,7 +38,7 @@ import { DELIVERY_ATTEMPTS_RETENTION } from './delivery/delivery-attempts.retent
       useFactory: (channels: ChannelsConfig) => readSchedulerConfig(process.env, channels),
     },
     FollowUpsService,
-    ChannelMessagesService,
+    ChannelMessageOutbox,
     FollowUpDispatcher,
     DeliveryOutbox,
     retentionOf(DELIVERY_ATTEMPTS_RETENTION),
@@ -59,6 +58,6 @@ import { DELIVERY_ATTEMPTS_RETENTION } from './delivery/delivery-attempts.retent
     },
   ],
   // For the Agentline toolkit, whose follow-up tools act as the HTTP API does.
-  exports: [FollowUpsService, SchedulerWorkers, ChannelMessagesService, SchedulerEngine],
+  exports: [FollowUpsService, SchedulerWorkers, SchedulerEngine],
 })
 export class SchedulerModule {}

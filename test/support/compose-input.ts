@@ -10,6 +10,8 @@ export const composeInput: ComposeInput = {
   title: 'Dentista amanhã às 15h',
   description: 'Trazer exames',
   phone: '+5511987654321',
+  // WhatsApp's limit.
+  textLength: 4096,
   get occurrenceAt() {
     return Date.UTC(2030, 0, 1, 12) + occurrence++;
   },

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { INestApplication } from '@nestjs/common';
+import { INestApplication, Type } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import jwt from 'jsonwebtoken';
 import request from 'supertest';
@@ -58,8 +58,11 @@ export async function startApp(
   {
     clock,
     tools,
+    modules = [],
   }: {
     clock?: Clock;
+    /** Modules of the test's own, booted beside AppModule (a channel kind that only tests have). */
+    modules?: Type[];
     /** Changes the tools' configuration as read from the environment (a toolkit of the test's own). */
     tools?: (config: ToolsConfig) => ToolsConfig;
   } = {},
@@ -83,7 +86,7 @@ export async function startApp(
 
   // Only time is replaced (when a test needs to move it), and configuration extended (a toolkit
   // of the test's own); everything else is what production runs.
-  let builder = Test.createTestingModule({ imports: [AppModule] });
+  let builder = Test.createTestingModule({ imports: [AppModule, ...modules] });
   if (clock) builder = builder.overrideProvider(Clock).useValue(clock);
   if (tools) {
     builder = builder.overrideProvider(TOOLS_CONFIG).useFactory({

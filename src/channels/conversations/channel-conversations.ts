@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { Clock } from '../../common/clock';
-import type { ChannelKind } from '../channel-transport';
+import type { ChannelKind, MessageStatus } from '../channel-transport';
+import { ChannelKinds } from '../kinds/channel-kinds';
 
 /** Meta's customer service window: free-form messages only this long after the client wrote. */
 export const CUSTOMER_SERVICE_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -22,9 +23,6 @@ export interface ConversationKey {
   recipient: string;
 }
 
-export const MESSAGE_STATUSES = ['sent', 'delivered', 'read', 'failed'] as const;
-export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
-
 /** A status Meta reported for messages a channel sent (WhatsApp `statuses[]`, Messenger delivery/read). */
 export interface ChannelStatusUpdate {
   organizationId: string;
@@ -39,9 +37,17 @@ export interface ChannelStatusUpdate {
    * `recipient` sent up to the `watermark` (ms).
    */
   messages: { ids: string[] } | { recipient: string; watermark: number };
-  /** `failed` only: Meta's errors[0]. */
-  error?: { code: string; title: string };
+  /**
+   * `failed` only: the provider's errors[0], and whether it means text refused outside the
+   * messaging window (a template may go instead; the channel kind's transport decides).
+   */
+  error?: { code: string; title: string; resendAsTemplate: boolean };
 }
+
+/** A status as the webhook reports it; its kind's transport classifies the error. */
+export type ReportedStatus = Omit<ChannelStatusUpdate, 'error'> & {
+  error?: { code: string; title: string };
+};
 
 /** Runs in the transaction that takes the status off the webhook inbox: applied once, or not at all. */
 export type ChannelStatusListener = (
@@ -64,6 +70,7 @@ export class ChannelConversations {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly clock: Clock,
+    private readonly kinds: ChannelKinds,
   ) {}
 
   /** The scheduler applies statuses to its deliveries; channels own only the notifications. */
@@ -72,7 +79,17 @@ export class ChannelConversations {
   }
 
   /** Called by the webhook processor, inside the transaction that consumes the notification. */
-  async publishStatus(db: EntityManager, update: ChannelStatusUpdate): Promise<void> {
+  async publishStatus(db: EntityManager, reported: ReportedStatus): Promise<void> {
+    const { error, ...rest } = reported;
+    const update: ChannelStatusUpdate = {
+      ...rest,
+      ...(error && {
+        error: {
+          ...error,
+          resendAsTemplate: this.kinds.transport(reported.kind).resendsAsTemplate(error.code),
+        },
+      }),
+    };
     for (const listener of this.statusListeners) await listener(db, update);
   }
 

@@ -86,7 +86,10 @@ export class ConversationsController {
     @Param('id') id: string,
     @Query() query: PaginationQueryDto,
   ) {
-    return mapPage(await this.conversations.listOptOuts(principal, id, query), toOptOutResponse);
+    return mapPage(
+      await this.conversations.listOptOuts(principal, 'whatsapp', id, query),
+      toOptOutResponse,
+    );
   }
 
   @Put('whatsapp/:id/opt-outs/:phone')
@@ -105,7 +108,7 @@ export class ConversationsController {
     @Param('id') id: string,
     @Param('phone') phone: string,
   ): Promise<void> {
-    await this.conversations.optOut(principal, id, phone);
+    await this.conversations.optOut(principal, 'whatsapp', id, phone);
   }
 
   @Delete('whatsapp/:id/opt-outs/:phone')
@@ -123,6 +126,6 @@ export class ConversationsController {
     @Param('id') id: string,
     @Param('phone') phone: string,
   ): Promise<void> {
-    await this.conversations.optIn(principal, id, phone);
+    await this.conversations.optIn(principal, 'whatsapp', id, phone);
   }
 }

@@ -5,17 +5,13 @@ import { Principal } from '../../common/auth/principal';
 import { Clock } from '../../common/clock';
 import { notFound, validationFailed } from '../../common/http/problem';
 import { DEFAULT_PAGE_SIZE, PaginationQueryDto } from '../../common/http/pagination.dto';
-import { isUuid } from '../../common/ids';
 import { describePhoneProblem, toE164 } from '../../common/phone-number';
 import { toIso } from '../../common/time';
+import { ChannelStore } from '../channel-store';
 import type { ChannelKind } from '../channel-transport';
+import { ChannelKinds } from '../kinds/channel-kinds';
 import { ChannelMessageEntity, ChannelOptOutEntity } from './conversation.entities';
 import { ListChannelMessagesQueryDto } from './conversation.dto';
-
-const CHANNEL_NAMES: Record<ChannelKind, string> = {
-  whatsapp: 'WhatsApp channel',
-  messanger: 'Messanger channel',
-};
 
 export interface Page<T> {
   items: T[];
@@ -33,6 +29,8 @@ export class ConversationsService {
     @InjectRepository(ChannelOptOutEntity)
     private readonly optOuts: Repository<ChannelOptOutEntity>,
     private readonly clock: Clock,
+    private readonly store: ChannelStore,
+    private readonly kinds: ChannelKinds,
   ) {}
 
   async listMessages(
@@ -58,10 +56,11 @@ export class ConversationsService {
 
   async listOptOuts(
     principal: Principal,
+    kind: ChannelKind,
     channelId: string,
     query: PaginationQueryDto,
   ): Promise<Page<ChannelOptOutEntity>> {
-    await this.assertChannel(principal, 'whatsapp', channelId);
+    await this.assertChannel(principal, kind, channelId);
     const offset = query.offset ?? 0;
     const [items, total] = await this.optOuts.findAndCount({
       where: { organizationId: principal.organizationId, channelId },
@@ -73,8 +72,13 @@ export class ConversationsService {
   }
 
   /** Idempotent: a number already opted out keeps its first time and source. */
-  async optOut(principal: Principal, channelId: string, rawPhone: string): Promise<void> {
-    await this.assertChannel(principal, 'whatsapp', channelId);
+  async optOut(
+    principal: Principal,
+    kind: ChannelKind,
+    channelId: string,
+    rawPhone: string,
+  ): Promise<void> {
+    await this.assertChannel(principal, kind, channelId);
     const phone = this.phone(rawPhone);
     await this.dataSource.query(
       `INSERT INTO channel_opt_outs (channel_id, recipient, organization_id, source, opted_out_at)
@@ -83,8 +87,13 @@ export class ConversationsService {
     );
   }
 
-  async optIn(principal: Principal, channelId: string, rawPhone: string): Promise<void> {
-    await this.assertChannel(principal, 'whatsapp', channelId);
+  async optIn(
+    principal: Principal,
+    kind: ChannelKind,
+    channelId: string,
+    rawPhone: string,
+  ): Promise<void> {
+    await this.assertChannel(principal, kind, channelId);
     await this.optOuts.delete({
       organizationId: principal.organizationId,
       channelId,
@@ -102,20 +111,15 @@ export class ConversationsService {
     return result.number;
   }
 
-  /** A WhatsApp `from` filter is normalised like the stored senders; a PSID is taken as given. */
+  /** A phone `from` filter is normalised like the stored senders; a PSID is taken as given. */
   private senderFilter(kind: ChannelKind, from: string): string {
-    if (kind !== 'whatsapp') return from;
+    if (this.kinds.get(kind).recipients !== 'phone') return from;
     const result = toE164(from);
     return 'number' in result ? result.number : from;
   }
 
   private async assertChannel(principal: Principal, kind: ChannelKind, id: string): Promise<void> {
-    const rows: unknown[] = isUuid(id)
-      ? await this.dataSource.query(
-          `SELECT 1 FROM ${kind}_channels WHERE id = $1 AND organization_id = $2 AND deleted_at IS NULL`,
-          [id, principal.organizationId],
-        )
-      : [];
-    if (rows.length === 0) throw notFound(CHANNEL_NAMES[kind]);
+    const channel = await this.store.findOne(kind, principal.organizationId, id);
+    if (!channel) throw notFound(`${this.kinds.get(kind).label} channel`);
   }
 }

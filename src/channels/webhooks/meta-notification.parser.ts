@@ -4,7 +4,7 @@ import {
   UnacceptableReason,
 } from '../../common/http/input-guards';
 import { isRecord } from '../../common/outbound-http';
-import type { MessageStatus } from '../conversations/channel-conversations';
+import type { MessageStatus } from '../channel-transport';
 
 /** A client's message, as kept in channel_messages. */
 export interface InboundMessage {

@@ -28,10 +28,14 @@ import { sameSecret } from '../../common/crypto/same-secret';
 import { ProblemException } from '../../common/http/problem';
 import { ApiProblemResponses, ProblemExample } from '../../common/http/openapi.decorators';
 import type { ChannelKind } from '../channel-transport';
+import type { NotificationExample } from '../kinds/channel-kind';
 import { CHANNELS_CONFIG, ChannelsConfig } from '../channels.config';
 import { isSignedByMeta, isWellFormedSignature } from './meta-signature';
-import { Metrics } from '../../metrics/metrics';
-import { WebhookChannel, WebhookInbox } from './webhook-inbox';
+import { Metrics } from '../../metrics';
+import { WebhookChannel, WebhookChannels } from './webhook-channels';
+import { WebhookInbox } from './webhook-inbox';
+import { MESSANGER_NOTIFICATION_EXAMPLE } from '../kinds/messanger/messanger.openapi';
+import { WHATSAPP_NOTIFICATION_EXAMPLE } from '../kinds/whatsapp/whatsapp.openapi';
 
 /** Longer challenges are refused: Meta's are short numbers, and we echo it back verbatim. */
 const MAX_CHALLENGE_LENGTH = 256;
@@ -56,54 +60,6 @@ const BAD_SIGNATURE = 'X-Hub-Signature-256 is missing or does not match the body
 const NO_GLOBAL_SECRET =
   "No META_APP_SECRET is configured, so only a channel's own app_secret can verify a notification: X-Hub-Signature-256 is missing or does not match the body.";
 
-/** What Meta sends, one small notification of each kind, for the OpenAPI document. */
-const NOTIFICATION_EXAMPLES: Record<ChannelKind, unknown> = {
-  whatsapp: {
-    object: 'whatsapp_business_account',
-    entry: [
-      {
-        id: '102290129340398',
-        changes: [
-          {
-            field: 'messages',
-            value: {
-              messaging_product: 'whatsapp',
-              metadata: { display_phone_number: '15550783881', phone_number_id: '106540352242922' },
-              contacts: [{ profile: { name: 'Ana' }, wa_id: '34612345678' }],
-              messages: [
-                {
-                  from: '34612345678',
-                  id: 'wamid.HBgLMzQ2MTIzNDU2NzgVAgASGBQzQTdGQjQ5RkY0QjA2NkQ5QTc2RgA=',
-                  timestamp: '1763800000',
-                  type: 'text',
-                  text: { body: 'Hola' },
-                },
-              ],
-            },
-          },
-        ],
-      },
-    ],
-  },
-  messanger: {
-    object: 'page',
-    entry: [
-      {
-        id: '1029384756',
-        time: 1763800000000,
-        messaging: [
-          {
-            sender: { id: '6543210987654321' },
-            recipient: { id: '1029384756' },
-            timestamp: 1763800000000,
-            message: { mid: 'm_AbCdEf123', text: 'Hello' },
-          },
-        ],
-      },
-    ],
-  },
-};
-
 /**
  * Meta calls these: the verification handshake (GET) and notifications (POST), public (no JWT).
  * A notification is only accepted signed with the channel's own app secret, or without one with
@@ -117,6 +73,7 @@ const NOTIFICATION_EXAMPLES: Record<ChannelKind, unknown> = {
 @Controller('v1/webhooks')
 export class MetaWebhooksController {
   constructor(
+    private readonly channels: WebhookChannels,
     private readonly inbox: WebhookInbox,
     @Inject(CHANNELS_CONFIG) private readonly config: ChannelsConfig,
     private readonly metrics: Metrics,
@@ -162,7 +119,7 @@ export class MetaWebhooksController {
     description:
       "Meta's notifications (messages and statuses), signed with X-Hub-Signature-256. Stored before the 200, then processed by any replica.",
   })
-  @NotificationDocs('whatsapp')
+  @NotificationDocs(WHATSAPP_NOTIFICATION_EXAMPLE)
   async receiveWhatsapp(
     @Param('channel_id') channelId: string,
     @Headers('x-hub-signature-256') signature: string | undefined,
@@ -179,7 +136,7 @@ export class MetaWebhooksController {
     description:
       "Meta's Messenger notifications (messages, deliveries, reads), signed with X-Hub-Signature-256. Stored before the 200, then processed by any replica.",
   })
-  @NotificationDocs('messanger')
+  @NotificationDocs(MESSANGER_NOTIFICATION_EXAMPLE)
   async receiveMessanger(
     @Param('channel_id') channelId: string,
     @Headers('x-hub-signature-256') signature: string | undefined,
@@ -197,7 +154,7 @@ export class MetaWebhooksController {
     const mode = query['hub.mode'];
     const token = query['hub.verify_token'];
     const challenge = query['hub.challenge'];
-    const channel = await this.inbox.findChannel(kind, channelId);
+    const channel = await this.channels.find(kind, channelId);
     if (
       !channel ||
       mode !== 'subscribe' ||
@@ -227,9 +184,9 @@ export class MetaWebhooksController {
     const body: unknown = request.body;
     const raw = Buffer.isBuffer(body) ? body : Buffer.alloc(0);
     const channel: WebhookChannel | undefined = isWellFormedSignature(signature)
-      ? await this.inbox.findChannel(kind, channelId)
+      ? await this.channels.find(kind, channelId)
       : undefined;
-    if (!isSignedByMeta(raw, signature, this.inbox.signingSecrets(channel))) {
+    if (!isSignedByMeta(raw, signature, this.channels.signingSecrets(channel))) {
       this.metrics.webhookNotifications.inc({ channel_kind: kind, result: 'bad_signature' });
       // Worded by the configuration alone, never by the channel: the same for every id.
       throw new ProblemException(
@@ -267,7 +224,7 @@ function VerificationDocs() {
   );
 }
 
-function NotificationDocs(kind: ChannelKind) {
+function NotificationDocs(example: NotificationExample) {
   return applyDecorators(
     ApiParam({ name: 'channel_id', description: 'The channel id (its webhook_url ends with it).' }),
     ApiHeader({
@@ -280,15 +237,7 @@ function NotificationDocs(kind: ChannelKind) {
       description:
         "Meta's notification, exactly as Meta sends it (docs/webhooks.md has samples). The signature covers these bytes: sign what you send. Its timestamps are Meta's: a message older than 24 hours opens no messaging window.",
       schema: { type: 'object', additionalProperties: true },
-      examples: {
-        [kind]: {
-          summary:
-            kind === 'whatsapp'
-              ? 'A text message to the number of the channel example (number_id 106540352242922)'
-              : 'A text message to the page of the channel example (user_id 1029384756)',
-          value: NOTIFICATION_EXAMPLES[kind],
-        },
-      },
+      examples: { [example.kind]: { summary: example.summary, value: example.value } },
     }),
     ApiOkResponse({ description: 'Stored; processed asynchronously. Empty body.' }),
     ApiProblemResponses(

@@ -1,60 +1,26 @@
 import { withLogContext } from '../../common/logging/log-context';
-import {
-  Inject,
-  Injectable,
-  Logger,
-  OnApplicationBootstrap,
-  OnApplicationShutdown,
-} from '@nestjs/common';
+import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { createHash } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
-import { AgentEventsOutbox } from '../../agent-events/agent-events.outbox';
 import { Clock } from '../../common/clock';
-import { isRefusedValue } from '../../common/database-errors';
 import { escapeUnstorable } from '../../common/http/input-guards';
-import { SecretBox } from '../../common/crypto/secret-box';
-import { isUuid, uuidv7 } from '../../common/ids';
+import { uuidv7 } from '../../common/ids';
 import { toIso } from '../../common/time';
-import { returnedRows } from '../../database/sql';
-import { Metrics } from '../../metrics/metrics';
-import type { ChannelKind } from '../channel-transport';
-import { CHANNELS_CONFIG, ChannelsConfig } from '../channels.config';
-import { appSecretAad } from '../channels.service';
-import { ChannelConversations } from '../conversations/channel-conversations';
-import { ChannelMessageEntity } from '../conversations/conversation.entities';
-import { toChannelMessageResponse } from '../conversations/conversation.mappers';
+import { Metrics } from '../../metrics';
+import type { SetAsideItem } from './meta-notification.parser';
+import type { WebhookChannel } from './webhook-channels';
 import {
-  InboundMessage,
-  InboundStatus,
-  ItemRefusal,
-  parseMessangerNotification,
-  parseWhatsappNotification,
-  ParsedNotification,
-  ReadItem,
-  SetAsideItem,
-} from './meta-notification.parser';
+  ProcessingOutcome,
+  refusedContent,
+  StoredNotification,
+  WebhookNotificationApplier,
+} from './webhook-notification.applier';
 
-/** A channel as its webhooks see it (public routes: looked up by id alone). */
-export interface WebhookChannel {
-  kind: ChannelKind;
-  id: string;
-  organizationId: string;
-  agentId: string;
-  /** The WhatsApp phone number id, or the Facebook Page id. */
-  metaId: string;
-  verificationToken: string;
-  /** Its own Meta app secret, sealed; null when META_APP_SECRET's list verifies it. */
-  appSecretEncrypted: string | null;
-}
-
-interface InboxRow {
+/** A row of webhook_inbox, once claimed. */
+interface InboxRow extends StoredNotification {
   id: string;
   organization_id: string;
-  channel_kind: ChannelKind;
-  channel_id: string;
-  /** bytea: a Buffer on pg, a Uint8Array on PGlite. */
-  body: Uint8Array;
   attempts: number;
 }
 
@@ -64,55 +30,11 @@ const SWEEP_INTERVAL_MS = 5_000;
 const MAX_PROCESSING_ATTEMPTS = 10;
 const retryDelayMs = (attempts: number) => Math.min(60_000, 1_000 * 2 ** attempts);
 
-const CHANNEL_COLUMNS: Record<ChannelKind, string> = {
-  whatsapp: `SELECT id, organization_id, agent_id, number_id AS meta_id, verification_token,
-                    app_secret_encrypted
-               FROM whatsapp_channels`,
-  messanger: `SELECT id, organization_id, agent_id, user_id AS meta_id, verification_token,
-                     app_secret_encrypted
-                FROM messanger_channels`,
-};
-const META_ID_COLUMN: Record<ChannelKind, string> = { whatsapp: 'number_id', messanger: 'user_id' };
-const ACCOUNT_NAME: Record<ChannelKind, string> = {
-  whatsapp: 'phone_number_id',
-  messanger: 'page',
-};
-
-interface ChannelRow {
-  id: string;
-  organization_id: string;
-  agent_id: string;
-  meta_id: string;
-  verification_token: string;
-  app_secret_encrypted: string | null;
-}
-
-const PARSERS: Record<ChannelKind, (body: unknown) => ParsedNotification> = {
-  whatsapp: parseWhatsappNotification,
-  messanger: parseMessangerNotification,
-};
-
 /** One processing of a notification: the row once claimed, and whether items get savepoints. */
 interface ProcessingAttempt {
   row?: InboxRow;
   savepoints: boolean;
 }
-
-/** Why a whole notification was set aside (a label of agentline_webhook_set_aside_total). */
-type NotificationReason =
-  'not_utf8' | 'not_json' | 'unexpected_shape' | 'channel_removed' | 'processing_failed';
-
-/** What processing a notification came to: what applied is in the database, this is the rest. */
-interface ProcessingOutcome {
-  /** The body as a whole could not be read: nothing in it applied. */
-  unreadable?: { reason: NotificationReason; detail: string };
-  setAside: SetAsideItem[];
-}
-
-const unreadable = (reason: NotificationReason, detail: string): ProcessingOutcome => ({
-  unreadable: { reason, detail },
-  setAside: [],
-});
 
 /** The row's `error`: the notification's problem or its items', each with where it sits. */
 function describeOutcome(outcome: ProcessingOutcome): string | null {
@@ -139,49 +61,11 @@ function setAsideContent(content: unknown): string {
 }
 
 /**
- * An item whose content PostgreSQL refused, or that JavaScript could not convert (a date out of
- * range), fails the same way on every try: it is set aside. Anything else (the connection, a
- * deadlock) may pass next time, and fails the whole notification, which is tried again.
- */
-function refusedContent(error: unknown): ItemRefusal | undefined {
-  if (error instanceof RangeError) {
-    return {
-      reason: 'database_refused',
-      detail: escapeUnstorable(`unconvertible: ${error.message}`),
-    };
-  }
-  if (!isRefusedValue(error)) return undefined;
-  const { code, message } = error as { code?: unknown; message?: unknown };
-  return {
-    reason: 'database_refused',
-    detail: escapeUnstorable(`PostgreSQL refused it (${String(code)}): ${String(message)}`).slice(
-      0,
-      500,
-    ),
-  };
-}
-
-/** Where an event goes: a channel, or why none takes it. */
-type Route = WebhookChannel | 'no_channel' | 'other_secret';
-
-/** Strict: a body that is not UTF-8 is malformed, not silently repaired. */
-const UTF8 = new TextDecoder('utf-8', { fatal: true });
-
-const toWebhookChannel = (kind: ChannelKind, row: ChannelRow): WebhookChannel => ({
-  kind,
-  id: row.id,
-  organizationId: row.organization_id,
-  agentId: row.agent_id,
-  metaId: row.meta_id,
-  verificationToken: row.verification_token,
-  appSecretEncrypted: row.app_secret_encrypted,
-});
-
-/**
  * Meta's notifications: stored before they are answered (`store`), then processed from the table
  * (`drain`), right away and by a sweep on every replica, each row by one process (SKIP LOCKED).
- * Processing applies what a notification says once: a message id or a (message, status) pair
- * already seen changes nothing.
+ * Processing (WebhookNotificationApplier) applies what a notification says once: a message id or
+ * a (message, status) pair already seen changes nothing. A try that fails is rolled back and
+ * tried again later; what cannot be read is set aside.
  */
 @Injectable()
 export class WebhookInbox implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -194,11 +78,8 @@ export class WebhookInbox implements OnApplicationBootstrap, OnApplicationShutdo
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly clock: Clock,
-    private readonly conversations: ChannelConversations,
-    private readonly events: AgentEventsOutbox,
-    @Inject(CHANNELS_CONFIG) private readonly config: ChannelsConfig,
+    private readonly notifications: WebhookNotificationApplier,
     private readonly metrics: Metrics,
-    private readonly secrets: SecretBox,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -211,78 +92,6 @@ export class WebhookInbox implements OnApplicationBootstrap, OnApplicationShutdo
     this.stopped = true;
     clearInterval(this.sweep);
     await this.draining;
-  }
-
-  async findChannel(
-    kind: ChannelKind,
-    id: string,
-    db: EntityManager = this.dataSource.manager,
-  ): Promise<WebhookChannel | undefined> {
-    if (!isUuid(id)) return undefined;
-    const [row] = (await db.query(`${CHANNEL_COLUMNS[kind]} WHERE id = $1 AND deleted_at IS NULL`, [
-      id,
-    ])) as ChannelRow[];
-    return row ? toWebhookChannel(kind, row) : undefined;
-  }
-
-  /**
-   * The app secrets that may sign a notification for this channel: its own alone when it has one
-   * (issue 17: every META_APP_SECRET verified every organization's channels), else the global
-   * list. Unknown channels get the global list, so that a caller learns nothing from the 401.
-   * A secret no configured ENCRYPTION_KEY opens verifies nothing.
-   */
-  signingSecrets(channel: WebhookChannel | undefined): readonly string[] {
-    if (!channel?.appSecretEncrypted) return this.config.metaAppSecrets;
-    try {
-      return [
-        this.secrets.decrypt(
-          channel.appSecretEncrypted,
-          appSecretAad(`${channel.kind}_channels`, channel.id),
-        ),
-      ];
-    } catch (error) {
-      this.logger.warn(
-        { err: error, channelId: channel.id },
-        "a channel's app secret cannot be decrypted with the configured keys; its webhooks are refused",
-      );
-      return [];
-    }
-  }
-
-  /**
-   * The channel an event is for. One Meta app has one callback URL for all its numbers (or pages),
-   * so an event for another account goes to the organization's channel of that account, if any,
-   * and only when that channel is verified by the same app secrets: a channel with its own secret
-   * takes nothing signed with another.
-   */
-  private async routeTo(
-    db: EntityManager,
-    received: WebhookChannel,
-    account: string | undefined,
-    routed: Map<string, Route>,
-  ): Promise<Route> {
-    if (account === undefined || account === received.metaId) return received;
-    let route = routed.get(account);
-    if (route === undefined) {
-      const [row] = (await db.query(
-        `${CHANNEL_COLUMNS[received.kind]}
-          WHERE organization_id = $1 AND ${META_ID_COLUMN[received.kind]} = $2 AND deleted_at IS NULL
-          ORDER BY created_at LIMIT 1`,
-        [received.organizationId, account],
-      )) as ChannelRow[];
-      const target = row ? toWebhookChannel(received.kind, row) : undefined;
-      route = !target ? 'no_channel' : this.sameSigners(received, target) ? target : 'other_secret';
-      routed.set(account, route);
-    }
-    return route;
-  }
-
-  private sameSigners(a: WebhookChannel, b: WebhookChannel): boolean {
-    if (a.appSecretEncrypted === null || b.appSecretEncrypted === null) {
-      return a.appSecretEncrypted === b.appSecretEncrypted;
-    }
-    const [mine, theirs] = [this.signingSecrets(a), this.signingSecrets(b)];
-    return mine.length === 1 && theirs.length === 1 && mine[0] === theirs[0];
   }
 
   /** Durable once this resolves; the same bytes again for the same channel are one row. */
@@ -376,7 +185,7 @@ export class WebhookInbox implements OnApplicationBootstrap, OnApplicationShutdo
       // Taken by another replica between the passes: it applies it.
       if (!row) return;
       attempt.row = row;
-      outcome = await this.apply(db, row, attempt.savepoints);
+      outcome = await this.notifications.apply(db, row, attempt.savepoints);
       await this.keepSetAside(db, row, outcome.setAside, now);
       const error = describeOutcome(outcome);
       await db.query(
@@ -454,104 +263,6 @@ export class WebhookInbox implements OnApplicationBootstrap, OnApplicationShutdo
     }
   }
 
-  /**
-   * Applies one notification in its transaction, item by item: an unreadable item is set aside
-   * and the others apply. Returns what did not.
-   */
-  private async apply(
-    db: EntityManager,
-    row: InboxRow,
-    savepoints: boolean,
-  ): Promise<ProcessingOutcome> {
-    const channel = await this.findChannel(row.channel_kind, row.channel_id, db);
-    if (!channel) return unreadable('channel_removed', 'the channel no longer exists');
-    let body: unknown;
-    try {
-      body = JSON.parse(UTF8.decode(row.body));
-    } catch (error) {
-      return error instanceof SyntaxError
-        ? unreadable('not_json', 'the body is not JSON')
-        : unreadable('not_utf8', 'the body is not UTF-8');
-    }
-    const parsed = PARSERS[channel.kind](body);
-    if (parsed.unreadable) return unreadable('unexpected_shape', parsed.unreadable);
-    const setAside = [...parsed.setAside];
-    const routed = new Map<string, Route>();
-    await this.lockStatusedMessages(db, channel, parsed.read, routed);
-    for (const item of parsed.read) {
-      const target = await this.routeTo(db, channel, item.event.account, routed);
-      const refusal: ItemRefusal | undefined =
-        target === 'no_channel'
-          ? {
-              reason: 'unknown_account',
-              detail: `for ${ACCOUNT_NAME[channel.kind]} ${item.event.account}, which no channel of this organization has`,
-            }
-          : target === 'other_secret'
-            ? {
-                reason: 'other_app_secret',
-                detail: `for ${ACCOUNT_NAME[channel.kind]} ${item.event.account}, whose channel is verified with another app secret`,
-              }
-            : await this.applyItem(db, target, item, savepoints);
-      if (refusal)
-        setAside.push({ path: item.path, item: item.item, content: item.content, ...refusal });
-    }
-    return { setAside };
-  }
-
-  /**
-   * Every message a status of this notification is about, locked at once and in one order before
-   * any item applies (see ChannelConversations.lockMessages): locked status by status, a
-   * notification with statuses for m2 then m1 waited in a cycle with a send's outcome locking m1
-   * and m2.
-   */
-  private async lockStatusedMessages(
-    db: EntityManager,
-    channel: WebhookChannel,
-    items: readonly ReadItem[],
-    routed: Map<string, Route>,
-  ): Promise<void> {
-    const messages: { channelId: string; messageId: string }[] = [];
-    for (const { event } of items) {
-      if (event.kind !== 'status' || !('ids' in event.messages)) continue;
-      const target = await this.routeTo(db, channel, event.account, routed);
-      if (typeof target === 'string') continue;
-      for (const messageId of event.messages.ids)
-        messages.push({ channelId: target.id, messageId });
-    }
-    await this.conversations.lockMessages(db, messages);
-  }
-
-  /**
-   * One item. With `savepoint`, the second line behind the parser's checks: when PostgreSQL refuses
-   * what the item holds, only that item is undone and set aside.
-   */
-  private async applyItem(
-    db: EntityManager,
-    channel: WebhookChannel,
-    item: ReadItem,
-    savepoint: boolean,
-  ): Promise<ItemRefusal | undefined> {
-    const applyEvent = () =>
-      item.event.kind === 'message'
-        ? this.receive(db, channel, item.event)
-        : this.updateStatus(db, channel, item.event);
-    if (!savepoint) {
-      await applyEvent();
-      return undefined;
-    }
-    await db.query('SAVEPOINT webhook_item');
-    try {
-      await applyEvent();
-    } catch (error) {
-      const refusal = refusedContent(error);
-      if (!refusal) throw error;
-      await db.query('ROLLBACK TO SAVEPOINT webhook_item');
-      return refusal;
-    }
-    await db.query('RELEASE SAVEPOINT webhook_item');
-    return undefined;
-  }
-
   /** Each item that did not apply, with its reason, where it was and what it held. */
   private async keepSetAside(
     db: EntityManager,
@@ -581,99 +292,5 @@ export class WebhookInbox implements OnApplicationBootstrap, OnApplicationShutdo
         items.map((item) => setAsideContent(item.content)),
       ],
     );
-  }
-
-  /** Kept once; a new one may opt its sender out or back in, and is told to the agent. */
-  private async receive(
-    db: EntityManager,
-    channel: WebhookChannel,
-    message: InboundMessage,
-  ): Promise<void> {
-    const now = this.clock.now();
-    const entity: ChannelMessageEntity = {
-      id: uuidv7(now),
-      organizationId: channel.organizationId,
-      channelKind: channel.kind,
-      channelId: channel.id,
-      sender: message.sender,
-      messageId: message.messageId,
-      type: message.type,
-      text: message.text,
-      receivedAt: new Date(message.at),
-      createdAt: new Date(now),
-    };
-    const inserted = returnedRows<{ id: string }>(
-      await db.query(
-        `INSERT INTO channel_messages (id, organization_id, channel_kind, channel_id, sender, message_id,
-                                       type, text, received_at, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-         ON CONFLICT (channel_id, message_id) DO NOTHING RETURNING id`,
-        [
-          entity.id,
-          entity.organizationId,
-          entity.channelKind,
-          entity.channelId,
-          entity.sender,
-          entity.messageId,
-          entity.type,
-          entity.text,
-          toIso(message.at),
-          toIso(now),
-        ],
-      ),
-    );
-    if (inserted.length === 0) return; // a resend
-    const word = message.type === 'text' ? message.text?.trim().toUpperCase() : undefined;
-    if (word && this.config.optOutKeywords.has(word)) {
-      await db.query(
-        `INSERT INTO channel_opt_outs (channel_id, recipient, organization_id, source, opted_out_at)
-         VALUES ($1, $2, $3, 'keyword', $4) ON CONFLICT (channel_id, recipient) DO NOTHING`,
-        [channel.id, message.sender, channel.organizationId, toIso(message.at)],
-      );
-    } else if (word && this.config.optInKeywords.has(word)) {
-      await db.query('DELETE FROM channel_opt_outs WHERE channel_id = $1 AND recipient = $2', [
-        channel.id,
-        message.sender,
-      ]);
-    }
-    await this.events.enqueue(db, {
-      type: 'message.received',
-      organizationId: channel.organizationId,
-      agentId: channel.agentId,
-      channelId: channel.id,
-      data: { ...toChannelMessageResponse(entity) },
-    });
-  }
-
-  /** Handed to the modules that sent those messages, once per (message, status). */
-  private async updateStatus(
-    db: EntityManager,
-    channel: WebhookChannel,
-    status: InboundStatus,
-  ): Promise<void> {
-    const keys =
-      'ids' in status.messages
-        ? status.messages.ids
-        : [`watermark:${status.messages.recipient}:${status.messages.watermark}`];
-    // Its messages were locked with the notification's others (lockStatusedMessages).
-    const fresh = returnedRows<{ message_id: string }>(
-      await db.query(
-        `INSERT INTO channel_message_statuses (channel_id, message_id, status, at)
-         SELECT $1, key, $2, $3 FROM unnest($4::text[]) AS key
-         ON CONFLICT DO NOTHING RETURNING message_id`,
-        [channel.id, status.status, toIso(status.at), keys],
-      ),
-    ).map((row) => row.message_id);
-    if (fresh.length === 0) return; // a resend
-    await this.conversations.publishStatus(db, {
-      organizationId: channel.organizationId,
-      agentId: channel.agentId,
-      channelId: channel.id,
-      kind: channel.kind,
-      status: status.status,
-      at: status.at,
-      messages: 'ids' in status.messages ? { ids: fresh } : status.messages,
-      error: status.error,
-    });
   }
 }

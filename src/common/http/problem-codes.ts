@@ -86,6 +86,10 @@ export const PROBLEM_CODES = {
     status: 503,
     when: "A worker thread cannot take the work now: the scheduler's (schedules and phone numbers) has a full queue, or the organization already holds its share of it; or the worker threads that run the scheduler's work or a CPU-bound tool cannot start (they are being started again). `Retry-After` says when to retry.",
   },
+  outbox_unavailable: {
+    status: 503,
+    when: "Sending now, or listing a channel's deliveries, on a service built without the scheduler, whose outbox sends every message. The service as shipped always has it.",
+  },
 } as const satisfies Record<string, { status: number; when: string }>;
 
 export type ProblemCode = keyof typeof PROBLEM_CODES;

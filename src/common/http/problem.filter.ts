@@ -1,7 +1,10 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Response } from 'express';
-import { databaseUnavailable, isDatabaseUnavailable } from '../database-errors';
-import { DatabaseAvailability } from '../../database/database-availability';
+import {
+  DatabaseOutageReporter,
+  databaseUnavailable,
+  isDatabaseUnavailable,
+} from '../database-errors';
 import { ProblemCode } from './problem-codes';
 import { problem, ProblemDetails, ProblemException, sendProblem } from './problem';
 
@@ -47,14 +50,14 @@ export function toProblem(error: unknown): {
 export class ProblemFilter implements ExceptionFilter {
   private readonly logger = new Logger(ProblemFilter.name);
 
-  constructor(private readonly availability: DatabaseAvailability) {}
+  constructor(private readonly outages: DatabaseOutageReporter) {}
 
   catch(error: unknown, host: ArgumentsHost): void {
     const response = host.switchToHttp().getResponse<Response>();
     const { body, headers } = toProblem(error);
     if (body.code === 'database_unavailable') {
       // One line per outage (DatabaseAvailability), not a stack trace per request.
-      this.availability.reportFailure(error);
+      this.outages.reportFailure(error);
     } else if (body.status >= 500 && !(error instanceof ProblemException)) {
       // The stack goes to the log (secrets are redacted there), never to the client.
       this.logger.error({ err: error }, 'unhandled error');

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager, In } from 'typeorm';
-import { AgentEventsOutbox } from '../../agent-events/agent-events.outbox';
+import { AgentEventsOutbox } from '../../agent-events';
 import { ChannelsService } from '../../channels/channels.service';
 import { DeliveryEntity } from '../entities/delivery.entity';
-import { toDeliveryResponse } from '../follow-up.mapper';
+import { toDeliveryResponse } from './delivery.mapper';
 
 /** `delivery.updated` agent events, written in the transaction that changed the deliveries. */
 @Injectable()

@@ -72,7 +72,7 @@ export const claimKey = (claim: ClaimRef): string => `${claim.id}/${claim.attemp
  * (sent_at for a send).
  */
 export type DeliveryOutcome = { id: string; attempt: number; at: number } & (
-  | { status: 'sent'; waMessageId: string | null; messageType: MessageType }
+  | { status: 'sent'; providerMessageId: string | null; messageType: MessageType }
   | {
       status: 'pending';
       retryAt: number;
@@ -309,7 +309,7 @@ export class DeliveryOutbox implements OnModuleInit {
       attempt: outcome.attempt,
       status: outcome.status,
       finished_at: iso(outcome.at),
-      wa_message_id: outcome.status === 'sent' ? outcome.waMessageId : null,
+      wa_message_id: outcome.status === 'sent' ? outcome.providerMessageId : null,
       sent_at: outcome.status === 'sent' ? iso(outcome.at) : null,
       next_attempt_at: outcome.status === 'pending' ? iso(outcome.retryAt) : null,
       error_code: outcome.status === 'sent' ? null : outcome.errorCode,
@@ -364,13 +364,13 @@ export class DeliveryOutbox implements OnModuleInit {
     }[];
     const sent = (rows: Written) =>
       rows.flatMap((row) =>
-        row.held && row.status === 'sent' && row.wa_message_id && row.channel_id
+        row.held && row.status === 'sent' && row.wa_message_id && row.channel_id && row.channel_kind
           ? [
               {
                 organizationId: row.organization_id as string,
                 channelId: row.channel_id,
-                kind: row.channel_kind ?? 'whatsapp',
-                waMessageId: row.wa_message_id,
+                kind: row.channel_kind,
+                providerMessageId: row.wa_message_id,
               },
             ]
           : [],

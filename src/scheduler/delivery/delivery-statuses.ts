@@ -10,9 +10,6 @@ import { toIso } from '../../common/time';
 import { returnedRows } from '../../database/sql';
 import { DeliveryEvents } from './delivery-events';
 
-/** Meta's "re-engagement message": free-form text outside the 24-hour customer service window. */
-export const OUTSIDE_WINDOW_ERROR = '131047';
-
 /** Which deliveries a status is about, as SQL on `deliveries d` ($1 channel, $2 organization). */
 function matching(update: ChannelStatusUpdate): { where: string; parameters: unknown[] } {
   return 'ids' in update.messages
@@ -76,7 +73,8 @@ export class DeliveryStatuses implements OnModuleInit {
         break;
       case 'failed': {
         const code = update.error?.code ?? 'unknown';
-        // 131047 re-sends once as the template when the follow-up has one; else it fails for good.
+        // Text refused outside the messaging window (the channel kind says which error means
+        // that) goes once more as the template when there is one; else it fails for good.
         // The delivery's own template (a send now) or its follow-up's, if still there.
         const hasTemplate = `(d.template IS NOT NULL OR EXISTS (SELECT 1 FROM follow_ups f
                                WHERE f.id = d.follow_up_id AND f.template IS NOT NULL
@@ -96,7 +94,7 @@ export class DeliveryStatuses implements OnModuleInit {
         values = [
           code,
           update.error?.title ?? 'Meta reported the message as failed.',
-          code === OUTSIDE_WINDOW_ERROR,
+          update.error?.resendAsTemplate ?? false,
           at,
         ];
         break;
@@ -114,11 +112,11 @@ export class DeliveryStatuses implements OnModuleInit {
   /** In the transaction that writes these sends' outcomes: see ChannelConversations.lockMessages. */
   async lockSent(
     db: EntityManager,
-    sent: readonly { channelId: string; waMessageId: string }[],
+    sent: readonly { channelId: string; providerMessageId: string }[],
   ): Promise<void> {
     await this.conversations.lockMessages(
       db,
-      sent.map((s) => ({ channelId: s.channelId, messageId: s.waMessageId })),
+      sent.map((s) => ({ channelId: s.channelId, messageId: s.providerMessageId })),
     );
   }
 
@@ -133,17 +131,17 @@ export class DeliveryStatuses implements OnModuleInit {
       organizationId: string;
       channelId: string;
       kind: ChannelKind;
-      waMessageId: string;
+      providerMessageId: string;
     }[],
   ): Promise<void> {
     if (sent.length === 0) return;
     const received = await this.conversations.receivedStatuses(
       db,
-      sent.map((s) => ({ channelId: s.channelId, messageId: s.waMessageId })),
+      sent.map((s) => ({ channelId: s.channelId, messageId: s.providerMessageId })),
     );
     for (const status of received) {
       const delivery = sent.find(
-        (s) => s.channelId === status.channelId && s.waMessageId === status.messageId,
+        (s) => s.channelId === status.channelId && s.providerMessageId === status.messageId,
       );
       if (!delivery) continue;
       await this.apply(db, {
@@ -165,14 +163,13 @@ export class DeliveryStatuses implements OnModuleInit {
    */
   private async channelRemoved(db: EntityManager, removal: ChannelRemoval): Promise<void> {
     const at = toIso(removal.at);
-    if (removal.kind === 'whatsapp') {
-      await db.query(
-        `UPDATE follow_ups SET status = 'completed', next_run_at = NULL, updated_at = $3
-          WHERE channel_id = $1 AND organization_id = $2
-            AND status IN ('active', 'paused') AND deleted_at IS NULL`,
-        [removal.channelId, removal.organizationId, at],
-      );
-    }
+    // Whatever the kind: one without follow-ups matches none.
+    await db.query(
+      `UPDATE follow_ups SET status = 'completed', next_run_at = NULL, updated_at = $3
+        WHERE channel_id = $1 AND organization_id = $2
+          AND status IN ('active', 'paused') AND deleted_at IS NULL`,
+      [removal.channelId, removal.organizationId, at],
+    );
     await db.query(
       `UPDATE deliveries SET status = 'cancelled', updated_at = $3
         WHERE channel_id = $1 AND organization_id = $2 AND status = 'pending'`,

@@ -1,5 +1,5 @@
 import { withLogContext } from '../../common/logging/log-context';
-import { Metrics } from '../../metrics/metrics';
+import { Metrics } from '../../metrics';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
   ChannelMessageSender,
@@ -7,16 +7,14 @@ import {
   isUnusable,
   OpenChannel,
 } from '../../channels/channel-message-sender';
-import { OutboundMessage, SendOutcome } from '../../channels/channel-transport';
+import { OutboundMessage } from '../../channels/channel-transport';
 import {
   ChannelConversations,
   conversationKey,
   ConversationState,
 } from '../../channels/conversations/channel-conversations';
-import { OUTSIDE_WINDOW_ERROR } from './delivery-statuses';
 import { Clock } from '../../common/clock';
 import { DatabaseAvailability } from '../../database/database-availability';
-import { retryDelayMs } from '../../common/backoff';
 import {
   ClaimedDelivery,
   claimKey,
@@ -25,6 +23,7 @@ import {
   DeliveryOutcome,
 } from './delivery-outbox';
 import { CallStarts } from './call-starts';
+import { DeliveryOutcomes } from './delivery-outcomes';
 import { ComposeError, fillTemplate, MessageComposer } from './message-composer';
 import { OutcomeRecorder } from './outcome-recorder';
 import { SCHEDULER_CONFIG, SchedulerConfig } from '../scheduler.config';
@@ -52,6 +51,41 @@ export function templateParameter(
     .replace(/[\r\n\t]+/g, ' ')
     .replace(/ {4,}/g, '   ')
     .trim();
+}
+
+/** A message sent now with only a template: no text of its own to send. */
+const isTemplateOnly = (delivery: ClaimedDelivery): boolean =>
+  delivery.followUpId === null && delivery.messageText === null;
+
+/**
+ * What goes out: free-form text only inside the 24-hour window; outside it (or when the text was
+ * refused for the window, or only a template was given) the template when there is one.
+ */
+export function chooseMessage(
+  delivery: ClaimedDelivery,
+  body: string,
+  windowOpen: boolean,
+): OutboundMessage {
+  const template = delivery.template;
+  if (!template || (!isTemplateOnly(delivery) && !delivery.templateRequired && windowOpen)) {
+    return { type: 'text', body };
+  }
+  return {
+    type: 'template',
+    name: template.name,
+    languageCode: template.language,
+    // A send now's parameters go as given; a follow-up's are filled like its prompt.
+    bodyParameters: template.parameters.map((parameter) =>
+      delivery.followUpId === null
+        ? parameter
+        : templateParameter(parameter, {
+            title: delivery.title,
+            description: delivery.description,
+            phone: delivery.phone,
+            message: body,
+          }),
+    ),
+  };
 }
 
 /**
@@ -86,6 +120,7 @@ export class DeliveryWorker {
   /** How old a claim may be and still go to its call without asking the database again. */
   private readonly freshClaimMs: number;
   private callStarts?: CallStarts;
+  private readonly outcomes: DeliveryOutcomes;
 
   constructor(
     private readonly outbox: DeliveryOutbox,
@@ -99,6 +134,7 @@ export class DeliveryWorker {
   ) {
     // Well inside the half heartbeat time-out that the claim checked this process's beat against.
     this.freshClaimMs = Math.min(FRESH_CLAIM_MS, config.delivery.heartbeatTimeoutMs / 4);
+    this.outcomes = new DeliveryOutcomes(() => this.clock.now(), config.delivery.maxAttempts);
   }
 
   /** Delivers until nothing is due (or `shouldStop`); returns how many deliveries it took. */
@@ -168,19 +204,14 @@ export class DeliveryWorker {
   }
 
   /** The batch's channels, one query per kind (the claim keeps each delivery's organization). */
-  private async openChannels(claimed: ClaimedDelivery[]): Promise<BatchChannels> {
-    const opened: BatchChannels = new Map();
-    for (const kind of ['whatsapp', 'messanger'] as const) {
-      const refs = claimed
-        .filter((delivery) => delivery.channelKind === kind)
-        .map((delivery) => ({
-          organizationId: delivery.organizationId,
-          channelId: delivery.channelId,
-        }));
-      if (refs.length === 0) continue;
-      for (const [id, channel] of await this.channels.openMany(kind, refs)) opened.set(id, channel);
-    }
-    return opened;
+  private openChannels(claimed: ClaimedDelivery[]): Promise<BatchChannels> {
+    return this.channels.openMany(
+      claimed.map((delivery) => ({
+        organizationId: delivery.organizationId,
+        channelId: delivery.channelId,
+        kind: delivery.channelKind,
+      })),
+    );
   }
 
   /** Resolves once no send is in flight (each ends within the Graph time-out, then is recorded). */
@@ -293,6 +324,10 @@ export class DeliveryWorker {
     }
   }
 
+  /**
+   * One claimed delivery, from its checks to the classified answer of the channel: undefined when
+   * it must not be sent by this process (stopping, taken over, deleted, paused).
+   */
   private async deliver(
     owner: string,
     delivery: ClaimedDelivery,
@@ -301,9 +336,29 @@ export class DeliveryWorker {
     conversations: BatchConversations | undefined,
     shouldStop: () => boolean,
   ): Promise<DeliveryOutcome | undefined> {
+    const ready = this.precheck(delivery, channels, conversations);
+    if ('status' in ready) return ready;
+    const { channel, conversation } = ready;
+    const body = await this.compose(delivery, channel);
+    if (typeof body !== 'string') return body;
+    const message = chooseMessage(delivery, body, conversation.windowOpen);
+    const call = await this.mayCall(owner, delivery, claimedAt, shouldStop);
+    if (call !== 'call') return call === 'stop' ? undefined : call;
+    this.setState(delivery, 'calling');
+    const sent = await channel.send(delivery.phone, message);
+    const templateFallback = message.type === 'text' && delivery.template !== null;
+    return this.outcomes.ofSend(delivery, message.type, sent, templateFallback);
+  }
+
+  /** The batch's reads, the channel and the recipient: what must hold before writing anything. */
+  private precheck(
+    delivery: ClaimedDelivery,
+    channels: BatchChannels | undefined,
+    conversations: BatchConversations | undefined,
+  ): DeliveryOutcome | { channel: OpenChannel; conversation: ConversationState } {
     const conversation = conversations?.get(conversationKey(conversationOf(delivery)));
     if (!channels || !conversation) {
-      return this.retryOrFail(
+      return this.outcomes.retryOrFail(
         delivery,
         'credentials_unavailable',
         "The channel's credentials, or its recipients' opt-outs and 24-hour windows, could not be read from the database.",
@@ -311,7 +366,7 @@ export class DeliveryWorker {
     }
     const channel = channels.get(delivery.channelId);
     if (channel && isUnusable(channel) && channel.reason === 'token_unreadable') {
-      return this.failed(
+      return this.outcomes.failed(
         delivery,
         'channel_credentials_unreadable',
         "The channel's access token cannot be decrypted with the configured ENCRYPTION_KEY(s).",
@@ -319,25 +374,32 @@ export class DeliveryWorker {
     }
     // Asked again per delivery: an earlier send of this batch may have had its token rejected.
     if (!channel || isUnusable(channel) || channel.unusable()) {
-      return this.failed(
+      return this.outcomes.failed(
         delivery,
         'channel_inactive',
-        `The ${delivery.channelKind === 'whatsapp' ? 'WhatsApp' : 'Messanger'} channel is inactive or removed; update its access_token.`,
+        `The ${this.channels.label(delivery.channelKind)} channel is inactive or removed; update its access_token.`,
       );
     }
     if (conversation.optedOut) {
-      return {
-        id: delivery.id,
-        attempt: delivery.attempts,
-        at: this.clock.now(),
-        status: 'skipped',
-        errorCode: 'opted_out',
-        errorMessage: `${delivery.phone} opted out of this channel.`,
-      };
+      return this.outcomes.skipped(
+        delivery,
+        'opted_out',
+        `${delivery.phone} opted out of this channel.`,
+      );
     }
+    return { channel, conversation };
+  }
+
+  /**
+   * The text: a message sent now carries its own (or only a template, ''); a follow-up's is
+   * written by the composer, within the channel's limit.
+   */
+  private async compose(
+    delivery: ClaimedDelivery,
+    channel: OpenChannel,
+  ): Promise<string | DeliveryOutcome> {
     let body: string;
     try {
-      // A message sent now carries its own text (or only a template); a follow-up's is written.
       body =
         delivery.followUpId === null
           ? (delivery.messageText ?? '')
@@ -348,41 +410,38 @@ export class DeliveryWorker {
               description: delivery.description,
               phone: delivery.phone,
               occurrenceAt: delivery.occurrenceAt,
+              textLength: channel.limits.textLength,
             });
     } catch (error) {
       const failure =
         error instanceof ComposeError
           ? error
           : new ComposeError('compose_failed', 'The message could not be written.');
-      return this.retryOrFail(delivery, failure.code, failure.message);
+      return this.outcomes.retryOrFail(delivery, failure.code, failure.message);
     }
-    const templateOnly = delivery.followUpId === null && delivery.messageText === null;
-    if (body.length === 0 && !templateOnly) {
-      return this.failed(delivery, 'empty_message', 'The prompt produced an empty message.');
+    if (body.length === 0 && !isTemplateOnly(delivery)) {
+      return this.outcomes.failed(
+        delivery,
+        'empty_message',
+        'The prompt produced an empty message.',
+      );
     }
-    // Free-form text only inside the 24-hour window; outside it, the template when there is one.
-    const template = delivery.template;
-    const message: OutboundMessage =
-      template && (templateOnly || delivery.templateRequired || !conversation.windowOpen)
-        ? {
-            type: 'template',
-            name: template.name,
-            languageCode: template.language,
-            // A send now's parameters go as given; a follow-up's are filled like its prompt.
-            bodyParameters: template.parameters.map((parameter) =>
-              delivery.followUpId === null
-                ? parameter
-                : templateParameter(parameter, {
-                    title: delivery.title,
-                    description: delivery.description,
-                    phone: delivery.phone,
-                    message: body,
-                  }),
-            ),
-          }
-        : { type: 'text', body };
-    // From here on Meta may send the message: this row is never given back, only recorded.
-    if (shouldStop() || !this.held.has(claimKey(refOf(delivery)))) return undefined;
+    return body;
+  }
+
+  /**
+   * Whether this process may call the channel now: from here on Meta may send the message, so the
+   * row is never given back, only recorded. 'stop' when it must not (stopping, taken over,
+   * deleted, paused); an outcome when the database could not say.
+   */
+  private async mayCall(
+    owner: string,
+    delivery: ClaimedDelivery,
+    claimedAt: number,
+    shouldStop: () => boolean,
+  ): Promise<'call' | 'stop' | DeliveryOutcome> {
+    const stillHeld = () => !shouldStop() && this.held.has(claimKey(refOf(delivery)));
+    if (!stillHeld()) return 'stop';
     // A claim made moments ago was checked by the claim itself: this process's heartbeat fresh,
     // the follow-up neither deleted nor paused, a new lease. Nobody can take a row over within a
     // fraction of a heartbeat time-out, so the database is asked again only when the send waited
@@ -390,50 +449,14 @@ export class DeliveryWorker {
     const fresh = performance.now() - claimedAt < this.freshClaimMs;
     const start = fresh ? 'started' : await this.startCall(owner, delivery);
     if (start === 'unreachable') {
-      return this.retryOrFail(
+      return this.outcomes.retryOrFail(
         delivery,
         'database_unavailable',
         'The database could not be reached to start the call.',
       );
     }
     // Given back at shutdown meanwhile, or not to be called (taken over, deleted, paused).
-    if (start === 'refused' || shouldStop() || !this.held.has(claimKey(refOf(delivery)))) {
-      return undefined;
-    }
-    this.setState(delivery, 'calling');
-    const sent: SendOutcome = await channel.send(delivery.phone, message);
-    switch (sent.kind) {
-      case 'sent':
-        return {
-          id: delivery.id,
-          attempt: delivery.attempts,
-          at: this.clock.now(),
-          status: 'sent',
-          waMessageId: sent.messageId,
-          messageType: message.type,
-        };
-      case 'transient':
-        return this.retryOrFail(delivery, sent.code, sent.message, sent.retryAfterMs);
-      case 'permanent':
-        // Text outside the window: one more attempt at once, as the template; without one, final.
-        if (sent.code === OUTSIDE_WINDOW_ERROR && message.type === 'text' && template) {
-          const now = this.clock.now();
-          return {
-            id: delivery.id,
-            attempt: delivery.attempts,
-            at: now,
-            status: 'pending',
-            retryAt: now,
-            errorCode: sent.code,
-            errorMessage: sent.message,
-            templateRequired: true,
-          };
-        }
-        return this.failed(delivery, sent.code, sent.message);
-      case 'token_rejected':
-        // The send has deactivated the channel (Channels) and failed its pending deliveries.
-        return this.failed(delivery, sent.code, sent.message);
-    }
+    return start === 'started' && stillHeld() ? 'call' : 'stop';
   }
 
   /**
@@ -483,41 +506,5 @@ export class DeliveryWorker {
   private setState(delivery: ClaimedDelivery, state: HeldState): void {
     const entry = this.held.get(claimKey(refOf(delivery)));
     if (entry) entry.state = state;
-  }
-
-  private retryOrFail(
-    delivery: ClaimedDelivery,
-    code: string,
-    message: string,
-    retryAfterMs?: number,
-  ): DeliveryOutcome {
-    if (delivery.attempts >= this.config.delivery.maxAttempts) {
-      return this.failed(
-        delivery,
-        code,
-        `${message} (gave up after ${delivery.attempts} attempts)`,
-      );
-    }
-    const now = this.clock.now();
-    return {
-      id: delivery.id,
-      attempt: delivery.attempts,
-      at: now,
-      status: 'pending',
-      retryAt: now + retryDelayMs(delivery.attempts, retryAfterMs),
-      errorCode: code,
-      errorMessage: message,
-    };
-  }
-
-  private failed(delivery: ClaimedDelivery, code: string, message: string): DeliveryOutcome {
-    return {
-      id: delivery.id,
-      attempt: delivery.attempts,
-      at: this.clock.now(),
-      status: 'failed',
-      errorCode: code,
-      errorMessage: message,
-    };
   }
 }

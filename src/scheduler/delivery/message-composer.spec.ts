@@ -48,7 +48,7 @@ describe('TemplateMessageComposer', () => {
   });
 
   it('does not split a surrogate pair at the cap', () => {
-    const capped = finishMessage(`${'a'.repeat(4095)}😀tail`);
+    const capped = finishMessage(`${'a'.repeat(4095)}😀tail`, 4096);
     expect(capped).toBe('a'.repeat(4095));
   });
 

@@ -1,5 +1,4 @@
 import type { Agent } from 'undici';
-import { WHATSAPP_LIMITS } from '../../channels/whatsapp/whatsapp.transport';
 import { describeOutboundError, isRecord, keepAliveAgent } from '../../common/outbound-http';
 
 /** What a follow-up occurrence knows when its message is written. */
@@ -12,6 +11,8 @@ export interface ComposeInput {
   phone: string;
   /** Epoch milliseconds of the occurrence being delivered. */
   occurrenceAt: number;
+  /** The longest text the channel's kind accepts (its transport's limits). */
+  textLength: number;
 }
 
 export interface LlmComposerOptions {
@@ -48,9 +49,6 @@ export abstract class MessageComposer {
   }
 }
 
-/** Follow-ups go out as WhatsApp texts: the channel kind's limit. */
-const TEXT_LIMIT = WHATSAPP_LIMITS.textLength;
-
 const PLACEHOLDER = /\{\{\s*(title|phone|description)\s*\}\}/g;
 
 /**
@@ -69,11 +67,11 @@ export function fillTemplate(
   });
 }
 
-/** Trims and caps at WhatsApp's limit without splitting a surrogate pair. */
-export function finishMessage(text: string): string {
+/** Trims and caps at the channel's limit without splitting a surrogate pair. */
+export function finishMessage(text: string, limit: number): string {
   let result = text.trim();
-  if (result.length > TEXT_LIMIT) {
-    const cut = /[\uD800-\uDBFF]/.test(result[TEXT_LIMIT - 1]) ? TEXT_LIMIT - 1 : TEXT_LIMIT;
+  if (result.length > limit) {
+    const cut = /[\uD800-\uDBFF]/.test(result[limit - 1]) ? limit - 1 : limit;
     result = result.slice(0, cut).trimEnd();
   }
   return result;
@@ -82,7 +80,7 @@ export function finishMessage(text: string): string {
 /** The prompt itself is the message, with its placeholders filled in. */
 export class TemplateMessageComposer extends MessageComposer {
   compose(input: ComposeInput): Promise<string> {
-    return Promise.resolve(finishMessage(fillTemplate(input.prompt, input)));
+    return Promise.resolve(finishMessage(fillTemplate(input.prompt, input), input.textLength));
   }
 }
 
@@ -136,7 +134,7 @@ export class LlmMessageComposer extends MessageComposer {
       }
     }
     // The model may echo a placeholder; filling it here keeps the phone out of the request.
-    const message = finishMessage(fillTemplate(await content, input));
+    const message = finishMessage(fillTemplate(await content, input), input.textLength);
     if (!message) {
       throw new ComposeError('llm_empty_response', 'The LLM answered with an empty message');
     }

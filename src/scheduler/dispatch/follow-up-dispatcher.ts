@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { toIso as iso } from '../../common/time';
-import { Metrics } from '../../metrics/metrics';
+import { Metrics } from '../../metrics';
 import { loadStoredSchedule } from '../schedule/schedule.parser';
 
 interface DueFollowUp {
@@ -53,9 +53,10 @@ export class FollowUpDispatcher {
       });
       const ids = JSON.stringify(due.map((followUp) => followUp.id));
       await db.query(
-        `INSERT INTO deliveries (organization_id, follow_up_id, channel_id, occurrence_at, phone, status,
-                                 attempts, next_attempt_at, created_at, updated_at)
-         SELECT f.organization_id, f.id, f.channel_id, f.next_run_at, phone.value, 'pending', 0, $2, $2, $2
+        `INSERT INTO deliveries (organization_id, follow_up_id, channel_id, channel_kind, occurrence_at,
+                                 phone, status, attempts, next_attempt_at, created_at, updated_at)
+         SELECT f.organization_id, f.id, f.channel_id, f.channel_kind, f.next_run_at, phone.value,
+                'pending', 0, $2, $2, $2
            FROM follow_ups f
           CROSS JOIN LATERAL jsonb_array_elements_text(f.client_phone_numbers) AS phone(value)
           WHERE f.id IN (SELECT value::uuid FROM jsonb_array_elements_text($1::jsonb))

@@ -1,28 +1,23 @@
+import { BUILTIN_CHANNEL_KINDS } from '../../channels/kinds';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   ArrayNotEmpty,
   IsArray,
-  IsIn,
   IsInt,
   Max,
   Min,
   IsNotEmpty,
   IsString,
   IsUUID,
-  Matches,
   MaxLength,
   ValidateNested,
 } from 'class-validator';
 import { IsOptionalNotNull } from '../../common/http/validation.decorators';
 import { PaginationQueryDto } from '../../common/http/pagination.dto';
-import {
-  DELIVERY_STATUSES,
-  DeliveryStatus,
-  MESSAGE_TYPES,
-  MessageType,
-} from '../entities/delivery.entity';
+import { DELIVERY_STATUSES, DeliveryStatus } from '../entities/delivery.entity';
+import { FollowUpTemplateDto } from '../../channels/messages/channel-message.dto';
 import { FOLLOW_UP_STATUSES, FollowUpStatus } from '../entities/follow-up.entity';
 import { MAX_PHONE_NUMBERS } from '../phone-numbers';
 import { MAX_TIME_MS } from '../../common/zoned-time';
@@ -32,39 +27,6 @@ const FREQUENCY_DESCRIPTION =
   'once | hourly | daily | weekly | monthly (at the creation wall-clock time), a 5-field cron ' +
   'expression, an RFC 5545 RRULE (optionally prefixed RRULE:) or an ISO 8601 duration (P1D, PT6H), ' +
   'evaluated in time_zone.';
-
-export const MAX_TEMPLATE_PARAMETERS = 20;
-
-/**
- * A pre-approved WhatsApp template, sent instead of text to a number outside the 24-hour window.
- * Meta's rules: lowercase letters, digits and `_`; a language code such as `en` or `en_US`.
- */
-export class FollowUpTemplateDto {
-  @ApiProperty({ example: 'weekly_check_in', maxLength: 512, pattern: '^[a-z0-9_]+$' })
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(512)
-  @Matches(/^[a-z0-9_]+$/, { message: '$property must be lowercase letters, digits and _ only' })
-  name!: string;
-
-  @ApiProperty({ example: 'en_US', pattern: '^[a-z]{2,3}(_[A-Z]{2})?$' })
-  @IsString()
-  @Matches(/^[a-z]{2,3}(_[A-Za-z]{2,4})?$/, {
-    message: '$property must be a language code such as en or en_US',
-  })
-  language!: string;
-
-  @ApiProperty({
-    type: [String],
-    example: ['{{title}}', '{{message}}'],
-    description: `The body's parameters in order (at most ${MAX_TEMPLATE_PARAMETERS}), filled like the prompt: {{title}}, {{description}}, {{phone}} and {{message}} (the composed text).`,
-  })
-  @IsArray()
-  @ArrayMaxSize(MAX_TEMPLATE_PARAMETERS)
-  @IsString({ each: true })
-  @MaxLength(1024, { each: true })
-  parameters!: string[];
-}
 
 export class CreateFollowUpDto {
   @ApiProperty({ example: 'agent_support_es', maxLength: 200 })
@@ -178,7 +140,7 @@ export class FollowUpDto {
   @ApiProperty({ format: 'uuid' }) id!: string;
   @ApiProperty({ example: 'agent_support_es' }) agent_id!: string;
   @ApiProperty({ format: 'uuid' }) channel_id!: string;
-  @ApiProperty({ enum: ['Whatsapp', 'Messanger'] }) channel_type!: 'Whatsapp' | 'Messanger';
+  @ApiProperty({ enum: BUILTIN_CHANNEL_KINDS.map((kind) => kind.type) }) channel_type!: string;
   @ApiProperty({ type: [String], example: ['+34612345678'] }) client_phone_numbers!: string[];
   @ApiProperty({ example: 'daily' }) frequency!: string;
   @ApiProperty({ example: 'Remind {{title}}: ask whether the client needs anything else.' })
@@ -283,100 +245,4 @@ export class FollowUpPageDto {
   items!: FollowUpDto[];
   @ApiProperty({ type: 'integer', example: 0 }) offset!: number;
   @ApiProperty({ type: 'integer', example: 1 }) total_count!: number;
-}
-
-export class ListDeliveriesQueryDto extends PaginationQueryDto {
-  @ApiPropertyOptional({ enum: DELIVERY_STATUSES, description: 'Only deliveries in this status.' })
-  @IsOptionalNotNull()
-  @IsIn(DELIVERY_STATUSES)
-  status?: DeliveryStatus;
-}
-
-export class DeliveryErrorDto {
-  @ApiProperty({
-    example: '131026',
-    description: "Graph's error code, or ours (timeout, channel_inactive).",
-  })
-  code!: string;
-  @ApiProperty({ example: 'Message undeliverable' }) message!: string;
-}
-
-export const ATTEMPT_OUTCOMES = ['in_progress', 'sent', 'failed', 'unknown'] as const;
-export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];
-
-/** Attempts listed per delivery, most recent first; `attempts` counts them all. */
-export const MAX_LISTED_ATTEMPTS = 10;
-
-export class DeliveryAttemptDto {
-  @ApiProperty({ type: 'integer', example: 1, description: 'Numbered from 1.' })
-  attempt!: number;
-  @ApiProperty({
-    enum: ATTEMPT_OUTCOMES,
-    description:
-      'sent: Meta accepted it (wa_message_id); failed: see error; unknown: the process making the ' +
-      'call stopped or lost the database before recording an answer, so the message may have gone ' +
-      'out; in_progress: the call is being made.',
-  })
-  outcome!: AttemptOutcome;
-  @ApiProperty({ type: 'integer' }) started_at!: number;
-  @ApiProperty({ type: 'integer', nullable: true }) finished_at!: number | null;
-  @ApiProperty({ type: String, nullable: true, example: 'wamid.HBgLMzQ2MTIzNDU2NzgVAgARGBI' })
-  wa_message_id!: string | null;
-  @ApiProperty({ type: DeliveryErrorDto, nullable: true }) error!: DeliveryErrorDto | null;
-  @ApiProperty({
-    description: 'The agentline process that made the attempt (an opaque id).',
-    example: '019ab0c2-7d3e-7c4a-9f10-2b6c1e0d4a55',
-  })
-  process_id!: string;
-}
-
-export class DeliveryDto {
-  @ApiProperty({ format: 'uuid' }) id!: string;
-  @ApiProperty({
-    format: 'uuid',
-    type: String,
-    nullable: true,
-    description: 'Null for a message sent now.',
-  })
-  follow_up_id!: string | null;
-  @ApiProperty({ format: 'uuid' }) channel_id!: string;
-  @ApiProperty({
-    example: '+34612345678',
-    description: 'The recipient: an E.164 phone (WhatsApp) or a page-scoped id (Messenger).',
-  })
-  phone!: string;
-  @ApiProperty({ type: 'integer', description: 'The occurrence (ms) this message belongs to.' })
-  occurrence_at!: number;
-  @ApiProperty({ enum: DELIVERY_STATUSES }) status!: DeliveryStatus;
-  @ApiProperty({ type: 'integer' }) attempts!: number;
-  @ApiProperty({
-    type: [DeliveryAttemptDto],
-    description: `Its send attempts, most recent first (at most ${MAX_LISTED_ATTEMPTS}): a message sent twice shows both wa_message_ids.`,
-  })
-  attempt_history!: DeliveryAttemptDto[];
-  @ApiProperty({ type: DeliveryErrorDto, nullable: true }) last_error!: DeliveryErrorDto | null;
-  @ApiProperty({ type: String, nullable: true, example: 'wamid.HBgLMzQ2MTIzNDU2NzgVAgARGBI' })
-  wa_message_id!: string | null;
-  @ApiProperty({ type: 'integer', nullable: true }) sent_at!: number | null;
-  @ApiProperty({
-    type: 'integer',
-    nullable: true,
-    description: 'When Meta reported it delivered (ms).',
-  })
-  delivered_at!: number | null;
-  @ApiProperty({ type: 'integer', nullable: true, description: 'When Meta reported it read (ms).' })
-  read_at!: number | null;
-  @ApiProperty({
-    enum: MESSAGE_TYPES,
-    description: 'text inside the 24-hour window; template outside it when the follow-up has one.',
-  })
-  message_type!: MessageType;
-  @ApiProperty({ type: 'integer' }) created_at!: number;
-  @ApiProperty({ type: 'integer' }) updated_at!: number;
-}
-
-export class DeliveryPageDto {
-  @ApiProperty({ type: [DeliveryDto] }) items!: DeliveryDto[];
-  @ApiProperty({ type: 'integer', example: 0 }) offset!: number;
-  @ApiProperty({ type: 'integer', example: 2 }) total_count!: number;
 }

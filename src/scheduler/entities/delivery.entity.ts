@@ -43,7 +43,8 @@ export class DeliveryEntity {
   @Column({ name: 'last_error_code', type: 'text', nullable: true }) lastErrorCode!: string | null;
   @Column({ name: 'last_error_message', type: 'text', nullable: true }) lastErrorMessage!:
     string | null;
-  @Column({ name: 'wa_message_id', type: 'text', nullable: true }) waMessageId!: string | null;
+  @Column({ name: 'wa_message_id', type: 'text', nullable: true }) providerMessageId!:
+    string | null;
   @Column({ name: 'sent_at', type: 'timestamptz', nullable: true }) sentAt!: Date | null;
   /** From Meta's statuses (webhooks): forward only, sent < delivered < read. */
   @Column({ name: 'delivered_at', type: 'timestamptz', nullable: true }) deliveredAt!: Date | null;

@@ -19,7 +19,10 @@ export class FollowUpEntity {
   @Column({ name: 'organization_id', type: 'text' }) organizationId!: string;
   @Column({ name: 'agent_id', type: 'text' }) agentId!: string;
   @Column({ name: 'channel_id', type: 'uuid' }) channelId!: string;
-  @Column({ name: 'channel_type', type: 'text' }) channelType!: 'Whatsapp' | 'Messanger';
+  /** The channel kind's `type` ("Whatsapp"). */
+  @Column({ name: 'channel_type', type: 'text' }) channelType!: string;
+  /** Its channel's kind (`whatsapp`), which its deliveries are queued with. */
+  @Column({ name: 'channel_kind', type: 'text' }) channelKind!: string;
   @Column({ name: 'client_phone_numbers', type: 'jsonb' }) clientPhoneNumbers!: string[];
   @Column({ type: 'text' }) frequency!: string;
   @Column({ name: 'time_zone', type: 'text' }) timeZone!: string;

@@ -1,5 +1,5 @@
 import { toWall } from '../../common/zoned-time';
-import { ToolExecutor } from '../../tools/execution/tool-executor';
+import type { ToolExecutor } from '../../tools';
 import { parseSchedule } from './schedule.parser';
 import { ScheduleError } from './schedule.types';
 

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { BUILTIN_TOOLKITS } from '../toolkits';
 import { FORMATTED_NAME_PATTERN, formattedToolName } from './formatted-schema';
 import { ToolkitDefinition } from './tool-specification.types';
-import { parseToolkitFile } from './toolkit-file.schema';
+import { parseToolkitFile, ToolkitSource } from './toolkit-file.schema';
 
 /** Toolkit data files outside src/tools/toolkits/ (Agentline's), relative to the repository root. */
 export const BUILTIN_TOOLKITS_DIR = path.join('catalog', 'toolkits');
@@ -24,12 +24,6 @@ export class ToolCatalogValidationError extends Error {
     );
     this.name = 'ToolCatalogValidationError';
   }
-}
-
-export interface ToolkitSource {
-  /** Used in error messages only. */
-  file: string;
-  data: unknown;
 }
 
 /** Walks up until a directory holding package.json: works from src/ (ts-jest) and dist/src/ (tsc). */

@@ -266,6 +266,16 @@ const toolkit = strictObject({
   });
 });
 
+/**
+ * A toolkit data file as read, before it is checked. Declared here rather than in the loader,
+ * which imports every built-in toolkit: a toolkit that names this type must not import it back.
+ */
+export interface ToolkitSource {
+  /** Used in error messages only. */
+  file: string;
+  data: unknown;
+}
+
 /** The toolkit in `data`, or every problem found in it. */
 export function parseToolkitFile(
   data: unknown,

@@ -27,7 +27,7 @@ import { ToolExecutorRegistry } from './tool-executor.registry';
 import { boundedJson } from './stored-json';
 import { toolInputValidator, validateToolInput } from './tool-input.validator';
 import { TOOLS_CONFIG, ToolsConfig } from '../tools.config';
-import { ToolWorkerUnavailable } from './worker-pool/tool-worker.pool';
+import { WorkerPoolUnavailable } from '../../common/worker-pool/worker-pool';
 
 const DEFAULT_PAGE_SIZE = 50;
 const MAX_ERROR_CHARS = 4096;
@@ -61,7 +61,7 @@ class AuthorizationRequiredProblem extends ProblemException {
 const notExecutable = (detail: string) => new ProblemException('not_executable', detail);
 
 /** A worker thread the tool needs cannot start: nothing ran; `503` with `Retry-After`. */
-const workerThreadsUnavailable = (error: ToolWorkerUnavailable) =>
+const workerThreadsUnavailable = (error: WorkerPoolUnavailable) =>
   new ProblemException(
     'busy',
     'The worker threads that run this tool cannot start at the moment; they are being started again. Retry shortly.',
@@ -146,7 +146,7 @@ export class ToolExecutionService implements OnModuleInit {
       );
     } catch (error) {
       // No thread could take the tool: it never ran, so there is nothing to record.
-      if (error instanceof ToolWorkerUnavailable) throw workerThreadsUnavailable(error);
+      if (error instanceof WorkerPoolUnavailable) throw workerThreadsUnavailable(error);
       // A bug, not a tool failure: still on the record, then a 500 (logged by the problem filter).
       await this.record(principal, tool, input, Math.round(performance.now() - started), {
         status: 'failed',

@@ -1,4 +1,5 @@
 import { JsonValue } from '../../common/json';
+import { WorkerTaskError } from '../../common/worker-pool/worker-task';
 
 /** A validated tool input: the parameters the spec declares, absent optional ones left out. */
 export type ToolInput = Readonly<Record<string, JsonValue>>;
@@ -33,8 +34,9 @@ export interface ToolExecutor {
 /**
  * A tool-level failure (bad argument, provider error): reported as `output.error` with a 200, so
  * that the model calling the tool can read it and try again. Anything else thrown is a bug (500).
+ * A WorkerTaskError, so that one thrown in a worker thread crosses back as the task's failure.
  */
-export class ToolExecutionError extends Error {
+export class ToolExecutionError extends WorkerTaskError {
   constructor(message: string) {
     super(message);
     this.name = 'ToolExecutionError';

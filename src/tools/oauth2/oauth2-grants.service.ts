@@ -1,4 +1,4 @@
-import { Metrics } from '../../metrics/metrics';
+import { Metrics } from '../../metrics';
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, In, Repository } from 'typeorm';

@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import { Clock } from '../../common/clock';
 import { readEnvironment } from '../../config/environment';
-import type { ToolkitSource } from '../catalog/tool-catalog.loader';
+import type { ToolkitSource } from '../catalog/toolkit-file.schema';
 import { ToolExecutor } from '../execution/tool-executor';
 import { ProviderHttpClient } from './provider-http.client';
 
@@ -16,7 +16,7 @@ export interface ToolkitServices {
 export type ToolkitExecutors = Record<string, ToolExecutor>;
 
 /**
- * A module of CPU-bound executors run in ToolsModule's worker threads (see ToolWorkerPool): it
+ * A module of CPU-bound executors run in ToolsModule's worker threads (a WorkerPool): it
  * exports WORKER_TOOL_EXECUTORS and loads without Nest.
  */
 export interface ToolkitWorkerModule {

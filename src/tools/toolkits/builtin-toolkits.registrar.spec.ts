@@ -1,6 +1,6 @@
 import { SystemClock } from '../../common/clock';
+import { WorkerPool } from '../../common/worker-pool/worker-pool';
 import { validateToolkitSources } from '../catalog/tool-catalog.loader';
-import { ToolWorkerPool } from '../execution/worker-pool/tool-worker.pool';
 import { builtinToolExecutors, workerModules } from './builtin-toolkits.registrar';
 import { BUILTIN_TOOLKITS } from '.';
 import { ProviderHttpClient } from './provider-http.client';
@@ -9,7 +9,7 @@ describe('the built-in toolkits', () => {
   const http = new ProviderHttpClient({ timeoutMs: 1000 });
   afterAll(() => http.close());
   const services = { http, clock: new SystemClock() };
-  const pool = new ToolWorkerPool(1, []);
+  const pool = new WorkerPool(1, []);
   afterAll(() => pool.close());
 
   it.each(BUILTIN_TOOLKITS.map((toolkit) => [toolkit.name, toolkit] as const))(

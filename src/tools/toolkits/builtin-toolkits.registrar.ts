@@ -1,8 +1,9 @@
 import { Inject, Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { Clock } from '../../common/clock';
-import { Metrics } from '../../metrics/metrics';
+import { WorkerPool } from '../../common/worker-pool/worker-pool';
+import { Metrics } from '../../metrics';
 import { ToolExecutorRegistry } from '../execution/tool-executor.registry';
-import { ToolWorkerPool } from '../execution/worker-pool/tool-worker.pool';
+import { workerToolExecutor } from '../execution/worker-tool-executor';
 import { TOOLS_CONFIG, ToolsConfig } from '../tools.config';
 import { ConfiguredToolkit, ToolkitExecutors, ToolkitServices } from './builtin-toolkit';
 import { ProviderHttpClient } from './provider-http.client';
@@ -14,12 +15,12 @@ import { ProviderHttpClient } from './provider-http.client';
 export function builtinToolExecutors(
   toolkits: readonly ConfiguredToolkit[],
   services: ToolkitServices,
-  pool: ToolWorkerPool,
+  pool: WorkerPool,
 ): ToolkitExecutors {
   const executors: ToolkitExecutors = {};
   for (const toolkit of toolkits) {
     for (const name of Object.keys(toolkit.worker?.executors ?? {})) {
-      executors[name] = pool.executor(name);
+      executors[name] = workerToolExecutor(pool, name);
     }
     Object.assign(executors, toolkit.executors(services));
   }
@@ -38,7 +39,7 @@ export function workerModules(toolkits: readonly ConfiguredToolkit[]): string[] 
 @Injectable()
 export class BuiltinToolkitsRegistrar implements OnModuleInit, OnApplicationShutdown {
   private readonly http: ProviderHttpClient;
-  private readonly pool: ToolWorkerPool;
+  private readonly pool: WorkerPool;
 
   constructor(
     private readonly registry: ToolExecutorRegistry,
@@ -47,11 +48,10 @@ export class BuiltinToolkitsRegistrar implements OnModuleInit, OnApplicationShut
     metrics: Metrics,
   ) {
     this.http = new ProviderHttpClient({ timeoutMs: config.toolExecution.timeoutMs });
-    this.pool = new ToolWorkerPool(
-      config.toolExecution.workerThreads,
-      workerModules(config.toolkits),
-      { name: 'tools', ...metrics.workerPoolEvents('tools') },
-    );
+    this.pool = new WorkerPool(config.toolExecution.workerThreads, workerModules(config.toolkits), {
+      name: 'tools',
+      ...metrics.workerPoolEvents('tools'),
+    });
   }
 
   onModuleInit(): void {

@@ -1,14 +1,9 @@
 import { Logger } from '@nestjs/common';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import {
-  ToolExecutionContext,
-  ToolExecutionError,
-  ToolExecutor,
-  ToolInput,
-} from '../tool-executor';
 import { FairQueue } from './fair-queue';
-import { ToolWorkerMessage, ToolWorkerTask } from './tool-worker.messages';
+import { WorkerAnswer, WorkerTaskMessage } from './worker.messages';
+import { WorkerInput, WorkerRunContext, WorkerTaskError } from './worker-task';
 
 /**
  * Loads the worker entry beside this file: `.js` under `npm start` (dist/), `.ts` under ts-node
@@ -21,7 +16,7 @@ if (workerData.tsNode) require(workerData.tsNode).register({ transpileOnly: true
 require(workerData.entry);
 `;
 
-const ENTRY = path.join(__dirname, `tool-worker.entry${path.extname(__filename)}`);
+const ENTRY = path.join(__dirname, `worker.entry${path.extname(__filename)}`);
 
 /** A task refused when this many already wait: the pool is saturated, waiting would time out. */
 const MAX_QUEUED_PER_THREAD = 64;
@@ -41,7 +36,7 @@ const WORKER_HEAP_MB = 256;
 interface Task {
   /** The organization whose sub-queue it waits in (empty for work of no organization). */
   organization: string;
-  message: ToolWorkerTask;
+  message: WorkerTaskMessage;
   signal: AbortSignal;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
@@ -61,9 +56,9 @@ interface Slot {
 }
 
 /** Why a task was refused at once: the queue is full, the organization's share of it is, or no thread could start. */
-export type ToolWorkerRefusal = 'queue_full' | 'organization_full' | 'unavailable';
+export type WorkerRefusal = 'queue_full' | 'organization_full' | 'unavailable';
 
-export interface ToolWorkerPoolOptions {
+export interface WorkerPoolOptions {
   /** Names the pool in logs and metrics (`tools`, `scheduler`). */
   name?: string;
   /** Delays before starting again a thread that failed to start (doubling from min to max). */
@@ -71,20 +66,21 @@ export interface ToolWorkerPoolOptions {
   /** Called for each thread that failed to start, with the delay before it is started again. */
   onStartFailure?: (failure: { restartInMs: number }) => void;
   /** Called for each task refused at once (for metrics). */
-  onRefusal?: (reason: ToolWorkerRefusal) => void;
+  onRefusal?: (reason: WorkerRefusal) => void;
 }
 
 /**
- * A fixed set of worker threads that run CPU-bound tools (the WORKER_TOOL_EXECUTORS of its
- * modules) one task per thread, so that no input can hold the event loop. An aborted task (the execution's
- * time-out) terminates its thread, which stops even a tool stuck in a loop; a fresh thread takes
+ * A fixed set of worker threads that run CPU-bound tasks (the WORKER_TOOL_EXECUTORS of its
+ * modules) one task per thread, so that no input can hold the event loop. In the kernel: tools
+ * and the scheduler each own a pool, neither through the other. An aborted task (the caller's
+ * time-out) terminates its thread, which stops even a task stuck in a loop; a fresh thread takes
  * its place. Tasks wait in a bounded queue when every thread is busy, one sub-queue per
  * organization served in turn, so that one organization's burst cannot hold up the others. A
  * thread that fails to start is started again later (see `startFailed`); meanwhile the tasks that
- * have no thread to wait for are refused with ToolWorkerUnavailable.
+ * have no thread to wait for are refused with WorkerPoolUnavailable.
  */
-export class ToolWorkerPool {
-  private readonly logger = new Logger(ToolWorkerPool.name);
+export class WorkerPool {
+  private readonly logger = new Logger(WorkerPool.name);
   private readonly slots: Slot[] = [];
   private readonly queue = new FairQueue<Task>();
   private closed = false;
@@ -103,15 +99,15 @@ export class ToolWorkerPool {
   constructor(
     private readonly threads: number,
     private readonly modules: readonly string[],
-    private readonly options: ToolWorkerPoolOptions = {},
+    private readonly options: WorkerPoolOptions = {},
   ) {
-    this.name = options.name ?? 'tool';
+    this.name = options.name ?? 'pool';
     this.restartDelayMs = options.restartDelayMs ?? RESTART_DELAY_MS;
   }
 
   /**
    * Starts the threads; resolves when every one has loaded its executors. `run` starts them on
-   * first use, so an app whose CPU-bound tools are never called pays nothing for them (a thread
+   * first use, so an app whose CPU-bound tasks are never called pays nothing for them (a thread
    * takes about half a second to load, a second under ts-node): the first call waits for it.
    */
   async start(): Promise<void> {
@@ -121,27 +117,23 @@ export class ToolWorkerPool {
     if (!this.slots.some((slot) => slot.loaded)) throw this.unavailable();
   }
 
-  /** An executor that runs `name` in the pool. */
-  executor(name: string): ToolExecutor {
-    return { execute: (input, context) => this.run(name, input, context) };
-  }
-
   /**
    * Runs `name` with `input`. `context.signal` aborts it whether it waits or runs; `budgetMs`
    * bounds its time on a thread, so a task queued behind a slow one is not charged for the wait
-   * (it rejects with a ToolWorkerBudgetExceeded when spent).
+   * (it rejects with a WorkerBudgetExceeded when spent). Every field of `context` but `signal` is
+   * copied to the thread.
    */
   run(
     name: string,
-    input: ToolInput,
-    context: ToolExecutionContext,
+    input: WorkerInput,
+    context: WorkerRunContext,
     { budgetMs }: { budgetMs?: number } = {},
   ): Promise<unknown> {
-    if (this.closed) return Promise.reject(new Error('The tool worker pool is closed'));
+    if (this.closed) return Promise.reject(new Error('The worker pool is closed'));
     if (!this.started) void this.start().catch(() => undefined);
     // Every thread failed to start and waits for its restart: nothing to wait for.
     if (this.slots.length === 0) return Promise.reject(this.refuse('unavailable'));
-    const { signal } = context;
+    const { signal, ...forwarded } = context;
     if (signal.aborted) return Promise.reject(abortError());
     const organization = context.organizationId;
     if (this.queue.sizeOf(organization) >= this.threads * MAX_QUEUED_PER_ORGANIZATION_PER_THREAD) {
@@ -153,7 +145,7 @@ export class ToolWorkerPool {
     return new Promise((resolve, reject) => {
       const task: Task = {
         organization,
-        message: { name, input, context: workerContext(context) },
+        message: { name, input, context: forwarded },
         signal,
         resolve,
         reject,
@@ -205,7 +197,7 @@ export class ToolWorkerPool {
     worker.unref();
     const slot: Slot = { worker, ready: Promise.resolve(), loaded: false };
     slot.ready = new Promise<void>((resolve, reject) => {
-      worker.on('message', (message: ToolWorkerMessage) => {
+      worker.on('message', (message: WorkerAnswer) => {
         if (message.kind === 'ready') {
           slot.loaded = true;
           this.threadLoaded();
@@ -236,7 +228,7 @@ export class ToolWorkerPool {
       if (task.budgetMs !== undefined) {
         const budgetMs = task.budgetMs;
         task.budgetTimer = setTimeout(
-          () => this.abort(task, new ToolWorkerBudgetExceeded(budgetMs)),
+          () => this.abort(task, new WorkerBudgetExceeded(budgetMs)),
           budgetMs,
         );
       }
@@ -244,13 +236,13 @@ export class ToolWorkerPool {
     }
   }
 
-  private answer(slot: Slot, message: ToolWorkerMessage): void {
+  private answer(slot: Slot, message: WorkerAnswer): void {
     const task = slot.task;
     if (!task || message.kind === 'ready') return;
     slot.task = undefined;
     settle(task, () => {
       if (message.kind === 'value') task.resolve(message.value);
-      else if (message.kind === 'tool_error') task.reject(new ToolExecutionError(message.message));
+      else if (message.kind === 'task_error') task.reject(new WorkerTaskError(message.message));
       else {
         const error = new Error(message.message);
         error.stack = message.stack;
@@ -275,15 +267,9 @@ export class ToolWorkerPool {
   private crashed(slot: Slot, error: Error): void {
     const task = slot.task;
     if (task) {
-      // Out of memory is what a hostile input does: the tool fails, agentline carries on.
+      // Out of memory is what a hostile input does: the task fails, agentline carries on.
       const outOfMemory = (error as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY';
-      settle(task, () =>
-        task.reject(
-          outOfMemory
-            ? new ToolExecutionError('The input needs more memory than a tool may use.')
-            : error,
-        ),
-      );
+      settle(task, () => task.reject(outOfMemory ? new WorkerOutOfMemory() : error));
     }
     this.replace(slot, error);
   }
@@ -291,7 +277,7 @@ export class ToolWorkerPool {
   private exited(slot: Slot, code: number): void {
     if (!this.slots.includes(slot)) return;
     const task = slot.task;
-    if (task) settle(task, () => task.reject(new Error(`A tool worker thread exited (${code})`)));
+    if (task) settle(task, () => task.reject(new Error(`A worker thread exited (${code})`)));
     this.replace(slot, new Error(`the thread exited with code ${code}`));
   }
 
@@ -363,16 +349,16 @@ export class ToolWorkerPool {
     return true;
   }
 
-  private refuse(reason: ToolWorkerRefusal): Error {
+  private refuse(reason: WorkerRefusal): Error {
     this.options.onRefusal?.(reason);
-    return reason === 'unavailable' ? this.unavailable() : new ToolWorkerPoolBusy();
+    return reason === 'unavailable' ? this.unavailable() : new WorkerPoolBusy();
   }
 
   /** No thread to run on: retry when the next restart is due (at least a second from now). */
-  private unavailable(): ToolWorkerUnavailable {
+  private unavailable(): WorkerPoolUnavailable {
     const next = Math.min(...this.restarts.values());
     const waitMs = Number.isFinite(next) ? next - performance.now() : 0;
-    return new ToolWorkerUnavailable(Math.max(1, Math.ceil(waitMs / 1000)));
+    return new WorkerPoolUnavailable(Math.max(1, Math.ceil(waitMs / 1000)));
   }
 }
 
@@ -390,43 +376,50 @@ function settle(task: Task, action: () => void): void {
 
 const settled = new WeakSet<Task>();
 
-function workerContext(context: ToolExecutionContext): ToolWorkerTask['context'] {
-  const { organizationId, agentId, toolId, toolCreatedBy, executedBy, timeoutMs } = context;
-  return { organizationId, agentId, toolId, toolCreatedBy, executedBy, timeoutMs };
+/**
+ * Every thread is busy and the queue (or the organization's share of it) is full: the caller's
+ * to word, as a tool failure (tools) or `503 busy` (the scheduler's HTTP callers).
+ */
+export class WorkerPoolBusy extends Error {
+  constructor() {
+    super('Too many tasks are waiting for the worker threads; try again shortly.');
+    this.name = 'WorkerPoolBusy';
+  }
 }
 
-/** Every thread is busy and the queue is full: a tool error, which an HTTP caller may map to 503. */
-export class ToolWorkerPoolBusy extends ToolExecutionError {
+/** A task ran its thread out of memory: a hostile input, the caller's to word. */
+export class WorkerOutOfMemory extends Error {
   constructor() {
-    super('Too many tool executions are running; try again shortly.');
+    super('The input needs more memory than a worker thread may use.');
+    this.name = 'WorkerOutOfMemory';
   }
 }
 
 /**
- * No thread of the pool could start (see ToolWorkerPool.startFailed): not the caller's fault and
+ * No thread of the pool could start (see WorkerPool.startFailed): not the caller's fault and
  * not a bug of the task, so HTTP callers answer `503 busy` with `Retry-After: retryAfterSeconds`.
  */
-export class ToolWorkerUnavailable extends Error {
+export class WorkerPoolUnavailable extends Error {
   constructor(readonly retryAfterSeconds: number) {
     super('No worker thread could start; they are being started again.');
-    this.name = 'ToolWorkerUnavailable';
+    this.name = 'WorkerPoolUnavailable';
   }
 }
 
 /** A task that used up its thread-time budget (its thread was stopped). */
-export class ToolWorkerBudgetExceeded extends Error {
+export class WorkerBudgetExceeded extends Error {
   constructor(readonly budgetMs: number) {
     super(`took over ${budgetMs} ms`);
-    this.name = 'ToolWorkerBudgetExceeded';
+    this.name = 'WorkerBudgetExceeded';
   }
 }
 
 function abortError(): Error {
-  const error = new Error('The tool execution was aborted');
+  const error = new Error('The task was aborted');
   error.name = 'AbortError';
   return error;
 }
 
 function closedError(): Error {
-  return new Error('The tool worker pool closed while the tool ran');
+  return new Error('The worker pool closed while the task ran');
 }

@@ -1,128 +1,16 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { eventually } from '../../../../test/support/eventually';
-import { ToolExecutionContext, ToolExecutionError, ToolInput } from '../tool-executor';
-import { MATH_WORKER_MODULE } from '../../toolkits/math/math.executors';
-import { TEXT_WORKER_MODULE } from '../../toolkits/text/text.executors';
-import {
-  ToolWorkerPool,
-  ToolWorkerPoolBusy,
-  ToolWorkerRefusal,
-  ToolWorkerUnavailable,
-} from './tool-worker.pool';
-
-const CPU_TOOLS_MODULES = [MATH_WORKER_MODULE, TEXT_WORKER_MODULE];
-
-/** Far more text than the catalog allows: seconds of work, to have something to stop. */
-const HUGE_TEXT = 'hello world. '.repeat(400_000);
+import { eventually } from '../../../test/support/eventually';
+import { WorkerPool, WorkerPoolBusy, WorkerPoolUnavailable, WorkerRefusal } from './worker-pool';
+import { WorkerInput, WorkerRunContext, WorkerTaskError } from './worker-task';
 
 function contextWith(
   signal = new AbortController().signal,
   organizationId = 'org',
-): ToolExecutionContext {
-  return {
-    organizationId,
-    agentId: 'agent',
-    toolId: 'tool',
-    toolCreatedBy: 'creator',
-    executedBy: 'caller',
-    apiKey: 'never-crosses',
-    signal,
-    timeoutMs: 1000,
-  };
+): WorkerRunContext {
+  return { organizationId, signal, timeoutMs: 1000 };
 }
-
-/** How late a 10 ms timer fires while `work` runs: the event loop's lag. */
-async function lagDuring(work: Promise<unknown>): Promise<number> {
-  let worst = 0;
-  let running = true;
-  void work.finally(() => (running = false)).catch(() => undefined);
-  while (running) {
-    const started = performance.now();
-    await new Promise((resolve) => setTimeout(resolve, 10));
-    worst = Math.max(worst, performance.now() - started - 10);
-  }
-  return worst;
-}
-
-describe('ToolWorkerPool', () => {
-  let pool: ToolWorkerPool;
-
-  beforeAll(async () => {
-    pool = new ToolWorkerPool(1, CPU_TOOLS_MODULES);
-    await pool.start();
-  }, 30_000);
-  afterAll(() => pool.close());
-
-  it('runs a tool in a worker thread and answers its value', async () => {
-    await expect(
-      pool.run('Text.CountWords', { text: 'One two. Three' }, contextWith()),
-    ).resolves.toEqual({ words: 3, characters: 14, sentences: 2, lines: 1 });
-  });
-
-  it("answers a tool's own failure as a ToolExecutionError with its message", async () => {
-    const failure = pool.run('Math.Calculate', { expression: '1 / 0' }, contextWith());
-    await expect(failure).rejects.toBeInstanceOf(ToolExecutionError);
-    await expect(failure).rejects.toThrow('Division by zero at position 3.');
-  });
-
-  it('answers a bug as a plain error', async () => {
-    const failure = pool.run('Nope.Missing', {}, contextWith());
-    await expect(failure).rejects.not.toBeInstanceOf(ToolExecutionError);
-    await expect(failure).rejects.toThrow('No worker executor for Nope.Missing');
-  });
-
-  it('keeps the event loop free while a tool runs, and an abort stops the tool at once', async () => {
-    const controller = new AbortController();
-    const started = performance.now();
-    const run = pool.run('Text.CountWords', { text: HUGE_TEXT }, contextWith(controller.signal));
-    setTimeout(() => controller.abort(), 300);
-    const lag = await lagDuring(run);
-    await expect(run).rejects.toThrow('aborted');
-    expect(performance.now() - started).toBeLessThan(1000);
-    expect(lag).toBeLessThan(100);
-    // A fresh thread took the stopped one's place.
-    await expect(pool.run('Math.Calculate', { expression: '6 * 7' }, contextWith())).resolves.toBe(
-      42,
-    );
-  }, 30_000);
-
-  it('runs tasks one after another when every thread is busy, and drops an aborted queued one', async () => {
-    const first = pool.run('Math.Calculate', { expression: '1 + 1' }, contextWith());
-    const controller = new AbortController();
-    const dropped = pool.run('Math.Calculate', { expression: '2' }, contextWith(controller.signal));
-    const third = pool.run('Math.Statistics', { values: [1, 2, 3] }, contextWith());
-    const droppedAnswer = expect(dropped).rejects.toThrow('aborted');
-    controller.abort();
-    await expect(first).resolves.toBe(2);
-    await droppedAnswer;
-    await expect(third).resolves.toMatchObject({ count: 3, mean: 2 });
-  });
-
-  it('refuses work once closed', async () => {
-    const closing = new ToolWorkerPool(1, CPU_TOOLS_MODULES);
-    await closing.start();
-    const running = closing.run('Text.CountWords', { text: HUGE_TEXT }, contextWith());
-    const runningAnswer = expect(running).rejects.toThrow('closed');
-    await closing.close();
-    await runningAnswer;
-    await expect(closing.run('Math.Calculate', { expression: '1' }, contextWith())).rejects.toThrow(
-      'closed',
-    );
-  }, 30_000);
-
-  it('starts its threads on the first task when nobody started it', async () => {
-    const lazy = new ToolWorkerPool(1, CPU_TOOLS_MODULES);
-    try {
-      await expect(
-        lazy.run('Math.Calculate', { expression: '6 * 7' }, contextWith()),
-      ).resolves.toBe(42);
-    } finally {
-      await lazy.close();
-    }
-  }, 30_000);
-});
 
 /**
  * A worker module of our own, in a temporary directory: it refuses to load while `broken` exists
@@ -130,7 +18,7 @@ describe('ToolWorkerPool', () => {
  * thread until the file named by `input.path` exists.
  */
 function testWorkerModule(): { file: string; broken: string; dir: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'tool-worker-pool-'));
+  const dir = mkdtempSync(join(tmpdir(), 'worker-pool-'));
   const broken = join(dir, 'broken');
   const file = join(dir, 'test-worker.js');
   writeFileSync(
@@ -141,8 +29,15 @@ if (fs.existsSync(${JSON.stringify(broken)})) {
   throw new Error('cannot load: broken on purpose');
 }
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const { WorkerTaskError } = require(${JSON.stringify(require.resolve('./worker-task'))});
 exports.WORKER_TOOL_EXECUTORS = {
   'Test.Echo': { execute: async (input) => input },
+  'Test.Context': { execute: async (_input, context) => Object.keys(context).sort() },
+  'Test.Refuse': {
+    execute: async () => {
+      throw new WorkerTaskError('refused on purpose');
+    },
+  },
   'Test.Gate': {
     execute: async (input) => {
       while (!fs.existsSync(input.path)) await sleep(5);
@@ -155,7 +50,60 @@ exports.WORKER_TOOL_EXECUTORS = {
   return { file, broken, dir };
 }
 
-describe('ToolWorkerPool, when its threads cannot start', () => {
+describe('WorkerPool, running tasks', () => {
+  let worker: ReturnType<typeof testWorkerModule>;
+  let pool: WorkerPool;
+
+  beforeAll(async () => {
+    worker = testWorkerModule();
+    pool = new WorkerPool(1, [worker.file]);
+    await pool.start();
+  }, 30_000);
+  afterAll(async () => {
+    await pool.close();
+    rmSync(worker.dir, { recursive: true, force: true });
+  });
+
+  it('answers the value of a task run in a thread', async () => {
+    await expect(pool.run('Test.Echo', { n: 1 }, contextWith())).resolves.toEqual({ n: 1 });
+  });
+
+  it("answers a task's own failure as a WorkerTaskError with its message, a bug as a plain error", async () => {
+    const refused = pool.run('Test.Refuse', {}, contextWith());
+    await expect(refused).rejects.toBeInstanceOf(WorkerTaskError);
+    await expect(refused).rejects.toThrow('refused on purpose');
+    const bug = pool.run('Nope.Missing', {}, contextWith());
+    await expect(bug).rejects.not.toBeInstanceOf(WorkerTaskError);
+    await expect(bug).rejects.toThrow('No worker executor for Nope.Missing');
+  });
+
+  it('refuses work once closed, and the task it was running', async () => {
+    const closing = new WorkerPool(1, [worker.file]);
+    await closing.start();
+    const held = closing.run('Test.Gate', { path: join(worker.dir, 'never') }, contextWith());
+    const heldAnswer = expect(held).rejects.toThrow('closed');
+    await closing.close();
+    await heldAnswer;
+    await expect(closing.run('Test.Echo', {}, contextWith())).rejects.toThrow('closed');
+  }, 30_000);
+
+  it('starts its threads on the first task when nobody started it', async () => {
+    const lazy = new WorkerPool(1, [worker.file]);
+    try {
+      await expect(lazy.run('Test.Echo', { n: 2 }, contextWith())).resolves.toEqual({ n: 2 });
+    } finally {
+      await lazy.close();
+    }
+  }, 30_000);
+
+  it("hands the executor its caller's context, with a signal of the thread's own", async () => {
+    await expect(
+      pool.run('Test.Context', {}, { ...contextWith(), agentId: 'agent' }),
+    ).resolves.toEqual(['agentId', 'organizationId', 'signal', 'timeoutMs']);
+  });
+});
+
+describe('WorkerPool, when its threads cannot start', () => {
   let worker: ReturnType<typeof testWorkerModule>;
   beforeEach(() => (worker = testWorkerModule()));
   afterEach(() => rmSync(worker.dir, { recursive: true, force: true }));
@@ -165,8 +113,8 @@ describe('ToolWorkerPool, when its threads cannot start', () => {
     async (how) => {
       writeFileSync(worker.broken, how);
       const restartDelays: number[] = [];
-      const refusals: ToolWorkerRefusal[] = [];
-      const pool = new ToolWorkerPool(1, [worker.file], {
+      const refusals: WorkerRefusal[] = [];
+      const pool = new WorkerPool(1, [worker.file], {
         restartDelayMs: { min: 20, max: 80 },
         onStartFailure: ({ restartInMs }) => restartDelays.push(restartInMs),
         onRefusal: (reason) => refusals.push(reason),
@@ -174,10 +122,10 @@ describe('ToolWorkerPool, when its threads cannot start', () => {
       try {
         // The first call waits for the thread's start, which fails.
         const waiting = pool.run('Test.Echo', { n: 1 }, contextWith());
-        await expect(waiting).rejects.toBeInstanceOf(ToolWorkerUnavailable);
+        await expect(waiting).rejects.toBeInstanceOf(WorkerPoolUnavailable);
         await expect(waiting).rejects.toMatchObject({ retryAfterSeconds: 1 });
         await expect(pool.run('Test.Echo', { n: 2 }, contextWith())).rejects.toBeInstanceOf(
-          ToolWorkerUnavailable,
+          WorkerPoolUnavailable,
         );
         await eventually(async () => expect(restartDelays.length).toBeGreaterThanOrEqual(5));
         expect(restartDelays.slice(0, 5)).toEqual([20, 40, 80, 80, 80]);
@@ -207,7 +155,7 @@ describe('ToolWorkerPool, when its threads cannot start', () => {
   it('start() rejects when no thread could start, and close() stops the restarts', async () => {
     writeFileSync(worker.broken, 'throw');
     let failures = 0;
-    const pool = new ToolWorkerPool(1, [worker.file], {
+    const pool = new WorkerPool(1, [worker.file], {
       restartDelayMs: { min: 10, max: 10 },
       onStartFailure: () => (failures += 1),
     });
@@ -219,15 +167,15 @@ describe('ToolWorkerPool, when its threads cannot start', () => {
   }, 30_000);
 });
 
-describe('ToolWorkerPool, shared between organizations', () => {
+describe('WorkerPool, shared between organizations', () => {
   let worker: ReturnType<typeof testWorkerModule>;
-  let pool: ToolWorkerPool;
-  let refusals: ToolWorkerRefusal[];
+  let pool: WorkerPool;
+  let refusals: WorkerRefusal[];
 
   beforeEach(async () => {
     worker = testWorkerModule();
     refusals = [];
-    pool = new ToolWorkerPool(1, [worker.file], { onRefusal: (reason) => refusals.push(reason) });
+    pool = new WorkerPool(1, [worker.file], { onRefusal: (reason) => refusals.push(reason) });
     await pool.start();
   }, 30_000);
   afterEach(async () => {
@@ -236,10 +184,10 @@ describe('ToolWorkerPool, shared between organizations', () => {
   });
 
   /** Runs Test.Echo for `organization`: `ran`, or `busy` when the pool refused it. */
-  function echo(input: ToolInput, organization: string): Promise<string> {
+  function echo(input: WorkerInput, organization: string): Promise<string> {
     return pool.run('Test.Echo', input, contextWith(undefined, organization)).then(
       () => 'ran',
-      (error: unknown) => (error instanceof ToolWorkerPoolBusy ? 'busy' : String(error)),
+      (error: unknown) => (error instanceof WorkerPoolBusy ? 'busy' : String(error)),
     );
   }
 

@@ -8,8 +8,8 @@ import {
   StatusReasonDto,
   StatusReasonField,
   WebhookUrlField,
-} from '../channel-fields';
-import { CreatedByProperty, OrganizationIdProperty } from '../../common/http/openapi.decorators';
+} from '../../channel-fields';
+import { CreatedByProperty, OrganizationIdProperty } from '../../../common/http/openapi.decorators';
 
 export class CreateMessangerChannelDto {
   @AccessTokenField(true) access_token!: string;

@@ -4,11 +4,14 @@ import {
   OutboundMessage,
   SendOutcome,
   SenderCredentials,
-} from '../channel-transport';
-import { GraphApiClient } from '../graph-api/graph-api.client';
+} from '../../channel-transport';
+import { GraphApiClient } from '../../graph-api/graph-api.client';
 
 /** WhatsApp rejects text bodies longer than 4096 characters. */
 export const WHATSAPP_LIMITS: ChannelLimits = { textLength: 4096 };
+
+/** Meta's "re-engagement message": free-form text outside the 24-hour customer service window. */
+export const OUTSIDE_WINDOW_ERROR = '131047';
 
 /**
  * The Cloud API's send-message body (`POST /{phone-number-id}/messages`) for a text or a template
@@ -48,11 +51,21 @@ export class WhatsappTransport implements ChannelTransport {
 
   constructor(private readonly graph: GraphApiClient) {}
 
-  send(from: SenderCredentials, to: string, message: OutboundMessage): Promise<SendOutcome> {
-    return this.graph.sendMessage({
+  async send(from: SenderCredentials, to: string, message: OutboundMessage): Promise<SendOutcome> {
+    const outcome = await this.graph.sendMessage({
       senderId: from.senderId,
       accessToken: from.accessToken,
       payload: whatsappMessagePayload(to, message),
     });
+    // Only text can be refused for the window; a template refused so is final.
+    return outcome.kind === 'permanent' &&
+      message.type === 'text' &&
+      this.resendsAsTemplate(outcome.code)
+      ? { ...outcome, kind: 'resend_as_template' }
+      : outcome;
+  }
+
+  resendsAsTemplate(errorCode: string): boolean {
+    return errorCode === OUTSIDE_WINDOW_ERROR;
   }
 }

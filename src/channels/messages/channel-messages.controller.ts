@@ -1,9 +1,3 @@
-import {
-  CurrentIdempotentRequest,
-  IDEMPOTENCY_PROBLEMS,
-  Idempotent,
-} from '../common/idempotency/idempotency.interceptor';
-import type { IdempotentRequest } from '../common/idempotency/idempotency-keys';
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import {
   ApiBody,
@@ -13,18 +7,22 @@ import {
   ApiOperation,
   ApiTags,
 } from '@nestjs/swagger';
-import { CurrentPrincipal, Principal } from '../common/auth/principal';
+import { CurrentPrincipal, Principal } from '../../common/auth/principal';
 import {
   ApiProblemResponses,
   DataEnvelope,
-  PageEnvelope,
   ProblemExample,
-} from '../common/http/openapi.decorators';
-import { ApiMessangerChannelId, ApiWhatsappChannelId } from '../channels/channels.openapi';
+} from '../../common/http/openapi.decorators';
+import {
+  CurrentIdempotentRequest,
+  IDEMPOTENCY_PROBLEMS,
+  Idempotent,
+} from '../../common/idempotency/idempotency.interceptor';
+import type { IdempotentRequest } from '../../common/idempotency/idempotency-keys';
+import { ApiMessangerChannelId, ApiWhatsappChannelId } from '../channels.openapi';
 import { ChannelMessagesService } from './channel-messages.service';
-import { SendMessangerMessageDto, SendWhatsappMessageDto } from './dto/channel-message.dto';
-import { DeliveryDto, ListDeliveriesQueryDto } from './dto/follow-up.dto';
-import { toDeliveryResponse } from './follow-up.mapper';
+import { SendMessangerMessageDto, SendWhatsappMessageDto } from './channel-message.dto';
+import { DeliveryDto, DeliveryPageDto, ListDeliveriesQueryDto } from './delivery.dto';
 
 const CHANNEL_INACTIVE: ProblemExample = {
   code: 'channel_not_usable',
@@ -38,8 +36,8 @@ const OUTSIDE_WINDOW: ProblemExample = {
 };
 
 /**
- * Sending now and a channel's deliveries: under /v1/channels, but the scheduler's, which owns the
- * outbox every message goes through.
+ * Sending now and a channel's deliveries. Channels decide who may send what to whom; the messages
+ * go through the outbox the scheduler registers (`MessageOutbox`), which keeps the deliveries.
  */
 @ApiTags('channels')
 @ApiBearerAuth()
@@ -82,9 +80,7 @@ export class ChannelMessagesController {
     @Body() dto: SendWhatsappMessageDto,
     @CurrentIdempotentRequest() idempotency?: IdempotentRequest,
   ) {
-    return toDeliveryResponse(
-      await this.messages.sendWhatsapp(principal, id, dto, { idempotency }),
-    );
+    return this.messages.sendWhatsapp(principal, id, dto, { idempotency });
   }
 
   @Post('messanger/:id/messages')
@@ -105,9 +101,7 @@ export class ChannelMessagesController {
     @Body() dto: SendMessangerMessageDto,
     @CurrentIdempotentRequest() idempotency?: IdempotentRequest,
   ) {
-    return toDeliveryResponse(
-      await this.messages.sendMessanger(principal, id, dto, { idempotency }),
-    );
+    return this.messages.sendMessanger(principal, id, dto, { idempotency });
   }
 
   @Get('whatsapp/:id/deliveries')
@@ -117,14 +111,14 @@ export class ChannelMessagesController {
     description:
       "Every delivery through the channel (follow-ups' and messages sent now), newest first, optionally by `status`.",
   })
-  @ApiOkResponse({ type: PageEnvelope(DeliveryDto) })
+  @ApiOkResponse({ type: DataEnvelope(DeliveryPageDto) })
   @ApiWhatsappChannelId()
   async whatsappDeliveries(
     @CurrentPrincipal() principal: Principal,
     @Param('id') id: string,
     @Query() query: ListDeliveriesQueryDto,
   ) {
-    return this.page(await this.messages.deliveries(principal, 'whatsapp', id, query));
+    return this.messages.deliveries(principal, 'whatsapp', id, query);
   }
 
   @Get('messanger/:id/deliveries')
@@ -134,21 +128,13 @@ export class ChannelMessagesController {
     description:
       'Every delivery through the Page (messages sent now), newest first, optionally by `status`.',
   })
-  @ApiOkResponse({ type: PageEnvelope(DeliveryDto) })
+  @ApiOkResponse({ type: DataEnvelope(DeliveryPageDto) })
   @ApiMessangerChannelId()
   async messangerDeliveries(
     @CurrentPrincipal() principal: Principal,
     @Param('id') id: string,
     @Query() query: ListDeliveriesQueryDto,
   ) {
-    return this.page(await this.messages.deliveries(principal, 'messanger', id, query));
-  }
-
-  private page(result: Awaited<ReturnType<ChannelMessagesService['deliveries']>>) {
-    return {
-      items: result.items.map((d) => toDeliveryResponse(d, result.attempts.get(d.id))),
-      offset: result.offset,
-      total_count: result.total_count,
-    };
+    return this.messages.deliveries(principal, 'messanger', id, query);
   }
 }

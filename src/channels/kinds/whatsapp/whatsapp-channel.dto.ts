@@ -8,9 +8,9 @@ import {
   StatusReasonDto,
   StatusReasonField,
   WebhookUrlField,
-} from '../channel-fields';
+} from '../../channel-fields';
 import { CHANNEL_STATUSES, ChannelStatus } from '../whatsapp/whatsapp-channel.entity';
-import { CreatedByProperty, OrganizationIdProperty } from '../../common/http/openapi.decorators';
+import { CreatedByProperty, OrganizationIdProperty } from '../../../common/http/openapi.decorators';
 
 export class CreateWhatsappChannelDto {
   @AccessTokenField(true) access_token!: string;

@@ -4,8 +4,8 @@ import {
   OutboundMessage,
   SendOutcome,
   SenderCredentials,
-} from '../channel-transport';
-import { GraphApiClient } from '../graph-api/graph-api.client';
+} from '../../channel-transport';
+import { GraphApiClient } from '../../graph-api/graph-api.client';
 
 /** Messenger's Send API refuses text longer than 2000 characters. */
 export const MESSANGER_LIMITS: ChannelLimits = { textLength: 2000 };
@@ -39,5 +39,10 @@ export class MessangerTransport implements ChannelTransport {
       accessToken: from.accessToken,
       payload,
     });
+  }
+
+  /** Messenger has no templates to fall back on: outside the window a send is refused up front. */
+  resendsAsTemplate(): boolean {
+    return false;
   }
 }

@@ -1,0 +1,258 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { isUuid } from '../common/ids';
+import { toIso } from '../common/time';
+import { insertRow, returnedRows } from '../database/sql';
+import type { ChannelKind } from './channel-transport';
+import type { ChannelKindDescriptor, StoredChannel } from './kinds/channel-kind';
+import { ChannelKinds } from './kinds/channel-kinds';
+
+interface ChannelRow {
+  id: string;
+  organization_id: string;
+  agent_id: string;
+  sender_id: string;
+  access_token_encrypted: string;
+  app_secret_encrypted: string | null;
+  status: 'active' | 'inactive';
+  status_reason_code: string | null;
+  status_reason_message: string | null;
+  verification_token: string;
+  created_by: string;
+  created_at: Date | string;
+  updated_at: Date | string;
+  deleted_at: Date | string | null;
+}
+
+const selectFrom = ({ table, senderIdColumn }: ChannelKindDescriptor) =>
+  `SELECT id, organization_id, agent_id, ${senderIdColumn} AS sender_id, access_token_encrypted,
+          app_secret_encrypted, status, status_reason_code, status_reason_message,
+          verification_token, created_by, created_at, updated_at, deleted_at
+     FROM ${table}`;
+
+const toStored = (kind: ChannelKind, row: ChannelRow): StoredChannel => ({
+  kind,
+  id: row.id,
+  organizationId: row.organization_id,
+  agentId: row.agent_id,
+  senderId: row.sender_id,
+  accessTokenEncrypted: row.access_token_encrypted,
+  appSecretEncrypted: row.app_secret_encrypted,
+  status: row.status,
+  statusReasonCode: row.status_reason_code,
+  statusReasonMessage: row.status_reason_message,
+  verificationToken: row.verification_token,
+  createdBy: row.created_by,
+  createdAt: new Date(row.created_at),
+  updatedAt: new Date(row.updated_at),
+  deletedAt: row.deleted_at === null ? null : new Date(row.deleted_at),
+});
+
+/** What a write may change of a channel (every kind stores the same columns). */
+export type ChannelChanges = Partial<
+  Pick<
+    StoredChannel,
+    | 'senderId'
+    | 'accessTokenEncrypted'
+    | 'appSecretEncrypted'
+    | 'status'
+    | 'statusReasonCode'
+    | 'statusReasonMessage'
+  >
+> & { updatedAt: Date };
+
+const COLUMNS_OF_CHANGES: Record<Exclude<keyof ChannelChanges, 'senderId'>, string> = {
+  accessTokenEncrypted: 'access_token_encrypted',
+  appSecretEncrypted: 'app_secret_encrypted',
+  status: 'status',
+  statusReasonCode: 'status_reason_code',
+  statusReasonMessage: 'status_reason_message',
+  updatedAt: 'updated_at',
+};
+
+/**
+ * The channel tables, whatever the kind: each kind's table has the same columns but the sender
+ * id's (the descriptor names it), so one set of statements serves them all. Every read by id is
+ * scoped by organization except the webhooks' (public routes), which have their own lookup.
+ */
+@Injectable()
+export class ChannelStore {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly kinds: ChannelKinds,
+  ) {}
+
+  /** The organization's live channel of this kind, or undefined (another organization's too). */
+  async findOne(
+    kind: ChannelKind,
+    organizationId: string,
+    id: string,
+    db: EntityManager = this.dataSource.manager,
+  ): Promise<StoredChannel | undefined> {
+    if (!isUuid(id)) return undefined;
+    const descriptor = this.kinds.get(kind);
+    const [row] = (await db.query(
+      `${selectFrom(descriptor)} WHERE id = $1 AND organization_id = $2 AND deleted_at IS NULL`,
+      [id, organizationId],
+    )) as ChannelRow[];
+    return row ? toStored(kind, row) : undefined;
+  }
+
+  /** The organization's live channel with this id, whatever its kind. */
+  async findAnyKind(organizationId: string, id: string): Promise<StoredChannel | undefined> {
+    for (const { kind } of this.kinds.all()) {
+      const channel = await this.findOne(kind, organizationId, id);
+      if (channel) return channel;
+    }
+    return undefined;
+  }
+
+  /** Live channels with these ids, of these kinds (one query per kind), any organization. */
+  async findMany(
+    kinds: ReadonlySet<ChannelKind>,
+    ids: readonly string[],
+  ): Promise<StoredChannel[]> {
+    const uuids = [...new Set(ids)].filter(isUuid);
+    if (uuids.length === 0) return [];
+    const found: StoredChannel[] = [];
+    for (const kind of kinds) {
+      const rows = (await this.dataSource.query(
+        `${selectFrom(this.kinds.get(kind))}
+          WHERE id IN (SELECT unnest($1::uuid[])) AND deleted_at IS NULL`,
+        [uuids],
+      )) as ChannelRow[];
+      found.push(...rows.map((row) => toStored(kind, row)));
+    }
+    return found;
+  }
+
+  /** Newest first; removed channels are not listed. */
+  async list(
+    kind: ChannelKind,
+    organizationId: string,
+    { agentId, offset, limit }: { agentId?: string; offset: number; limit: number },
+  ): Promise<{ items: StoredChannel[]; total: number }> {
+    const descriptor = this.kinds.get(kind);
+    const where = `organization_id = $1 AND deleted_at IS NULL
+                   AND ($2::text IS NULL OR agent_id = $2)`;
+    const [rows, [count]] = await Promise.all([
+      this.dataSource.query(
+        `${selectFrom(descriptor)} WHERE ${where}
+          ORDER BY created_at DESC, id DESC OFFSET $3 LIMIT $4`,
+        [organizationId, agentId ?? null, offset, limit],
+      ) as Promise<ChannelRow[]>,
+      this.dataSource.query(`SELECT count(*) AS total FROM ${descriptor.table} WHERE ${where}`, [
+        organizationId,
+        agentId ?? null,
+      ]) as Promise<{ total: string | number }[]>,
+    ]);
+    return { items: rows.map((row) => toStored(kind, row)), total: Number(count.total) };
+  }
+
+  async insert(channel: StoredChannel): Promise<void> {
+    const descriptor = this.kinds.get(channel.kind);
+    await insertRow(this.dataSource, descriptor.table, {
+      id: channel.id,
+      organization_id: channel.organizationId,
+      agent_id: channel.agentId,
+      [descriptor.senderIdColumn]: channel.senderId,
+      access_token_encrypted: channel.accessTokenEncrypted,
+      app_secret_encrypted: channel.appSecretEncrypted,
+      status: channel.status,
+      verification_token: channel.verificationToken,
+      created_by: channel.createdBy,
+      created_at: channel.createdAt,
+      updated_at: channel.updatedAt,
+    });
+  }
+
+  /** Writes the changes to the organization's live channel; false when there is none. */
+  async update(
+    kind: ChannelKind,
+    organizationId: string,
+    id: string,
+    changes: ChannelChanges,
+  ): Promise<boolean> {
+    const descriptor = this.kinds.get(kind);
+    const assignments: string[] = [];
+    const values: unknown[] = [id, organizationId];
+    for (const [field, value] of Object.entries(changes) as [keyof ChannelChanges, unknown][]) {
+      if (value === undefined) continue;
+      const column = field === 'senderId' ? descriptor.senderIdColumn : COLUMNS_OF_CHANGES[field];
+      values.push(value instanceof Date ? toIso(value.getTime()) : value);
+      assignments.push(`${column} = $${values.length}`);
+    }
+    const updated = returnedRows<{ id: string }>(
+      await this.dataSource.query(
+        `UPDATE ${descriptor.table} SET ${assignments.join(', ')}
+          WHERE id = $1 AND organization_id = $2 AND deleted_at IS NULL RETURNING id`,
+        values,
+      ),
+    );
+    return updated.length > 0;
+  }
+
+  /** Marks it removed (in the caller's transaction); false when it was not live. */
+  async markRemoved(
+    db: EntityManager,
+    kind: ChannelKind,
+    organizationId: string,
+    id: string,
+    at: number,
+  ): Promise<boolean> {
+    if (!isUuid(id)) return false;
+    const removed = returnedRows<{ id: string }>(
+      await db.query(
+        `UPDATE ${this.kinds.get(kind).table} SET deleted_at = $3, updated_at = $3
+          WHERE id = $1 AND organization_id = $2 AND deleted_at IS NULL RETURNING id`,
+        [id, organizationId, toIso(at)],
+      ),
+    );
+    return removed.length > 0;
+  }
+
+  /**
+   * Inactive, with the provider's reason, only while it is active and `sealedToken` is still its
+   * token (a PUT with a new token meanwhile wins); in the caller's transaction.
+   */
+  async deactivate(
+    db: EntityManager,
+    channel: StoredChannel,
+    reason: { code: string; message: string },
+    at: number,
+  ): Promise<StoredChannel | undefined> {
+    const descriptor = this.kinds.get(channel.kind);
+    const [row] = returnedRows<ChannelRow>(
+      await db.query(
+        `UPDATE ${descriptor.table}
+            SET status = 'inactive', status_reason_code = $4, status_reason_message = $5,
+                updated_at = $3
+          WHERE id = $1 AND status = 'active' AND access_token_encrypted = $2
+            AND deleted_at IS NULL
+      RETURNING id, organization_id, agent_id, ${descriptor.senderIdColumn} AS sender_id,
+                access_token_encrypted, app_secret_encrypted, status, status_reason_code,
+                status_reason_message, verification_token, created_by, created_at, updated_at,
+                deleted_at`,
+        [channel.id, channel.accessTokenEncrypted, toIso(at), reason.code, reason.message],
+      ),
+    );
+    return row ? toStored(channel.kind, row) : undefined;
+  }
+
+  /** The agent of each channel (removed ones included), whatever its kind. */
+  async agentsOf(db: EntityManager, channelIds: readonly string[]): Promise<Map<string, string>> {
+    if (channelIds.length === 0) return new Map();
+    const rows = (await db.query(
+      this.kinds
+        .all()
+        .map(
+          ({ table }) =>
+            `SELECT id, agent_id FROM ${table} WHERE id IN (SELECT unnest($1::uuid[]))`,
+        )
+        .join(' UNION ALL '),
+      [channelIds],
+    )) as { id: string; agent_id: string }[];
+    return new Map(rows.map((row) => [row.id, row.agent_id]));
+  }
+}

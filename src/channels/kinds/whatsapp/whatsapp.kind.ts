@@ -1,0 +1,45 @@
+import { toMillis } from '../../../common/time';
+import { statusReason } from '../../channel.mappers';
+import { parseWhatsappNotification } from '../../webhooks/meta-notification.parser';
+import type { ChannelKindDescriptor, StoredChannel } from '../channel-kind';
+import { WhatsappChannelDto } from './whatsapp-channel.dto';
+import { WhatsappChannelEntity } from './whatsapp-channel.entity';
+import { WhatsappTransport } from './whatsapp.transport';
+
+/** Response types have no secret fields, so a secret cannot leak through them. */
+export function toWhatsappChannelResponse(
+  channel: StoredChannel,
+  webhookUrl: string,
+): WhatsappChannelDto {
+  return {
+    id: channel.id,
+    agent_id: channel.agentId,
+    number_id: channel.senderId,
+    status: channel.status,
+    status_reason: statusReason(channel),
+    type: 'Whatsapp',
+    organization_id: channel.organizationId,
+    created_by: channel.createdBy,
+    verification_token: channel.verificationToken,
+    webhook_url: webhookUrl,
+    created_at: toMillis(channel.createdAt),
+    updated_at: toMillis(channel.updatedAt),
+  };
+}
+
+/** WhatsApp Cloud API numbers: phone-number recipients, templates outside the 24-hour window. */
+export const WHATSAPP_KIND: ChannelKindDescriptor = {
+  kind: 'whatsapp',
+  label: 'WhatsApp',
+  type: 'Whatsapp',
+  table: 'whatsapp_channels',
+  entity: WhatsappChannelEntity,
+  senderIdColumn: 'number_id',
+  senderIdUniqueIndex: 'whatsapp_channels_number_key',
+  recipients: 'phone',
+  outsideWindow: 'template',
+  webhookAccountName: 'phone_number_id',
+  parseNotification: parseWhatsappNotification,
+  createTransport: ({ graph }) => new WhatsappTransport(graph),
+  toResponse: toWhatsappChannelResponse,
+};

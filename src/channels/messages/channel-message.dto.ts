@@ -1,0 +1,108 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsNotEmpty,
+  IsString,
+  Matches,
+  MaxLength,
+  ValidateNested,
+} from 'class-validator';
+import { IsOptionalNotNull } from '../../common/http/validation.decorators';
+
+export const MAX_TEMPLATE_PARAMETERS = 20;
+
+/**
+ * A pre-approved WhatsApp template, sent instead of text to a number outside the 24-hour window.
+ * Meta's rules: lowercase letters, digits and `_`; a language code such as `en` or `en_US`.
+ * Sending now and follow-ups take the same one; it keeps the follow-ups' name, which OpenAPI
+ * publishes as its schema's.
+ */
+export class FollowUpTemplateDto {
+  @ApiProperty({ example: 'weekly_check_in', maxLength: 512, pattern: '^[a-z0-9_]+$' })
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(512)
+  @Matches(/^[a-z0-9_]+$/, { message: '$property must be lowercase letters, digits and _ only' })
+  name!: string;
+
+  @ApiProperty({ example: 'en_US', pattern: '^[a-z]{2,3}(_[A-Z]{2})?$' })
+  @IsString()
+  @Matches(/^[a-z]{2,3}(_[A-Za-z]{2,4})?$/, {
+    message: '$property must be a language code such as en or en_US',
+  })
+  language!: string;
+
+  @ApiProperty({
+    type: [String],
+    example: ['{{title}}', '{{message}}'],
+    description: `The body's parameters in order (at most ${MAX_TEMPLATE_PARAMETERS}), filled like the prompt: {{title}}, {{description}}, {{phone}} and {{message}} (the composed text).`,
+  })
+  @IsArray()
+  @ArrayMaxSize(MAX_TEMPLATE_PARAMETERS)
+  @IsString({ each: true })
+  @MaxLength(1024, { each: true })
+  parameters!: string[];
+}
+
+/** A WhatsApp template as a message or a follow-up stores it: its name, language and parameters. */
+export interface MessageTemplate {
+  name: string;
+  language: string;
+  parameters: string[];
+}
+
+/** Only the template's own fields (never what else the validated object may carry). */
+export const toMessageTemplate = (template: FollowUpTemplateDto): MessageTemplate => ({
+  name: template.name,
+  language: template.language,
+  parameters: template.parameters,
+});
+
+/** `{ to, text }` or `{ to, template }`: a WhatsApp message sent now. */
+export class SendWhatsappMessageDto {
+  @ApiProperty({ example: '+34612345678', description: 'E.164 ("+" optional).' })
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(32)
+  to!: string;
+
+  @ApiPropertyOptional({
+    maxLength: 4096,
+    description: 'Free-form text (inside the 24-hour window). Send `text` or `template`, not both.',
+    example: 'Your order has shipped; it arrives on Thursday.',
+  })
+  @IsOptionalNotNull()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(4096)
+  text?: string;
+
+  @ApiPropertyOptional({
+    type: FollowUpTemplateDto,
+    description:
+      'A pre-approved template, the only kind of message Meta delivers outside the 24-hour window; its parameters are sent as given. Send `text` or `template`, not both.',
+  })
+  @IsOptionalNotNull()
+  @ValidateNested()
+  @Type(() => FollowUpTemplateDto)
+  template?: FollowUpTemplateDto;
+}
+
+/** `{ to, text }`: a Messenger reply sent now, inside Messenger's 24-hour window. */
+export class SendMessangerMessageDto {
+  @ApiProperty({
+    example: '6543210987654321',
+    description: 'The page-scoped id (PSID) of the person.',
+  })
+  @IsString()
+  @Matches(/^\d{1,32}$/, { message: '$property must be a page-scoped id (digits)' })
+  to!: string;
+
+  @ApiProperty({ maxLength: 2000, example: 'Your order has shipped; it arrives on Thursday.' })
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(2000)
+  text!: string;
+}

@@ -1,0 +1,70 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import { toIso } from '../../common/time';
+import { returnedRows } from '../../database/sql';
+import { ChannelConversations } from '../conversations/channel-conversations';
+import type { InboundStatus, ReadItem } from './meta-notification.parser';
+import type { Routes, WebhookChannel } from './webhook-channels';
+
+/**
+ * The statuses of sent messages from a notification: each (message, status) handed once to the
+ * modules that sent those messages, its messages locked against the send's own outcome.
+ */
+@Injectable()
+export class StatusUpdatesHandler {
+  constructor(private readonly conversations: ChannelConversations) {}
+
+  /**
+   * Every message a status of this notification is about, locked at once and in one order before
+   * any item applies (see ChannelConversations.lockMessages): locked status by status, a
+   * notification with statuses for m2 then m1 waited in a cycle with a send's outcome locking m1
+   * and m2.
+   */
+  async lockStatusedMessages(
+    db: EntityManager,
+    items: readonly ReadItem[],
+    routes: Routes,
+  ): Promise<void> {
+    const messages: { channelId: string; messageId: string }[] = [];
+    for (const { event } of items) {
+      if (event.kind !== 'status' || !('ids' in event.messages)) continue;
+      const target = await routes(event.account);
+      if (typeof target === 'string') continue;
+      for (const messageId of event.messages.ids)
+        messages.push({ channelId: target.id, messageId });
+    }
+    await this.conversations.lockMessages(db, messages);
+  }
+
+  /** Handed to the modules that sent those messages, once per (message, status). */
+  async updateStatus(
+    db: EntityManager,
+    channel: WebhookChannel,
+    status: InboundStatus,
+  ): Promise<void> {
+    const keys =
+      'ids' in status.messages
+        ? status.messages.ids
+        : [`watermark:${status.messages.recipient}:${status.messages.watermark}`];
+    // Its messages were locked with the notification's others (lockStatusedMessages).
+    const fresh = returnedRows<{ message_id: string }>(
+      await db.query(
+        `INSERT INTO channel_message_statuses (channel_id, message_id, status, at)
+         SELECT $1, key, $2, $3 FROM unnest($4::text[]) AS key
+         ON CONFLICT DO NOTHING RETURNING message_id`,
+        [channel.id, status.status, toIso(status.at), keys],
+      ),
+    ).map((row) => row.message_id);
+    if (fresh.length === 0) return; // a resend
+    await this.conversations.publishStatus(db, {
+      organizationId: channel.organizationId,
+      agentId: channel.agentId,
+      channelId: channel.id,
+      kind: channel.kind,
+      status: status.status,
+      at: status.at,
+      messages: 'ids' in status.messages ? { ids: fresh } : status.messages,
+      error: status.error,
+    });
+  }
+}

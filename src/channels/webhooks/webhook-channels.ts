@@ -1,0 +1,150 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { SecretBox } from '../../common/crypto/secret-box';
+import { isUuid } from '../../common/ids';
+import type { ChannelKind } from '../channel-transport';
+import { CHANNELS_CONFIG, ChannelsConfig } from '../channels.config';
+import { appSecretAad } from '../channels.service';
+import type { ChannelKindDescriptor } from '../kinds/channel-kind';
+import { ChannelKinds } from '../kinds/channel-kinds';
+
+const selectFrom = ({ table, senderIdColumn }: ChannelKindDescriptor) =>
+  `SELECT id, organization_id, agent_id, ${senderIdColumn} AS meta_id, verification_token,
+          app_secret_encrypted
+     FROM ${table}`;
+
+/** A channel as its webhooks see it (public routes: looked up by id alone). */
+export interface WebhookChannel {
+  kind: ChannelKind;
+  id: string;
+  organizationId: string;
+  agentId: string;
+  /** The provider's id of its account (a WhatsApp phone number id, a Facebook Page id). */
+  metaId: string;
+  verificationToken: string;
+  /** Its own Meta app secret, sealed; null when META_APP_SECRET's list verifies it. */
+  appSecretEncrypted: string | null;
+}
+
+/** Where an event goes: a channel, or why none takes it. */
+export type Route = WebhookChannel | 'no_channel' | 'other_secret';
+
+/** The route of each account a notification's events are for, each looked up once. */
+export type Routes = (account: string | undefined) => Promise<Route>;
+
+interface ChannelRow {
+  id: string;
+  organization_id: string;
+  agent_id: string;
+  meta_id: string;
+  verification_token: string;
+  app_secret_encrypted: string | null;
+}
+
+const toWebhookChannel = (kind: ChannelKind, row: ChannelRow): WebhookChannel => ({
+  kind,
+  id: row.id,
+  organizationId: row.organization_id,
+  agentId: row.agent_id,
+  metaId: row.meta_id,
+  verificationToken: row.verification_token,
+  appSecretEncrypted: row.app_secret_encrypted,
+});
+
+/**
+ * The channels Meta's webhooks reach, outside any organization's request: the one a webhook URL
+ * names, the secrets that may sign for it, and the channel each event of a notification is for.
+ */
+@Injectable()
+export class WebhookChannels {
+  // The inbox's name, as before these lookups had a class of their own: the log reads the same.
+  private readonly logger = new Logger('WebhookInbox');
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(CHANNELS_CONFIG) private readonly config: ChannelsConfig,
+    private readonly secrets: SecretBox,
+    private readonly kinds: ChannelKinds,
+  ) {}
+
+  async find(
+    kind: ChannelKind,
+    id: string,
+    db: EntityManager = this.dataSource.manager,
+  ): Promise<WebhookChannel | undefined> {
+    if (!isUuid(id)) return undefined;
+    const [row] = (await db.query(
+      `${selectFrom(this.kinds.get(kind))} WHERE id = $1 AND deleted_at IS NULL`,
+      [id],
+    )) as ChannelRow[];
+    return row ? toWebhookChannel(kind, row) : undefined;
+  }
+
+  /**
+   * The app secrets that may sign a notification for this channel: its own alone when it has one
+   * (issue 17: every META_APP_SECRET verified every organization's channels), else the global
+   * list. Unknown channels get the global list, so that a caller learns nothing from the 401.
+   * A secret no configured ENCRYPTION_KEY opens verifies nothing.
+   */
+  signingSecrets(channel: WebhookChannel | undefined): readonly string[] {
+    if (!channel?.appSecretEncrypted) return this.config.metaAppSecrets;
+    try {
+      return [
+        this.secrets.decrypt(
+          channel.appSecretEncrypted,
+          appSecretAad(this.kinds.get(channel.kind).table, channel.id),
+        ),
+      ];
+    } catch (error) {
+      this.logger.warn(
+        { err: error, channelId: channel.id },
+        "a channel's app secret cannot be decrypted with the configured keys; its webhooks are refused",
+      );
+      return [];
+    }
+  }
+
+  /** The routes of one notification received by `received`, read in its transaction `db`. */
+  routesFor(db: EntityManager, received: WebhookChannel): Routes {
+    const routed = new Map<string, Route>();
+    return (account) => this.routeTo(db, received, account, routed);
+  }
+
+  /**
+   * The channel an event is for. One Meta app has one callback URL for all its numbers (or pages),
+   * so an event for another account goes to the organization's channel of that account, if any,
+   * and only when that channel is verified by the same app secrets: a channel with its own secret
+   * takes nothing signed with another.
+   */
+  private async routeTo(
+    db: EntityManager,
+    received: WebhookChannel,
+    account: string | undefined,
+    routed: Map<string, Route>,
+  ): Promise<Route> {
+    if (account === undefined || account === received.metaId) return received;
+    let route = routed.get(account);
+    if (route === undefined) {
+      const descriptor = this.kinds.get(received.kind);
+      const [row] = (await db.query(
+        `${selectFrom(descriptor)}
+          WHERE organization_id = $1 AND ${descriptor.senderIdColumn} = $2 AND deleted_at IS NULL
+          ORDER BY created_at LIMIT 1`,
+        [received.organizationId, account],
+      )) as ChannelRow[];
+      const target = row ? toWebhookChannel(received.kind, row) : undefined;
+      route = !target ? 'no_channel' : this.sameSigners(received, target) ? target : 'other_secret';
+      routed.set(account, route);
+    }
+    return route;
+  }
+
+  private sameSigners(a: WebhookChannel, b: WebhookChannel): boolean {
+    if (a.appSecretEncrypted === null || b.appSecretEncrypted === null) {
+      return a.appSecretEncrypted === b.appSecretEncrypted;
+    }
+    const [mine, theirs] = [this.signingSecrets(a), this.signingSecrets(b)];
+    return mine.length === 1 && theirs.length === 1 && mine[0] === theirs[0];
+  }
+}

@@ -1,0 +1,13 @@
+/**
+ * What other modules may use of tools (docs/architecture.md): the module and its configuration
+ * for the composition root, and the executor contract for the modules that bring tools of their
+ * own (agentline-toolkit) or run tasks of the same shape (the scheduler's worker modules).
+ */
+export { ToolsModule } from './tools.module';
+export { readToolsConfig } from './tools.config';
+export type { ToolExecutionContext, ToolExecutor, ToolInput } from './execution/tool-executor';
+export { ToolExecutionError } from './execution/tool-executor';
+export { ToolExecutorRegistry } from './execution/tool-executor.registry';
+export { asToolError, validDto } from './execution/tool-errors';
+export { requiredString } from './execution/required-input';
+export { asToolFailure } from './execution/worker-tool-executor';
