@@ -1,11 +1,8 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { ChannelRemoval, ChannelsService } from '../../channels/channels.service';
-import {
-  ChannelConversations,
-  ChannelStatusUpdate,
-} from '../../channels/conversations/channel-conversations';
-import type { ChannelKind } from '../../channels/channel-transport';
+import { ChannelRemoval, ChannelsService } from '../../channels';
+import { ChannelConversations, ChannelStatusUpdate } from '../../channels';
+import type { ChannelKind } from '../../channels';
 import { toIso } from '../../common/time';
 import { returnedRows } from '../../database/sql';
 import { DeliveryEvents } from './delivery-events';
