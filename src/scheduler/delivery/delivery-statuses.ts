@@ -15,9 +15,9 @@ function matching(update: ChannelStatusUpdate): { where: string; parameters: unk
         parameters: [update.messages.ids],
       }
     : {
-        // A Messenger read: every message to that person sent up to the watermark.
+        // Every message to that recipient sent up to then (a Messenger read or delivery).
         where: 'd.phone = $3 AND d.sent_at <= $4',
-        parameters: [update.messages.recipient, toIso(update.messages.watermark)],
+        parameters: [update.messages.recipient, toIso(update.messages.sentUpTo)],
       };
 }
 
