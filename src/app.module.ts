@@ -2,8 +2,8 @@ import { Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { AgentEventsModule, readAgentEventsConfig } from './agent-events';
 import { AgentlineToolkitModule } from './agentline-toolkit';
-import { readChannelsConfig } from './channels/channels.config';
-import { ChannelsModule } from './channels/channels.module';
+import { readChannelsConfig } from './channels';
+import { ChannelsModule } from './channels';
 import { AuthModule } from './common/auth/auth.module';
 import { JwtAuthGuard } from './common/auth/jwt-auth.guard';
 import { CommonModule } from './common/common.module';
@@ -20,9 +20,9 @@ import { HealthModule } from './health';
 import { MetricsModule, readMetricsConfig } from './metrics';
 import { IdempotencyInterceptor } from './common/idempotency/idempotency.interceptor';
 import { IdempotencyModule } from './common/idempotency/idempotency.module';
-import { readSchedulerConfig } from './scheduler/scheduler.config';
-import { SchedulerEngine } from './scheduler/scheduler.engine';
-import { SchedulerModule } from './scheduler/scheduler.module';
+import { readSchedulerConfig } from './scheduler';
+import { SchedulerEngine } from './scheduler';
+import { SchedulerModule } from './scheduler';
 import { readToolsConfig, ToolsModule } from './tools';
 
 /**

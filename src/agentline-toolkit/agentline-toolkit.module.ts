@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
-import { ChannelsModule } from '../channels/channels.module';
-import { SchedulerModule } from '../scheduler/scheduler.module';
+import { ChannelsModule } from '../channels';
+import { SchedulerModule } from '../scheduler';
 import { ToolsModule } from '../tools';
 import { AgentlineToolkitRegistrar } from './agentline-toolkit.registrar';
 

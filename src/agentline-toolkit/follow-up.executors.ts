@@ -1,13 +1,9 @@
 import { Clock } from '../common/clock';
 import { isUuid } from '../common/ids';
-import {
-  CreateFollowUpDto,
-  ListFollowUpsQueryDto,
-  SchedulePreviewQueryDto,
-} from '../scheduler/dto/follow-up.dto';
-import { toFollowUpResponse } from '../scheduler/follow-up.mapper';
-import { FollowUpsService } from '../scheduler/follow-ups.service';
-import { SchedulerWorkers, SchedulePreviewTimeout } from '../scheduler/scheduler-workers';
+import { CreateFollowUpDto, ListFollowUpsQueryDto, SchedulePreviewQueryDto } from '../scheduler';
+import { toFollowUpResponse } from '../scheduler';
+import { FollowUpsService } from '../scheduler';
+import { SchedulerWorkers, SchedulePreviewTimeout } from '../scheduler';
 import {
   asToolError,
   asToolFailure,

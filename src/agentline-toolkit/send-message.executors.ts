@@ -1,8 +1,5 @@
-import { ChannelMessagesService } from '../channels/messages/channel-messages.service';
-import {
-  SendMessangerMessageDto,
-  SendWhatsappMessageDto,
-} from '../channels/messages/channel-message.dto';
+import { ChannelMessagesService } from '../channels';
+import { SendMessangerMessageDto, SendWhatsappMessageDto } from '../channels';
 import { asToolError, ToolExecutionContext, ToolExecutor, validDto } from '../tools';
 
 /** In the name of whoever attached the tool, on a channel of the tool's own agent only. */

@@ -1,10 +1,10 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import type { Page } from '../channels/conversations/conversations.service';
-import { ChannelMessagesService } from '../channels/messages/channel-messages.service';
-import { DeliveryDto, ListDeliveriesQueryDto } from '../channels/messages/delivery.dto';
-import { MessageOutbox, OutgoingMessage } from '../channels/messages/message-outbox';
+import type { Page } from '../channels';
+import { ChannelMessagesService } from '../channels';
+import { DeliveryDto, ListDeliveriesQueryDto } from '../channels';
+import { MessageOutbox, OutgoingMessage } from '../channels';
 import { Clock } from '../common/clock';
 import { DEFAULT_PAGE_SIZE } from '../common/http/pagination.dto';
 import { uuidv7 } from '../common/ids';

@@ -30,7 +30,7 @@ import {
   SchedulePreviewDto,
   SchedulePreviewQueryDto,
 } from './dto/follow-up.dto';
-import { DeliveryPageDto, ListDeliveriesQueryDto } from '../channels/messages/delivery.dto';
+import { DeliveryPageDto, ListDeliveriesQueryDto } from '../channels';
 import { toDeliveryResponse } from './delivery/delivery.mapper';
 import { toFollowUpResponse } from './follow-up.mapper';
 import { FollowUpEntity } from './entities/follow-up.entity';

@@ -1,7 +1,7 @@
 import type { ToolExecutor } from '../tools';
 import { normalizePhoneNumbers, NormalizedPhoneNumbers } from './phone-numbers';
 
-/** This file, as a worker module of ToolWorkerPool (`.js` from dist/, `.ts` under ts-node/jest). */
+/** This file, as a worker module of WorkerPool (`.js` from dist/, `.ts` under ts-node/jest). */
 export const PHONE_NUMBERS_MODULE = __filename;
 export const NORMALIZE_PHONE_NUMBERS_TASK = 'Scheduler.NormalizePhoneNumbers';
 

@@ -3,10 +3,10 @@ import { FieldError, ProblemException } from '../common/http/problem';
 import { Metrics } from '../metrics';
 import type { ToolInput } from '../tools';
 import {
-  WorkerBudgetExceeded as ToolWorkerBudgetExceeded,
-  WorkerPool as ToolWorkerPool,
-  WorkerPoolBusy as ToolWorkerPoolBusy,
-  WorkerPoolUnavailable as ToolWorkerUnavailable,
+  WorkerBudgetExceeded,
+  WorkerPool,
+  WorkerPoolBusy,
+  WorkerPoolUnavailable,
 } from '../common/worker-pool/worker-pool';
 import {
   SCHEDULE_PREVIEW_MODULE,
@@ -39,14 +39,14 @@ export class SchedulePreviewTimeout extends Error {}
  * organization's share of it) is full, or when the thread cannot start; else `error` itself.
  */
 export function schedulerThreadBusy(error: unknown): unknown {
-  if (error instanceof ToolWorkerPoolBusy) {
+  if (error instanceof WorkerPoolBusy) {
     return new ProblemException(
       'busy',
       'The scheduler thread that checks schedules and phone numbers is busy; retry shortly.',
       { headers: { 'Retry-After': '1' } },
     );
   }
-  if (error instanceof ToolWorkerUnavailable) {
+  if (error instanceof WorkerPoolUnavailable) {
     return new ProblemException(
       'busy',
       'The scheduler thread that checks schedules and phone numbers cannot start at the moment; it is being started again. Retry shortly.',
@@ -71,10 +71,10 @@ const TASK_DEADLINE_MS = 30_000;
  */
 @Injectable()
 export class SchedulerWorkers implements OnApplicationShutdown {
-  private readonly workers: ToolWorkerPool;
+  private readonly workers: WorkerPool;
 
   constructor(metrics: Metrics) {
-    this.workers = new ToolWorkerPool(1, [SCHEDULE_PREVIEW_MODULE, PHONE_NUMBERS_MODULE], {
+    this.workers = new WorkerPool(1, [SCHEDULE_PREVIEW_MODULE, PHONE_NUMBERS_MODULE], {
       name: 'scheduler',
       ...metrics.workerPoolEvents('scheduler'),
     });
@@ -96,7 +96,7 @@ export class SchedulerWorkers implements OnApplicationShutdown {
     try {
       return await this.schedule(organizationId, task, PREVIEW_BUDGET_MS, signal);
     } catch (error) {
-      if (error instanceof ToolWorkerBudgetExceeded || isTimeout(error)) {
+      if (error instanceof WorkerBudgetExceeded || isTimeout(error)) {
         throw new SchedulePreviewTimeout(`took over ${PREVIEW_BUDGET_MS} ms`);
       }
       throw error;
@@ -122,7 +122,7 @@ export class SchedulerWorkers implements OnApplicationShutdown {
       );
       return 'error' in result ? [result.error] : [];
     } catch (error) {
-      if (!(error instanceof ToolWorkerBudgetExceeded || isTimeout(error))) throw error;
+      if (!(error instanceof WorkerBudgetExceeded || isTimeout(error))) throw error;
       return [
         {
           field: 'frequency',
@@ -145,7 +145,7 @@ export class SchedulerWorkers implements OnApplicationShutdown {
         PHONE_NUMBERS_BUDGET_MS,
       )) as NormalizedPhoneNumbers;
     } catch (error) {
-      if (!(error instanceof ToolWorkerBudgetExceeded || isTimeout(error))) throw error;
+      if (!(error instanceof WorkerBudgetExceeded || isTimeout(error))) throw error;
       return {
         numbers: [],
         errors: [{ field: 'client_phone_numbers', message: 'took too long to check; retry' }],
@@ -189,7 +189,7 @@ export class SchedulerWorkers implements OnApplicationShutdown {
     try {
       return await this.workers.run(name, input, context, { budgetMs });
     } catch (error) {
-      if (deadline.aborted && !(error instanceof ToolWorkerBudgetExceeded)) {
+      if (deadline.aborted && !(error instanceof WorkerBudgetExceeded)) {
         throw Object.assign(new Error('timed out'), { name: 'TimeoutError' });
       }
       throw error;

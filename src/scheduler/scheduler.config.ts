@@ -9,7 +9,7 @@ import {
   Min,
   MinLength,
 } from 'class-validator';
-import { ChannelsConfig } from '../channels/channels.config';
+import { ChannelsConfig } from '../channels';
 import { ConfigError, readEnvironment, toBoolean, toInteger } from '../config/environment';
 
 /** The scheduler's variables: when it ticks, how deliveries are sent, and who writes them. */

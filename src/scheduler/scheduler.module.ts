@@ -1,8 +1,8 @@
 import { Module } from '@nestjs/common';
 import { ScheduleModule } from '@nestjs/schedule';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { ChannelsModule } from '../channels/channels.module';
-import { CHANNELS_CONFIG, ChannelsConfig } from '../channels/channels.config';
+import { ChannelsModule } from '../channels';
+import { CHANNELS_CONFIG, ChannelsConfig } from '../channels';
 import { ChannelMessageOutbox } from './channel-message-outbox';
 import { DeliveryOutbox } from './delivery/delivery-outbox';
 import { DeliveryEvents } from './delivery/delivery-events';

@@ -33,10 +33,10 @@ export interface ChannelStatusUpdate {
   /** Meta's timestamp of the status (ms). */
   at: number;
   /**
-   * Which messages: Meta's ids (wamid, mid), or, for a Messenger read, every message to
-   * `recipient` sent up to the `watermark` (ms).
+   * Which messages: the provider's ids (wamid, mid), or every message to `recipient` sent up to
+   * `sentUpTo` (ms; Messenger's watermark).
    */
-  messages: { ids: string[] } | { recipient: string; watermark: number };
+  messages: { ids: string[] } | { recipient: string; sentUpTo: number };
   /**
    * `failed` only: the provider's errors[0], and whether it means text refused outside the
    * messaging window (a template may go instead; the channel kind's transport decides).

@@ -63,7 +63,10 @@ export class StatusUpdatesHandler {
       kind: channel.kind,
       status: status.status,
       at: status.at,
-      messages: 'ids' in status.messages ? { ids: fresh } : status.messages,
+      messages:
+        'ids' in status.messages
+          ? { ids: fresh }
+          : { recipient: status.messages.recipient, sentUpTo: status.messages.watermark },
       error: status.error,
     });
   }

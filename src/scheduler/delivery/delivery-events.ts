@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager, In } from 'typeorm';
 import { AgentEventsOutbox } from '../../agent-events';
-import { ChannelsService } from '../../channels/channels.service';
+import { ChannelsService } from '../../channels';
 import { DeliveryEntity } from '../entities/delivery.entity';
 import { toDeliveryResponse } from './delivery.mapper';
 

@@ -1,11 +1,11 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { ChannelDeactivation, ChannelMessageSender } from '../../channels/channel-message-sender';
+import { ChannelDeactivation, ChannelMessageSender } from '../../channels';
 import { toIso as iso } from '../../common/time';
 import type { FollowUpTemplate } from '../entities/follow-up.entity';
 import type { MessageType } from '../entities/delivery.entity';
-import type { ChannelKind } from '../../channels/channel-transport';
+import type { ChannelKind } from '../../channels';
 import { returnedRows } from '../../database/sql';
 import { sessionLockHeld } from '../../database/session-lock';
 import { DeliveryEvents } from './delivery-events';

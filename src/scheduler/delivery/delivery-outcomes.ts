@@ -1,4 +1,4 @@
-import type { SendOutcome } from '../../channels/channel-transport';
+import type { SendOutcome } from '../../channels';
 import { retryDelayMs } from '../../common/backoff';
 import type { MessageType } from '../entities/delivery.entity';
 import type { ClaimedDelivery, DeliveryOutcome } from './delivery-outbox';

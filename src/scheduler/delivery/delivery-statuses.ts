@@ -1,11 +1,8 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { ChannelRemoval, ChannelsService } from '../../channels/channels.service';
-import {
-  ChannelConversations,
-  ChannelStatusUpdate,
-} from '../../channels/conversations/channel-conversations';
-import type { ChannelKind } from '../../channels/channel-transport';
+import { ChannelRemoval, ChannelsService } from '../../channels';
+import { ChannelConversations, ChannelStatusUpdate } from '../../channels';
+import type { ChannelKind } from '../../channels';
 import { toIso } from '../../common/time';
 import { returnedRows } from '../../database/sql';
 import { DeliveryEvents } from './delivery-events';
@@ -18,9 +15,9 @@ function matching(update: ChannelStatusUpdate): { where: string; parameters: unk
         parameters: [update.messages.ids],
       }
     : {
-        // A Messenger read: every message to that person sent up to the watermark.
+        // Every message to that recipient sent up to then (a Messenger read or delivery).
         where: 'd.phone = $3 AND d.sent_at <= $4',
-        parameters: [update.messages.recipient, toIso(update.messages.watermark)],
+        parameters: [update.messages.recipient, toIso(update.messages.sentUpTo)],
       };
 }
 

@@ -1,5 +1,5 @@
 import { toMillis, toMillisOrNull } from '../../common/time';
-import { DeliveryAttemptDto, DeliveryDto } from '../../channels/messages/delivery.dto';
+import { DeliveryAttemptDto, DeliveryDto } from '../../channels';
 import { DeliveryEntity } from '../entities/delivery.entity';
 
 /** A row of delivery_attempts, as the deliveries list reads it. */

@@ -1,18 +1,9 @@
 import { withLogContext } from '../../common/logging/log-context';
 import { Metrics } from '../../metrics';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import {
-  ChannelMessageSender,
-  ChannelUnusable,
-  isUnusable,
-  OpenChannel,
-} from '../../channels/channel-message-sender';
-import { OutboundMessage } from '../../channels/channel-transport';
-import {
-  ChannelConversations,
-  conversationKey,
-  ConversationState,
-} from '../../channels/conversations/channel-conversations';
+import { ChannelMessageSender, ChannelUnusable, isUnusable, OpenChannel } from '../../channels';
+import { OutboundMessage } from '../../channels';
+import { ChannelConversations, conversationKey, ConversationState } from '../../channels';
 import { Clock } from '../../common/clock';
 import { DatabaseAvailability } from '../../database/database-availability';
 import {

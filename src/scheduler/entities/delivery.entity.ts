@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import type { ChannelKind } from '../../channels/channel-transport';
+import type { ChannelKind } from '../../channels';
 import type { FollowUpTemplate } from './follow-up.entity';
 
 export const DELIVERY_STATUSES = [

@@ -3,7 +3,7 @@ import type { ToolExecutor } from '../../tools';
 import { parseSchedule } from './schedule.parser';
 import { ScheduleError } from './schedule.types';
 
-/** This file, as a worker module of ToolWorkerPool (`.js` from dist/, `.ts` under ts-node/jest). */
+/** This file, as a worker module of WorkerPool (`.js` from dist/, `.ts` under ts-node/jest). */
 export const SCHEDULE_PREVIEW_MODULE = __filename;
 export const SCHEDULE_PREVIEW_TASK = 'Scheduler.PreviewSchedule';
 

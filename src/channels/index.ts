@@ -1,0 +1,29 @@
+/** What other modules may use of channels (docs/architecture.md, "Module boundaries"). */
+export { ChannelMessageSender, describeUnusable, isUnusable } from './channel-message-sender';
+export type { ChannelDeactivation, ChannelUnusable, OpenChannel } from './channel-message-sender';
+export type { ChannelKind, OutboundMessage, SendOutcome } from './channel-transport';
+export { CHANNELS_CONFIG, readChannelsConfig } from './channels.config';
+export type { ChannelsConfig } from './channels.config';
+export { ChannelsModule } from './channels.module';
+export { ChannelsService } from './channels.service';
+export type { ChannelRemoval } from './channels.service';
+export { ChannelConversations, conversationKey } from './conversations/channel-conversations';
+export type { ChannelStatusUpdate, ConversationState } from './conversations/channel-conversations';
+export type { Page } from './conversations/conversations.service';
+export { BUILTIN_CHANNEL_KINDS } from './kinds';
+export { ChannelKinds } from './kinds/channel-kinds';
+export {
+  FollowUpTemplateDto,
+  SendMessangerMessageDto,
+  SendWhatsappMessageDto,
+  toMessageTemplate,
+} from './messages/channel-message.dto';
+export { ChannelMessagesService } from './messages/channel-messages.service';
+export {
+  DeliveryAttemptDto,
+  DeliveryDto,
+  DeliveryPageDto,
+  ListDeliveriesQueryDto,
+  MAX_LISTED_ATTEMPTS,
+} from './messages/delivery.dto';
+export type { MessageOutbox, OutgoingMessage } from './messages/message-outbox';
