@@ -1,7 +1,7 @@
 import { createServer, IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { OutboundMessage, SendOutcome } from '../src/channels/channel-transport';
-import { GraphApiClient } from '../src/channels/graph-api/graph-api.client';
+import { GraphApiClient } from '../src/channels/kinds/meta/graph-api.client';
 import { WhatsappTransport } from '../src/channels/kinds/whatsapp/whatsapp.transport';
 import { FakeGraphApi, FakeReply, graphError, graphErrorReply } from './support/fake-graph-api';
 import { freePort } from './support/free-port';
