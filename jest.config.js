@@ -37,6 +37,9 @@ module.exports = {
   projects: [
     { ...base, displayName: 'unit', rootDir: 'src', testRegex: '.*\\.spec\\.ts$' },
     { ...e2e, displayName: 'e2e', testPathIgnorePatterns: ALONE },
+    // Services and their SQL on the real database, without HTTP (test/medium/): the same template
+    // database and the same two engines as e2e, a module of a few providers instead of the app.
+    { ...e2e, displayName: 'medium', testRegex: '/medium/.*\\.medium-spec\\.ts$' },
     // `npm test` and `npm run test:e2e` run this project in a second jest run, after the others.
     { ...e2e, displayName: 'e2e-alone', testRegex: ALONE },
   ],

@@ -48,22 +48,19 @@ export function baseEnv(): Env {
 const CONFIG_VARIABLE =
   /^(PORT|HOST$|TRUST_PROXY$|AUTH_|DATABASE_|DATA_DIR|JWT_|ENCRYPTION_|GRAPH_API_|META_|PUBLIC_URL|SCHEDULER_|DELIVERY_|CHANNEL_RATE_|SHUTDOWN_|AGENT_LLM_|AGENT_EVENTS_|OPT_OUT_|OPT_IN_|LOG_|RATE_LIMIT_|MCP_|OAUTH_|TOOL_|OPENWEATHER_|SERPAPI_|GOOGLE_API_|GITHUB_API_|SLACK_API_|HTTP_|METRICS_|RETENTION_)/;
 
+export interface TestEnvironment {
+  dataDir: string;
+  logFile: string;
+  /** The PostgreSQL database of its own, with TEST_DATABASE_URL. */
+  database?: { url: string; drop: () => Promise<void> };
+}
+
 /**
- * Boots the whole AppModule, configured exactly as main.ts does, on a fresh data directory. Its
- * database starts as a copy of the one the run migrated once (see template-database.ts), except
- * when the test passes a DATA_DIR of its own: then the app boots on exactly what is there.
+ * What a test app or a medium test module boots on: a fresh DATA_DIR and a database of its own (a
+ * copy of the one the run migrated, see template-database.ts), unless `overrides` names them; and
+ * process.env holding exactly the base variables and `overrides` among agentline's.
  */
-export async function startApp(
-  overrides: Env = {},
-  {
-    clock,
-    tools,
-  }: {
-    clock?: Clock;
-    /** Changes the tools' configuration as read from the environment (a toolkit of the test's own). */
-    tools?: (config: ToolsConfig) => ToolsConfig;
-  } = {},
-): Promise<TestApp> {
+export async function prepareTestEnvironment(overrides: Env = {}): Promise<TestEnvironment> {
   const dataDir = overrides.DATA_DIR ?? mkdtempSync(join(tmpdir(), 'agentline-test-'));
   const logFile = join(dataDir, `test-${randomUUID()}.log`);
   const database = 'DATABASE_URL' in overrides ? undefined : await createTestDatabase();
@@ -80,7 +77,26 @@ export async function startApp(
   for (const key of Object.keys(process.env))
     if (CONFIG_VARIABLE.test(key)) delete process.env[key];
   for (const [key, value] of Object.entries(env)) if (value !== undefined) process.env[key] = value;
+  return { dataDir, logFile, database };
+}
 
+/**
+ * Boots the whole AppModule, configured exactly as main.ts does, on a fresh data directory. Its
+ * database starts as a copy of the one the run migrated once (see template-database.ts), except
+ * when the test passes a DATA_DIR of its own: then the app boots on exactly what is there.
+ */
+export async function startApp(
+  overrides: Env = {},
+  {
+    clock,
+    tools,
+  }: {
+    clock?: Clock;
+    /** Changes the tools' configuration as read from the environment (a toolkit of the test's own). */
+    tools?: (config: ToolsConfig) => ToolsConfig;
+  } = {},
+): Promise<TestApp> {
+  const { dataDir, logFile, database } = await prepareTestEnvironment(overrides);
   // Only time is replaced (when a test needs to move it), and configuration extended (a toolkit
   // of the test's own); everything else is what production runs.
   let builder = Test.createTestingModule({ imports: [AppModule] });
