@@ -51,7 +51,6 @@ describe('Tool providers (e2e)', () => {
         // Slack's base URL has a path (https://slack.com/api): so has the fake's.
         SLACK_API_URL: `${slack.url}/api`,
         GOOGLE_API_URL: google.url,
-        TOOL_EXECUTION_TIMEOUT_MS: '2000',
       },
       { clock },
     );
