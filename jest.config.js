@@ -39,12 +39,13 @@ module.exports = {
     // Services and their SQL on the real database, without HTTP (test/medium/): the same template
     // database and the same two engines as e2e, a module of a few providers instead of the app.
     { ...e2e, displayName: 'medium', testRegex: '.*\\.medium-spec\\.ts$' },
-    // Tests with a wall-clock bound (*.alone-spec.ts), which a loaded machine can break: `npm test`
-    // runs them in a second jest run, after the others, one file at a time (scripts/test.sh), and
-    // retries a failed test once.
+    // Tests with a wall-clock bound (*.alone-spec.ts, under test/ or beside the code they time),
+    // which a loaded machine can break: `npm test` runs them in a second jest run, after the
+    // others, one file at a time (scripts/test.sh), and retries a failed test once.
     {
       ...e2e,
       displayName: 'e2e-alone',
+      roots: ['<rootDir>', '<rootDir>/../src'],
       testRegex: '.*\\.alone-spec\\.ts$',
       setupFilesAfterEnv: ['<rootDir>/support/retry-once.ts'],
     },
