@@ -18,6 +18,7 @@ import {
   databaseUrl,
   postgresTemplateClause,
 } from './template-database';
+import { TOOLKITS_TESTING } from './toolkits';
 
 export const TEST_JWT_SECRET = 'test-secret-that-is-long-enough-for-hs256-0123456789';
 export const TEST_ENCRYPTION_KEY = Buffer.alloc(32, 7).toString('base64');
@@ -44,9 +45,19 @@ export function baseEnv(): Env {
   };
 }
 
-/** Every variable agentline reads (see src/config/app-config.ts); cleared before each boot. */
-const CONFIG_VARIABLE =
-  /^(PORT|HOST$|TRUST_PROXY$|AUTH_|DATABASE_|DATA_DIR|JWT_|ENCRYPTION_|GRAPH_API_|META_|PUBLIC_URL|SCHEDULER_|DELIVERY_|CHANNEL_RATE_|SHUTDOWN_|AGENT_LLM_|AGENT_EVENTS_|OPT_OUT_|OPT_IN_|LOG_|RATE_LIMIT_|MCP_|OAUTH_|TOOL_|OPENWEATHER_|SERPAPI_|GOOGLE_API_|GITHUB_API_|SLACK_API_|HTTP_|METRICS_|RETENTION_)/;
+/**
+ * Every variable agentline reads (see src/config/app-config.ts, and each built-in toolkit's
+ * prefix from its folder); cleared before each boot.
+ */
+const CONFIG_VARIABLE = new RegExp(
+  `^(${[
+    ...['PORT', 'HOST$', 'TRUST_PROXY$', 'AUTH_', 'DATABASE_', 'DATA_DIR', 'JWT_', 'ENCRYPTION_'],
+    ...['GRAPH_API_', 'META_', 'PUBLIC_URL', 'SCHEDULER_', 'DELIVERY_', 'CHANNEL_RATE_'],
+    ...['SHUTDOWN_', 'AGENT_LLM_', 'AGENT_EVENTS_', 'OPT_OUT_', 'OPT_IN_', 'LOG_', 'RATE_LIMIT_'],
+    ...['MCP_', 'OAUTH_', 'TOOL_', 'HTTP_', 'METRICS_', 'RETENTION_'],
+    ...TOOLKITS_TESTING.flatMap((toolkit) => toolkit.variablePrefix ?? []),
+  ].join('|')})`,
+);
 
 export interface TestEnvironment {
   dataDir: string;
