@@ -6,6 +6,7 @@ import {
   FOLLOW_UPS,
   keyOf,
   NUMBERS,
+  onPostgres,
   replicaProcesses,
   report,
   Setup,
@@ -14,10 +15,8 @@ import {
 /**
  * Real service processes on one PostgreSQL database, timed: a stop within its grace period, a
  * take-over within seconds of a kill. A loaded machine can break such bounds, so these run alone
- * (replicas.e2e-spec.ts holds the rest). PostgreSQL only, as there.
+ * (replicas.e2e-spec.ts holds the rest).
  */
-const onPostgres = process.env.TEST_DATABASE_URL ? describe : describe.skip;
-
 onPostgres('Replicas and crashes, timed (e2e, PostgreSQL, alone)', () => {
   const replicas = replicaProcesses();
   const { start, killAfterSends, duplicates, openDeliveries } = replicas;

@@ -11,6 +11,7 @@ import {
   FOLLOW_UPS,
   HEARTBEAT,
   NUMBERS,
+  onPostgres,
   replicaProcesses,
   report,
   Setup,
@@ -21,10 +22,8 @@ import { bearer, createTestDatabase, startApp, tokenFor } from './support/test-a
 
 /**
  * Real service processes on one PostgreSQL database: crashes and replicas (the tests with a
- * wall-clock bound are in replicas.alone-spec.ts). PGlite serves one process, so this suite runs
- * only with TEST_DATABASE_URL.
+ * wall-clock bound are in replicas.alone-spec.ts).
  */
-const onPostgres = process.env.TEST_DATABASE_URL ? describe : describe.skip;
 
 /** How long the database is away in the outage test; the closing measurement ran it with 30000. */
 const OUTAGE_MS = Number(process.env.TEST_DATABASE_OUTAGE_MS ?? 8_000);

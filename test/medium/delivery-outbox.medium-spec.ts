@@ -113,6 +113,18 @@ describe('DeliveryOutbox (medium)', () => {
       [owner, beatenAgo, beatenAgo + watchingFor],
     );
 
+  const judge = (sessionUnbroken = false) => ({ timeoutMs: TIMEOUT_MS, sessionUnbroken });
+
+  /**
+   * `dead` has not beaten for over a time-out, `reaper` has beaten for over one without a gap: the
+   * reaper takes the dead process's claims over. Answers how many.
+   */
+  const takeOver = async (dead: string, reaper: string) => {
+    await age(dead, { beatenAgo: TIMEOUT_MS + SECOND });
+    await age(reaper, { watchingFor: TIMEOUT_MS + SECOND });
+    return outbox.reapAbandoned(reaper, NOW, MAX_ATTEMPTS, judge());
+  };
+
   const claim = (owner: string, options: { limit?: number; ratePerSecond?: number } = {}) =>
     outbox.claim({
       owner,
@@ -304,9 +316,7 @@ describe('DeliveryOutbox (medium)', () => {
       const [slow, survivor] = [await aProcess(), await aProcess()];
       const [late] = refs(await claim(slow));
       // The slow process is judged dead, its claim taken over and claimed again by the survivor.
-      await age(slow, { beatenAgo: TIMEOUT_MS + SECOND });
-      await age(survivor, { watchingFor: TIMEOUT_MS + SECOND });
-      expect(await outbox.reapAbandoned(survivor, NOW, MAX_ATTEMPTS, judge())).toBe(1);
+      expect(await takeOver(slow, survivor)).toBe(1);
       const [current] = refs(await claim(survivor));
       expect(current).toEqual({ id, attempt: 2 });
 
@@ -317,14 +327,13 @@ describe('DeliveryOutbox (medium)', () => {
         { attempt: 2, process_id: survivor, outcome: null, error_code: null },
       ]);
     });
+
     it('never writes a late outcome over a later claim of the same row by the same process', async () => {
       const id = await aDelivery();
       const [owner, reaper] = [await aProcess(), await aProcess()];
       const [late] = refs(await claim(owner));
       // Cut off long enough to be judged dead; back, it beats again and claims the row anew.
-      await age(owner, { beatenAgo: TIMEOUT_MS + SECOND });
-      await age(reaper, { watchingFor: TIMEOUT_MS + SECOND });
-      expect(await outbox.reapAbandoned(reaper, NOW, MAX_ATTEMPTS, judge())).toBe(1);
+      expect(await takeOver(owner, reaper)).toBe(1);
       await aProcess(owner);
       expect(refs(await claim(owner))).toEqual([{ id, attempt: 2 }]);
 
@@ -354,19 +363,15 @@ describe('DeliveryOutbox (medium)', () => {
     });
   });
 
-  const judge = (sessionUnbroken = false) => ({ timeoutMs: TIMEOUT_MS, sessionUnbroken });
-
   describe('reapAbandoned', () => {
     it('takes over a dead process’s claims, ahead of the rows due with them, as an unknown attempt', async () => {
       const taken = await aDelivery();
       const dead = await aProcess();
       await claim(dead);
       const sameTime = await aDelivery();
-      await age(dead, { beatenAgo: TIMEOUT_MS + SECOND });
       const reaper = await aProcess();
-      await age(reaper, { watchingFor: TIMEOUT_MS + SECOND });
 
-      expect(await outbox.reapAbandoned(reaper, NOW, MAX_ATTEMPTS, judge())).toBe(1);
+      expect(await takeOver(dead, reaper)).toBe(1);
       expect(await rowOf(taken)).toMatchObject({
         status: 'pending',
         attempts: 1,
@@ -409,11 +414,8 @@ describe('DeliveryOutbox (medium)', () => {
       const dead = await aProcess();
       expect(await claim(dead)).toHaveLength(2);
       await sql('UPDATE deliveries SET cancel_requested = true WHERE id = $1', [cancelled]);
-      await age(dead, { beatenAgo: TIMEOUT_MS + SECOND });
-      const reaper = await aProcess();
-      await age(reaper, { watchingFor: TIMEOUT_MS + SECOND });
 
-      expect(await outbox.reapAbandoned(reaper, NOW, MAX_ATTEMPTS, judge())).toBe(2);
+      expect(await takeOver(dead, await aProcess())).toBe(2);
       expect(await rowOf(last)).toMatchObject({
         status: 'failed',
         attempts: MAX_ATTEMPTS,

@@ -9,6 +9,9 @@ import { bearer, createTestDatabase, startApp, TestApp, tokenFor } from './test-
  * that carry a wall-clock bound, replicas.alone-spec.ts).
  */
 
+/** PGlite serves one process: these suites run only with TEST_DATABASE_URL. */
+export const onPostgres = process.env.TEST_DATABASE_URL ? describe : describe.skip;
+
 export const FOLLOW_UPS = 40;
 export const NUMBERS = 10;
 export const CONCURRENCY = 8;
@@ -74,8 +77,19 @@ export async function setUp(): Promise<Setup> {
   ).body.data;
   const expected = new Set<string>();
   followUpIds.push(...(await addFollowUps(app, auth, channel.id, 0, FOLLOW_UPS, expected)));
-  const query = async <T>(sql: string, parameters: unknown[] = []): Promise<T[]> => {
-    const client = new Client({ connectionString: database.url });
+  const query = queryOn(database.url);
+  const drop = async () => {
+    await app.app.close(); // the database is dropped below, not by the app
+    await database.drop();
+  };
+  return { databaseUrl: database.url, expected, followUpIds, query, api: app, auth, drop };
+}
+
+/** Runs one statement on the database at `url`, on a connection of its own; answers its rows. */
+export const queryOn =
+  (url: string) =>
+  async <T>(sql: string, parameters: unknown[] = []): Promise<T[]> => {
+    const client = new Client({ connectionString: url });
     await client.connect();
     try {
       return (await client.query(sql, parameters)).rows as T[];
@@ -83,12 +97,6 @@ export async function setUp(): Promise<Setup> {
       await client.end();
     }
   };
-  const drop = async () => {
-    await app.app.close(); // the database is dropped below, not by the app
-    await database.drop();
-  };
-  return { databaseUrl: database.url, expected, followUpIds, query, api: app, auth, drop };
-}
 
 export const keyOf = (message: ReceivedMessage) => `${message.body}|${message.to}`;
 
