@@ -1,8 +1,8 @@
-import { Client } from 'pg';
 import { eventually } from './support/eventually';
 import { aFollowUp, aWhatsappChannel } from './support/factories';
 import { FakeGraphApi } from './support/fake-graph-api';
 import { postToWebhook, whatsappNotification } from './support/meta-webhooks';
+import { queryOn } from './support/replica-processes';
 import { bearer, createTestDatabase, startApp, TestApp, tokenFor } from './support/test-app';
 
 /**
@@ -24,15 +24,8 @@ onPostgres('Webhooks on replicas (e2e, PostgreSQL)', () => {
   let sender: TestApp;
   const auth = bearer(tokenFor({ org: 'org-webhook-replicas' }));
 
-  const query = async <T>(sql: string, parameters: unknown[] = []): Promise<T[]> => {
-    const client = new Client({ connectionString: database.url });
-    await client.connect();
-    try {
-      return (await client.query(sql, parameters)).rows as T[];
-    } finally {
-      await client.end();
-    }
-  };
+  const query = <T>(sql: string, parameters: unknown[] = []) =>
+    queryOn(database.url)<T>(sql, parameters);
 
   beforeAll(async () => {
     graph = await FakeGraphApi.start();
