@@ -1,14 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { uuidv7 } from '../../src/common/ids';
-// First, as AppModule loads the scheduler: its files import each other in a circle (issue 18), and
-// entering it at delivery-outbox.ts reads a class before it is defined.
-import { SchedulerModule } from '../../src/scheduler/scheduler.module';
 import {
   ClaimedDelivery,
   ClaimRef,
   DeliveryOutbox,
   DeliveryOutcome,
 } from '../../src/scheduler/delivery/delivery-outbox';
+import { SchedulerModule } from '../../src/scheduler/scheduler.module';
 import { MediumModule, startMediumModule } from '../support/medium-module';
 import { newOrganization } from '../support/test-app';
 
@@ -81,11 +79,11 @@ describe('DeliveryOutbox (medium)', () => {
       [channel, org, randomUUID()],
     );
     await sql(
-      `INSERT INTO follow_ups (id, organization_id, agent_id, channel_id, channel_type,
+      `INSERT INTO follow_ups (id, organization_id, agent_id, channel_id, channel_type, channel_kind,
                                client_phone_numbers, frequency, time_zone, prompt, title, status,
                                anchor_at, created_by, created_at, updated_at)
-       VALUES ($1, $2, 'agent-1', $3, 'Whatsapp', '[]', 'once', 'UTC', 'p', 't', 'active', now(),
-               'dana', now(), now())`,
+       VALUES ($1, $2, 'agent-1', $3, 'Whatsapp', 'whatsapp', '[]', 'once', 'UTC', 'p', 't',
+               'active', now(), 'dana', now(), now())`,
       [followUp, org, channel],
     );
     return followUp;
@@ -168,7 +166,7 @@ describe('DeliveryOutbox (medium)', () => {
     attempt: ref.attempt,
     at: medium.clock.now(),
     status: 'sent',
-    waMessageId: providerMessageId,
+    providerMessageId: providerMessageId,
     messageType: 'text',
   });
   const retry = (ref: ClaimRef, retryAt: number): DeliveryOutcome => ({
