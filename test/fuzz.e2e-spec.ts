@@ -10,6 +10,7 @@ import {
   whatsappNotification,
 } from './support/meta-webhooks';
 import { bearer, newOrganization, startApp, TestApp, tokenFor } from './support/test-app';
+import { providerUrls } from './support/toolkits';
 
 /**
  * Property: whatever JSON, strings or numbers arrive in any operation's body, query or path, the
@@ -177,11 +178,7 @@ describe('Fuzz: no input gives a 5xx (e2e)', () => {
     t = await startApp({
       RATE_LIMIT_PER_MINUTE: '0',
       GRAPH_API_URL: NOWHERE,
-      OPENWEATHER_API_URL: NOWHERE,
-      SERPAPI_API_URL: NOWHERE,
-      GOOGLE_API_URL: NOWHERE,
-      GITHUB_API_URL: NOWHERE,
-      SLACK_API_URL: NOWHERE,
+      ...providerUrls({}, NOWHERE),
       TOOL_EXECUTION_TIMEOUT_MS: '2000',
       META_APP_SECRET: META_SECRET,
       // Agent events on (to nowhere): their jsonb payload is where an unpaired surrogate failed.

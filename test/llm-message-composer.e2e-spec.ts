@@ -121,16 +121,17 @@ describe('LlmMessageComposer', () => {
     expect(error.message).toContain('[redacted]');
   });
 
-  it('times out fast', async () => {
+  it('times out a hanging answer at its time-out', async () => {
     llm.enqueue('hang');
-    const started = Date.now();
 
     const error = await composeError();
     expect(error.code).toBe('llm_timeout');
-    expect(Date.now() - started).toBeLessThan(2000);
+    expect(error.message).toBe('The LLM did not answer within 200 ms');
   });
 
-  it('times out a slow answer', async () => {
+  it('times out a slow answer before it arrives', async () => {
+    // The order of two timers in this process, not a wall-clock bound: the 200 ms time-out fires
+    // before the fake's 3 s delay however loaded the machine is.
     llm.enqueue({ content: 'late', delayMs: 3000 });
 
     expect((await composeError()).code).toBe('llm_timeout');

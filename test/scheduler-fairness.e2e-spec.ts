@@ -1,7 +1,7 @@
 import { Response } from 'supertest';
 import { bearer, startApp, TestApp, tokenFor } from './support/test-app';
 
-/** The costliest schedule that fires (see event-loop.e2e-spec.ts): each occurrence walks years. */
+/** The costliest schedule that fires (see event-loop.alone-spec.ts): each occurrence walks years. */
 const LEAP_DAY = {
   frequency: 'FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=29;BYHOUR=9;BYMINUTE=0',
   time_zone: 'Pacific/Chatham',

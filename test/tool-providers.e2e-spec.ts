@@ -12,20 +12,11 @@ import { ManualClock } from './support/manual-clock';
 import { completeOAuth2Authorization } from './support/oauth2-authorization';
 import { bearer, newOrganization, startApp, TestApp, tokenFor } from './support/test-app';
 import { ExecutionResult, toolRequests } from './support/tool-requests';
+import { oauth2Of, providerUrls } from './support/toolkits';
 
 const NOW = Date.UTC(2025, 2, 14, 14, 30, 0); // Friday 2025-03-14 14:30:00 UTC
 const SERPAPI_KEY = `serp-${randomUUID()}`;
 const GOOGLE = 'https://www.googleapis.com/auth/';
-/** The scopes each tool's catalog entry asks for, hence what its grant holds. */
-const SCOPES = {
-  'Slack.SendMessage': ['chat:write'],
-  'Slack.ListChannels': ['channels:read', 'groups:read', 'im:read', 'mpim:read'],
-  'Google.SendEmail': [`${GOOGLE}gmail.send`],
-  'Google.ListEmails': [`${GOOGLE}gmail.readonly`],
-  'Google.CreateCalendarEvent': [`${GOOGLE}calendar.events`],
-  'Google.ListCalendarEvents': [`${GOOGLE}calendar.readonly`],
-} as const;
-type OAuth2Tool = keyof typeof SCOPES;
 
 /**
  * The Search (SerpApi), Slack and Google (Gmail, Calendar) toolkits against fakes that answer as
@@ -47,11 +38,7 @@ describe('Tool providers (e2e)', () => {
     google = await FakeGoogleApi.start();
     t = await startApp(
       {
-        SERPAPI_API_URL: serpapi.url,
-        // Slack's base URL has a path (https://slack.com/api): so has the fake's.
-        SLACK_API_URL: `${slack.url}/api`,
-        GOOGLE_API_URL: google.url,
-        TOOL_EXECUTION_TIMEOUT_MS: '2000',
+        ...providerUrls({ Search: serpapi.url, Slack: slack.url, Google: google.url }),
       },
       { clock },
     );
@@ -75,16 +62,19 @@ describe('Tool providers (e2e)', () => {
   );
   const { attach } = tools;
 
-  /** Attaches an OAuth2 tool and completes its authorization with a fresh token of its scopes. */
-  const authorized = async (name: OAuth2Tool, scopes: readonly string[] = SCOPES[name]) => {
+  /**
+   * Attaches an OAuth2 tool and completes its authorization with the scopes its catalog entry asks
+   * for; the provider's fake issues the token with `scopes` (by default the same).
+   */
+  const authorized = async (name: string, scopes?: readonly string[]) => {
     const tool = await attach(name);
-    const provider = name.startsWith('Slack.') ? 'slack' : 'google';
+    const { provider_id: provider, scopes: granted } = oauth2Of(name);
     const token = provider === 'slack' ? `xoxp-${randomUUID()}` : `ya29.${randomUUID()}`;
-    (provider === 'slack' ? slack : google).issueToken(token, scopes);
+    (provider === 'slack' ? slack : google).issueToken(token, scopes ?? granted);
     await completeOAuth2Authorization(
       t,
       { id: tool.id, organizationId: org },
-      { providerId: provider, accessToken: token, scopes: SCOPES[name] },
+      { providerId: provider, accessToken: token, scopes: granted },
     );
     return { id: tool.id, token };
   };

@@ -7,7 +7,7 @@ import {
   postToWebhook,
   whatsappNotification,
 } from './support/meta-webhooks';
-import { queryDatabase } from './support/template-database';
+import { queryOn } from './support/replica-processes';
 import { bearer, createTestDatabase, startApp, TestApp, tokenFor } from './support/test-app';
 
 /**
@@ -30,7 +30,7 @@ onPostgres('Webhooks on replicas (e2e, PostgreSQL)', () => {
   const auth = bearer(tokenFor({ org: 'org-webhook-replicas' }));
 
   const query = <T>(sql: string, parameters: unknown[] = []) =>
-    queryDatabase<T>(database.url, sql, parameters);
+    queryOn(database.url)<T>(sql, parameters);
 
   beforeAll(async () => {
     graph = await FakeGraphApi.start();

@@ -1,7 +1,7 @@
 import { createServer, IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { OutboundMessage, SendOutcome } from '../src/channels/channel-transport';
-import { GraphApiClient } from '../src/channels/graph-api/graph-api.client';
+import { GraphApiClient } from '../src/channels/kinds/meta/graph-api.client';
 import { WhatsappTransport } from '../src/channels/kinds/whatsapp/whatsapp.transport';
 import { FakeGraphApi, FakeReply, graphError, graphErrorReply } from './support/fake-graph-api';
 import { freePort } from './support/free-port';
@@ -339,8 +339,9 @@ describe('WhatsappTransport over the Graph API client', () => {
     expect(await sendWith({ status: 201 })).toEqual({ kind: 'sent', messageId: null });
   });
 
-  it('times out a slow answer quickly', async () => {
-    const started = Date.now();
+  it('times out a slow answer before it arrives', async () => {
+    // The order of two timers in this process, not a wall-clock bound: the 1 s time-out fires
+    // before the fake's 5 s delay however loaded the machine is (the answer would be `sent`).
     const outcome = await sendWith({ status: 200, body: {}, delayMs: 5000 });
 
     expect(outcome).toEqual({
@@ -348,7 +349,6 @@ describe('WhatsappTransport over the Graph API client', () => {
       code: 'timeout',
       message: 'Graph API did not answer within 1000 ms',
     });
-    expect(Date.now() - started).toBeLessThan(2000);
   });
 
   it('times out a hanging server and survives a dropped connection', async () => {

@@ -15,14 +15,14 @@ import { ConversationsController } from './conversations/conversations.controlle
 import { ConversationsService } from './conversations/conversations.service';
 import { ChannelMessagesController } from './messages/channel-messages.controller';
 import { ChannelMessagesService } from './messages/channel-messages.service';
-import { MetaWebhooksController } from './webhooks/meta-webhooks.controller';
+import { MetaWebhooksController } from './kinds/meta/meta-webhooks.controller';
 import { InboundMessagesHandler } from './webhooks/inbound-messages.handler';
 import { StatusUpdatesHandler } from './webhooks/status-updates.handler';
 import { WebhookChannels } from './webhooks/webhook-channels';
 import { WebhookInbox } from './webhooks/webhook-inbox';
 import { WebhookNotificationApplier } from './webhooks/webhook-notification.applier';
 import { AgentEventsModule } from '../agent-events';
-import { GraphApiClient } from './graph-api/graph-api.client';
+import { GraphApiClient } from './kinds/meta/graph-api.client';
 import { retentionOf } from '../database/retention';
 import { WEBHOOK_INBOX_RETENTION } from './webhooks/webhook-inbox.retention';
 

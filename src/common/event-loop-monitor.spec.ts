@@ -4,7 +4,7 @@ import { EventLoopDelayHistogram, EventLoopMonitor } from './event-loop-monitor'
 /**
  * A histogram fed by the test: the windowing, the published figures and the warning rate are
  * judged on recorded delays and fake timers, so a loaded machine cannot change the outcome. (The
- * real monitorEventLoopDelay is exercised by test/event-loop.e2e-spec.ts, which runs alone.)
+ * real monitorEventLoopDelay is exercised by test/event-loop.alone-spec.ts, which runs alone.)
  */
 class RecordedHistogram implements EventLoopDelayHistogram {
   private delaysNs: number[] = [];

@@ -70,19 +70,10 @@ export function databaseUrl(adminUrl: string, name: string): string {
 }
 
 export async function adminQuery(adminUrl: string, sql: string): Promise<void> {
-  await queryDatabase(adminUrl, sql);
-}
-
-/** One statement on a connection of its own (a test reading a database its apps share). */
-export async function queryDatabase<T>(
-  url: string,
-  sql: string,
-  parameters: unknown[] = [],
-): Promise<T[]> {
-  const client = new Client({ connectionString: url });
+  const client = new Client({ connectionString: adminUrl });
   await client.connect();
   try {
-    return (await client.query(sql, parameters)).rows as T[];
+    await client.query(sql);
   } finally {
     await client.end();
   }

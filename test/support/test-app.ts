@@ -18,6 +18,7 @@ import {
   databaseUrl,
   postgresTemplateClause,
 } from './template-database';
+import { TOOLKITS_TESTING } from './toolkits';
 
 export const TEST_JWT_SECRET = 'test-secret-that-is-long-enough-for-hs256-0123456789';
 export const TEST_ENCRYPTION_KEY = Buffer.alloc(32, 7).toString('base64');
@@ -44,9 +45,51 @@ export function baseEnv(): Env {
   };
 }
 
-/** Every variable agentline reads (see src/config/app-config.ts); cleared before each boot. */
-const CONFIG_VARIABLE =
-  /^(PORT|HOST$|TRUST_PROXY$|AUTH_|DATABASE_|DATA_DIR|JWT_|ENCRYPTION_|GRAPH_API_|META_|PUBLIC_URL|SCHEDULER_|DELIVERY_|CHANNEL_RATE_|SHUTDOWN_|AGENT_LLM_|AGENT_EVENTS_|OPT_OUT_|OPT_IN_|LOG_|RATE_LIMIT_|MCP_|OAUTH_|TOOL_|OPENWEATHER_|SERPAPI_|GOOGLE_API_|GITHUB_API_|SLACK_API_|HTTP_|METRICS_|RETENTION_)/;
+/**
+ * Every variable agentline reads (see src/config/app-config.ts, and each built-in toolkit's
+ * prefix from its folder); cleared before each boot.
+ */
+const CONFIG_VARIABLE = new RegExp(
+  `^(${[
+    ...['PORT', 'HOST$', 'TRUST_PROXY$', 'AUTH_', 'DATABASE_', 'DATA_DIR', 'JWT_', 'ENCRYPTION_'],
+    ...['GRAPH_API_', 'META_', 'PUBLIC_URL', 'SCHEDULER_', 'DELIVERY_', 'CHANNEL_RATE_'],
+    ...['SHUTDOWN_', 'AGENT_LLM_', 'AGENT_EVENTS_', 'OPT_OUT_', 'OPT_IN_', 'LOG_', 'RATE_LIMIT_'],
+    ...['MCP_', 'OAUTH_', 'TOOL_', 'HTTP_', 'METRICS_', 'RETENTION_'],
+    ...TOOLKITS_TESTING.flatMap((toolkit) => toolkit.variablePrefix ?? []),
+  ].join('|')})`,
+);
+
+export interface TestEnvironment {
+  dataDir: string;
+  logFile: string;
+  /** The PostgreSQL database of its own, with TEST_DATABASE_URL. */
+  database?: { url: string; drop: () => Promise<void> };
+}
+
+/**
+ * What a test app or a medium test module boots on: a fresh DATA_DIR and a database of its own (a
+ * copy of the one the run migrated, see template-database.ts), unless `overrides` names them; and
+ * process.env holding exactly the base variables and `overrides` among agentline's.
+ */
+export async function prepareTestEnvironment(overrides: Env = {}): Promise<TestEnvironment> {
+  const dataDir = overrides.DATA_DIR ?? mkdtempSync(join(tmpdir(), 'agentline-test-'));
+  const logFile = join(dataDir, `test-${randomUUID()}.log`);
+  const database = 'DATABASE_URL' in overrides ? undefined : await createTestDatabase();
+  const env: Env = {
+    ...baseEnv(),
+    DATABASE_URL: database?.url,
+    DATA_DIR: dataDir,
+    LOG_FILE: logFile,
+    ...overrides,
+  };
+  if (overrides.DATA_DIR === undefined && env.DATABASE_URL === undefined) {
+    copyEmbeddedTemplate(dataDir);
+  }
+  for (const key of Object.keys(process.env))
+    if (CONFIG_VARIABLE.test(key)) delete process.env[key];
+  for (const [key, value] of Object.entries(env)) if (value !== undefined) process.env[key] = value;
+  return { dataDir, logFile, database };
+}
 
 /**
  * Boots the whole AppModule, configured exactly as main.ts does, on a fresh data directory. Its
@@ -67,23 +110,7 @@ export async function startApp(
     tools?: (config: ToolsConfig) => ToolsConfig;
   } = {},
 ): Promise<TestApp> {
-  const dataDir = overrides.DATA_DIR ?? mkdtempSync(join(tmpdir(), 'agentline-test-'));
-  const logFile = join(dataDir, `test-${randomUUID()}.log`);
-  const database = 'DATABASE_URL' in overrides ? undefined : await createTestDatabase();
-  const env: Env = {
-    ...baseEnv(),
-    DATABASE_URL: database?.url,
-    DATA_DIR: dataDir,
-    LOG_FILE: logFile,
-    ...overrides,
-  };
-  if (overrides.DATA_DIR === undefined && env.DATABASE_URL === undefined) {
-    copyEmbeddedTemplate(dataDir);
-  }
-  for (const key of Object.keys(process.env))
-    if (CONFIG_VARIABLE.test(key)) delete process.env[key];
-  for (const [key, value] of Object.entries(env)) if (value !== undefined) process.env[key] = value;
-
+  const { dataDir, logFile, database } = await prepareTestEnvironment(overrides);
   // Only time is replaced (when a test needs to move it), and configuration extended (a toolkit
   // of the test's own); everything else is what production runs.
   let builder = Test.createTestingModule({ imports: [AppModule, ...modules] });

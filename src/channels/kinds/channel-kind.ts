@@ -1,6 +1,6 @@
 import type { ChannelKind, ChannelTransport } from '../channel-transport';
-import type { GraphApiClient } from '../graph-api/graph-api.client';
-import type { ParsedNotification } from '../webhooks/meta-notification.parser';
+import type { GraphApiClient } from './meta/graph-api.client';
+import type { ParsedNotification } from '../webhooks/inbound-notification';
 
 /**
  * A channel row as every kind stores it: each kind has a table of its own with the same columns,

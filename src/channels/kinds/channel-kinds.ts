@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { ChannelKind, ChannelTransport } from '../channel-transport';
-import { GraphApiClient } from '../graph-api/graph-api.client';
+import { GraphApiClient } from './meta/graph-api.client';
 import type { ChannelKindDescriptor } from './channel-kind';
 
 /** The kinds ChannelsModule starts with (src/channels/kinds/index.ts). */

@@ -8,7 +8,7 @@ import { returnedRows } from '../../database/sql';
 import { CHANNELS_CONFIG, ChannelsConfig } from '../channels.config';
 import { ChannelMessageEntity } from '../conversations/conversation.entities';
 import { toChannelMessageResponse } from '../conversations/conversation.mappers';
-import type { InboundMessage } from './meta-notification.parser';
+import type { InboundMessage } from './inbound-notification';
 import type { WebhookChannel } from './webhook-channels';
 
 /** A client's message from a notification: kept, its opt-out or opt-in keyword, the agent told. */

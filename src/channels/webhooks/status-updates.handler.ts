@@ -3,7 +3,7 @@ import { EntityManager } from 'typeorm';
 import { toIso } from '../../common/time';
 import { returnedRows } from '../../database/sql';
 import { ChannelConversations } from '../conversations/channel-conversations';
-import type { InboundStatus, ReadItem } from './meta-notification.parser';
+import type { InboundStatus, ReadItem } from './inbound-notification';
 import type { Routes, WebhookChannel } from './webhook-channels';
 
 /**

@@ -8,7 +8,7 @@ import { escapeUnstorable } from '../../common/http/input-guards';
 import { uuidv7 } from '../../common/ids';
 import { toIso } from '../../common/time';
 import { Metrics } from '../../metrics';
-import type { SetAsideItem } from './meta-notification.parser';
+import type { SetAsideItem } from './inbound-notification';
 import type { WebhookChannel } from './webhook-channels';
 import {
   ProcessingOutcome,

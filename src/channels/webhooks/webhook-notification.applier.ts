@@ -4,7 +4,7 @@ import { isRefusedValue } from '../../common/database-errors';
 import { escapeUnstorable } from '../../common/http/input-guards';
 import type { ChannelKind } from '../channel-transport';
 import { InboundMessagesHandler } from './inbound-messages.handler';
-import type { ItemRefusal, ReadItem, SetAsideItem } from './meta-notification.parser';
+import type { ItemRefusal, ReadItem, SetAsideItem } from './inbound-notification';
 import { StatusUpdatesHandler } from './status-updates.handler';
 import { WebhookChannel, WebhookChannels } from './webhook-channels';
 import { ChannelKinds } from '../kinds/channel-kinds';

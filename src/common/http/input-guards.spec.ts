@@ -22,13 +22,11 @@ describe('jsonNestingDepth', () => {
     expect(depth(text)).toBe(expected);
   });
 
-  it('stops early past the limit and stays linear on a megabyte', () => {
+  it('stops early past the limit, and reads strings of brackets as strings', () => {
     const deep = '['.repeat(1_000_000);
     expect(jsonNestingDepth(Buffer.from(deep), 64)).toBe(65);
-    const started = Date.now();
-    expect(depth(`[${'"[{",'.repeat(200_000)}1]`)).toBe(1);
-    // Generous for a loaded machine: a quadratic scan of a megabyte would take minutes.
-    expect(Date.now() - started).toBeLessThan(5_000);
+    // How long a megabyte of them takes: input-guards.alone-spec.ts.
+    expect(depth(`[${'"[{",'.repeat(1_000)}1]`)).toBe(1);
   });
 });
 

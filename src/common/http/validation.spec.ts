@@ -1,6 +1,5 @@
-import { ArgumentMetadata, ValidationPipe } from '@nestjs/common';
+import { ArgumentMetadata } from '@nestjs/common';
 import { IsString } from 'class-validator';
-import { performance } from 'node:perf_hooks';
 import { ProblemException } from './problem';
 import { StrictValidationPipe } from './validation';
 import { IsOptionalNotNull } from './validation.decorators';
@@ -52,28 +51,5 @@ describe('StrictValidationPipe', () => {
     const param: ArgumentMetadata = { type: 'param', data: 'id', metatype: String };
     expect((await problemOf(pipe.transform('x\u0000', param))).errors?.[0].field).toBe('id');
     await expect(pipe.transform('x', param)).resolves.toBe('x');
-  });
-
-  it('refuses 40,000 unknown keys in a few milliseconds, where plain validation took far longer', async () => {
-    const body: Record<string, unknown> = { name: 'a' };
-    for (let i = 0; i < 40_000; i++) body[`k${i}`] = i;
-    const time = async (work: () => Promise<unknown>) => {
-      const started = performance.now();
-      await work().catch(() => undefined);
-      return performance.now() - started;
-    };
-    const plain = new ValidationPipe({
-      whitelist: true,
-      forbidNonWhitelisted: true,
-      transform: true,
-    });
-    await time(() => pipe.transform(body, asBody)); // warm-up
-    const strict = await time(() => pipe.transform(body, asBody));
-    const before = await time(() => plain.transform(body, asBody));
-    console.log(
-      `40,000 unknown keys: ${strict.toFixed(1)} ms (class-validator alone: ${before.toFixed(1)} ms)`,
-    );
-    // Side by side in one run, so a loaded machine slows both: only the ratio is asserted.
-    expect(strict).toBeLessThan(before / 5);
   });
 });

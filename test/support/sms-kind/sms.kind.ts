@@ -11,7 +11,7 @@ import type {
   ParsedNotification,
   ReadItem,
   SetAsideItem,
-} from '../../../src/channels/webhooks/meta-notification.parser';
+} from '../../../src/channels/webhooks/inbound-notification';
 
 /**
  * A third channel kind that exists only in tests: an SMS provider with a JSON API, registered by

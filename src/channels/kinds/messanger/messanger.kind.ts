@@ -1,6 +1,6 @@
 import { toMillis } from '../../../common/time';
 import { statusReason } from '../../channel.mappers';
-import { parseMessangerNotification } from '../../webhooks/meta-notification.parser';
+import { parseMessangerNotification } from './messanger-notification.parser';
 import type { ChannelKindDescriptor, StoredChannel } from '../channel-kind';
 import { MessangerChannelDto } from './messanger-channel.dto';
 import { MessangerChannelEntity } from './messanger-channel.entity';

@@ -5,7 +5,7 @@ import {
   SendOutcome,
   SenderCredentials,
 } from '../../channel-transport';
-import { GraphApiClient } from '../../graph-api/graph-api.client';
+import { GraphApiClient } from '../meta/graph-api.client';
 
 /** Messenger's Send API refuses text longer than 2000 characters. */
 export const MESSANGER_LIMITS: ChannelLimits = { textLength: 2000 };

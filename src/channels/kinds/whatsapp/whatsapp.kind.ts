@@ -1,6 +1,6 @@
 import { toMillis } from '../../../common/time';
 import { statusReason } from '../../channel.mappers';
-import { parseWhatsappNotification } from '../../webhooks/meta-notification.parser';
+import { parseWhatsappNotification } from './whatsapp-notification.parser';
 import type { ChannelKindDescriptor, StoredChannel } from '../channel-kind';
 import { WhatsappChannelDto } from './whatsapp-channel.dto';
 import { WhatsappChannelEntity } from './whatsapp-channel.entity';

@@ -5,7 +5,7 @@ import {
   SendOutcome,
   SenderCredentials,
 } from '../../channel-transport';
-import { GraphApiClient } from '../../graph-api/graph-api.client';
+import { GraphApiClient } from '../meta/graph-api.client';
 
 /** WhatsApp rejects text bodies longer than 4096 characters. */
 export const WHATSAPP_LIMITS: ChannelLimits = { textLength: 4096 };

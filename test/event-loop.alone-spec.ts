@@ -3,6 +3,7 @@ import { Agent, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Response } from 'supertest';
 import { loadToolCatalog } from '../src/tools/catalog/tool-catalog';
+import { filled } from '../src/tools/toolkits/builtin-toolkit.testing';
 import { aFollowUp, aMessangerChannel, aWhatsappChannel } from './support/factories';
 import { FakeGithubApi } from './support/fake-github-api';
 import { FakeGoogleApi } from './support/fake-google-api';
@@ -13,76 +14,28 @@ import { FakeSlackApi } from './support/fake-slack-api';
 import { completeOAuth2Authorization } from './support/oauth2-authorization';
 import { bearer, newOrganization, startApp, TestApp, tokenFor } from './support/test-app';
 import { toolRequests } from './support/tool-requests';
+import { builtinWorstInputs, oauth2Of, providerUrls, requirementsOf } from './support/toolkits';
 
 const HEALTH_WITHIN_MS = 200;
 const LEAP_DAY = 'FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=29;BYHOUR=9;BYMINUTE=0';
-const WEATHER_KEY = `ow-${randomUUID()}`;
-const SERPAPI_KEY = `serp-${randomUUID()}`;
-const GOOGLE = 'https://www.googleapis.com/auth/';
-
-/** `n` characters of `unit` repeated: a string exactly at a max_length. */
-const filled = (unit: string, n: number) => unit.repeat(Math.ceil(n / unit.length)).slice(0, n);
-const emails = (n: number) =>
-  Array.from({ length: n }, (_, i) => `${filled('a', 300)}${i}@example.com`);
+/** The key every tool that needs a secret is attached with; the fakes that check one take it. */
+const API_KEY = `key-${randomUUID()}`;
+/** The token GitHub's fake accepts (the others' fakes take the token they issue). */
+const GITHUB_TOKEN = `gho_${randomUUID()}`;
+/** A closed port: the provider of a toolkit without a fake here refuses at once (still a run). */
+const NOWHERE = 'http://127.0.0.1:9';
 
 /**
- * The costliest input each built-in tool accepts: its strings at their max_length, its arrays at
- * their max_items, and the content its algorithm likes least. Every tool of the catalog must
- * have one (the first test checks), so that a new tool cannot be forgotten.
+ * The costliest input each built-in tool accepts: the built-in toolkits' from their folders
+ * (`<toolkit>.testing.ts`), the Agentline toolkit's here. Every tool of the catalog must have one
+ * (the first test checks), so that a new tool cannot be forgotten. The channel ids are a WhatsApp
+ * and a Messanger channel of the agent.
  */
-/** Each tool's costliest input; the channel ids are a WhatsApp and a Messanger channel of the agent. */
 const WORST_INPUTS: Record<
   string,
   (channelId: string, messangerChannelId: string) => Record<string, unknown>
 > = {
-  // Grapheme segmentation was quadratic: 100 KB took 5 s on the event loop.
-  'Text.CountWords': () => ({ text: filled('hello world. 👍🏽 ', 100_000) }),
-  // The old sentence-case regular expression backtracked on punctuation and spaces.
-  'Text.ChangeCase': () => ({ text: filled('. ', 100_000), case: 'sentence' }),
-  'Math.Calculate': () => ({ expression: `${'1+'.repeat(4_999)}1`, precision: 15 }),
-  'Math.Statistics': () => ({
-    values: Array.from({ length: 10_000 }, (_, i) => ((i * 7919) % 100_003) / 7),
-  }),
-  'Time.CurrentTime': () => ({ time_zone: 'America/Argentina/ComodRivadavia' }),
-  'Time.ConvertTimeZone': () => ({
-    datetime: '2025-03-30T02:30:00.000',
-    from_time_zone: 'Europe/Madrid',
-    to_time_zone: 'Pacific/Chatham',
-  }),
-  'Weather.GetCurrentWeather': () => ({ location: 'Lisbon' }),
-  'Weather.GetForecast': () => ({ location: 'Lisbon', days: 5 }),
-  'Search.WebSearch': () => ({ query: filled('capital of portugal ', 2048), num_results: 20 }),
-  'Search.NewsSearch': () => ({ query: filled('ecb rates ', 2048), num_results: 20 }),
-  'Github.CreateIssue': () => ({
-    owner: filled('o', 39),
-    repo: filled('r', 100),
-    title: filled('t', 256),
-    body: filled('# body\n', 65_536),
-    labels: Array.from({ length: 100 }, (_, i) => filled(`l${i}`, 50)),
-    assignees: Array.from({ length: 10 }, (_, i) => filled(`a${i}`, 39)),
-  }),
-  'Github.ListPullRequests': () => ({ owner: 'octo', repo: 'hello', per_page: 100 }),
-  'Github.SearchRepositories': () => ({ query: filled('nestjs ', 256), per_page: 100 }),
-  'Slack.SendMessage': () => ({ channel: 'C08GENERAL01', text: filled('hi ', 40_000) }),
-  'Slack.ListChannels': () => ({ limit: 1000 }),
-  // A non-ASCII subject is cut into RFC 2047 words, headers are folded: linear, but the most work.
-  'Google.SendEmail': () => ({
-    recipient: 'ana@example.com',
-    subject: filled('Olá ', 998),
-    body: filled('Olá, mundo. ', 100_000),
-    cc: emails(100),
-    bcc: emails(100),
-  }),
-  'Google.ListEmails': () => ({ max_results: 100, include_body: true }),
-  'Google.CreateCalendarEvent': () => ({
-    summary: filled('s', 1024),
-    start_datetime: '2025-03-20T10:00:00',
-    end_datetime: '2025-03-20T11:00:00',
-    description: filled('d', 8192),
-    location: filled('l', 1024),
-    attendee_emails: emails(100),
-  }),
-  'Google.ListCalendarEvents': () => ({ max_results: 250 }),
+  ...builtinWorstInputs(),
   'Agentline.SendWhatsappMessage': (channelId) => ({
     channel_id: channelId,
     to: '+34612345678',
@@ -113,35 +66,6 @@ const WORST_INPUTS: Record<
   }),
 };
 
-/** The OAuth2 provider and scopes of the tools that need one; the fakes check them. */
-const OAUTH2: Record<string, { provider: 'github' | 'slack' | 'google'; scopes: string[] }> = {
-  'Github.CreateIssue': { provider: 'github', scopes: ['repo'] },
-  'Github.ListPullRequests': { provider: 'github', scopes: ['repo'] },
-  'Github.SearchRepositories': { provider: 'github', scopes: ['repo'] },
-  'Slack.SendMessage': { provider: 'slack', scopes: ['chat:write'] },
-  'Slack.ListChannels': {
-    provider: 'slack',
-    scopes: ['channels:read', 'groups:read', 'im:read', 'mpim:read'],
-  },
-  'Google.SendEmail': { provider: 'google', scopes: [`${GOOGLE}gmail.send`] },
-  'Google.ListEmails': { provider: 'google', scopes: [`${GOOGLE}gmail.readonly`] },
-  'Google.CreateCalendarEvent': { provider: 'google', scopes: [`${GOOGLE}calendar.events`] },
-  'Google.ListCalendarEvents': { provider: 'google', scopes: [`${GOOGLE}calendar.readonly`] },
-};
-
-const TOKENS = {
-  github: `gho_${randomUUID()}`,
-  slack: `xoxp-${randomUUID()}`,
-  google: `ya29.${randomUUID()}`,
-};
-
-const SECRETS: Record<string, string> = {
-  'Weather.GetCurrentWeather': WEATHER_KEY,
-  'Weather.GetForecast': WEATHER_KEY,
-  'Search.WebSearch': SERPAPI_KEY,
-  'Search.NewsSearch': SERPAPI_KEY,
-};
-
 /**
  * No request can hold the event loop: while the costliest input of each built-in tool runs,
  * /health still answers within 200 ms. Third parties are the loopback fakes (in this process, so
@@ -166,19 +90,25 @@ describe('Event loop under hostile tool input (e2e)', () => {
   beforeAll(async () => {
     [graph, weather, github, serpapi, slack, google] = await Promise.all([
       FakeGraphApi.start(),
-      FakeOpenWeatherApi.start([WEATHER_KEY]),
-      FakeGithubApi.start([TOKENS.github]),
-      FakeSerpApi.start([SERPAPI_KEY]),
+      FakeOpenWeatherApi.start([API_KEY]),
+      FakeGithubApi.start([GITHUB_TOKEN]),
+      FakeSerpApi.start([API_KEY]),
       FakeSlackApi.start(),
       FakeGoogleApi.start(),
     ]);
     t = await startApp({
       GRAPH_API_URL: graph.url,
-      OPENWEATHER_API_URL: weather.url,
-      GITHUB_API_URL: github.url,
-      SERPAPI_API_URL: serpapi.url,
-      SLACK_API_URL: `${slack.url}/api`,
-      GOOGLE_API_URL: google.url,
+      // The toolkits these fakes stand for; any other's provider is nowhere.
+      ...providerUrls(
+        {
+          Weather: weather.url,
+          Github: github.url,
+          Search: serpapi.url,
+          Slack: slack.url,
+          Google: google.url,
+        },
+        NOWHERE,
+      ),
       TOOL_EXECUTION_TIMEOUT_MS: '20000',
       RATE_LIMIT_PER_MINUTE: '100000',
     });
@@ -218,28 +148,29 @@ describe('Event loop under hostile tool input (e2e)', () => {
   });
 
   /**
-   * Attaches the tool with what it needs to run: its secret, or a completed OAuth2 grant. The
-   * agent holds one grant per provider, so it carries the scopes of all that provider's tools.
+   * Attaches the tool with what its catalog entry requires: a secret, or a completed OAuth2 grant
+   * (issued by the provider's fake, where there is one). The agent holds one grant per provider,
+   * so it carries the scopes of all that provider's tools.
    */
   const ready = async (name: string): Promise<string> => {
-    const secret = SECRETS[name];
-    const tool = await attach(name, secret ? { api_key: secret } : {});
-    const oauth2 = OAUTH2[name];
-    if (oauth2) {
+    const { secrets, authorization } = requirementsOf(name);
+    const tool = await attach(name, secrets.length > 0 ? { api_key: API_KEY } : {});
+    if (authorization) {
+      const provider = authorization.provider_id;
       const scopes = [
         ...new Set(
-          Object.values(OAUTH2)
-            .filter((other) => other.provider === oauth2.provider)
-            .flatMap((other) => other.scopes),
+          builtinTools()
+            .filter((other) => requirementsOf(other).authorization?.provider_id === provider)
+            .flatMap((other) => oauth2Of(other).scopes),
         ),
       ];
-      const token = TOKENS[oauth2.provider];
-      if (oauth2.provider === 'slack') slack.issueToken(token, scopes);
-      if (oauth2.provider === 'google') google.issueToken(token, scopes);
+      const token = provider === 'github' ? GITHUB_TOKEN : `token-${randomUUID()}`;
+      if (provider === 'slack') slack.issueToken(token, scopes);
+      if (provider === 'google') google.issueToken(token, scopes);
       await completeOAuth2Authorization(
         t,
         { id: tool.id, organizationId: org },
-        { providerId: oauth2.provider, accessToken: token, scopes },
+        { providerId: provider, accessToken: token, scopes },
       );
     }
     return tool.id;

@@ -1,7 +1,11 @@
 import { freePort } from './support/free-port';
 import { DatabaseStartupError, waitForDatabase } from '../src/database/wait-for-database';
 
-describe('waitForDatabase', () => {
+/**
+ * Real refused connections against the retry schedule: how many attempts fit in 1.5 s depends on
+ * the timers firing on time (a stall of half a second drops one), so this runs alone.
+ */
+describe('waitForDatabase (alone)', () => {
   it('prints one line per attempt and gives up at the limit with one line', async () => {
     const port = await freePort();
     const lines: string[] = [];

@@ -1,8 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Agent } from 'undici';
-import { describeOutboundError, isRecord, keepAliveAgent } from '../../common/outbound-http';
-import { encodePath, UnsafePathSegmentError } from '../../common/url-path';
-import { SendOutcome } from '../channel-transport';
+import { describeOutboundError, isRecord, keepAliveAgent } from '../../../common/outbound-http';
+import { encodePath, UnsafePathSegmentError } from '../../../common/url-path';
+import { SendOutcome } from '../../channel-transport';
 
 export interface GraphApiClientOptions {
   /** GRAPH_API_URL, version path included, e.g. https://graph.facebook.com/v23.0 */

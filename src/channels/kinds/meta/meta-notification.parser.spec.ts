@@ -1,9 +1,7 @@
-import {
-  LATEST_INSTANT_MS,
-  ParsedNotification,
-  parseMessangerNotification,
-  parseWhatsappNotification,
-} from './meta-notification.parser';
+import type { ParsedNotification } from '../../webhooks/inbound-notification';
+import { parseMessangerNotification } from '../messanger/messanger-notification.parser';
+import { parseWhatsappNotification } from '../whatsapp/whatsapp-notification.parser';
+import { LATEST_INSTANT_MS } from './meta-notification.reader';
 
 const events = (parsed: ParsedNotification) => parsed.read.map((item) => item.event);
 /** What was set aside, as `path: reason`. */

@@ -1,4 +1,4 @@
-import { SkipRateLimit } from '../../common/http/rate-limit.guard';
+import { SkipRateLimit } from '../../../common/http/rate-limit.guard';
 import {
   applyDecorators,
   Controller,
@@ -23,19 +23,19 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { Public } from '../../common/auth/principal';
-import { sameSecret } from '../../common/crypto/same-secret';
-import { ProblemException } from '../../common/http/problem';
-import { ApiProblemResponses, ProblemExample } from '../../common/http/openapi.decorators';
-import type { ChannelKind } from '../channel-transport';
-import type { NotificationExample } from '../kinds/channel-kind';
-import { CHANNELS_CONFIG, ChannelsConfig } from '../channels.config';
+import { Public } from '../../../common/auth/principal';
+import { sameSecret } from '../../../common/crypto/same-secret';
+import { ProblemException } from '../../../common/http/problem';
+import { ApiProblemResponses, ProblemExample } from '../../../common/http/openapi.decorators';
+import type { ChannelKind } from '../../channel-transport';
+import type { NotificationExample } from '../channel-kind';
+import { CHANNELS_CONFIG, ChannelsConfig } from '../../channels.config';
 import { isSignedByMeta, isWellFormedSignature } from './meta-signature';
-import { Metrics } from '../../metrics';
-import { WebhookChannel, WebhookChannels } from './webhook-channels';
-import { WebhookInbox } from './webhook-inbox';
-import { MESSANGER_NOTIFICATION_EXAMPLE } from '../kinds/messanger/messanger.openapi';
-import { WHATSAPP_NOTIFICATION_EXAMPLE } from '../kinds/whatsapp/whatsapp.openapi';
+import { Metrics } from '../../../metrics';
+import { WebhookChannel, WebhookChannels } from '../../webhooks/webhook-channels';
+import { WebhookInbox } from '../../webhooks/webhook-inbox';
+import { MESSANGER_NOTIFICATION_EXAMPLE } from '../messanger/messanger.openapi';
+import { WHATSAPP_NOTIFICATION_EXAMPLE } from '../whatsapp/whatsapp.openapi';
 
 /** Longer challenges are refused: Meta's are short numbers, and we echo it back verbatim. */
 const MAX_CHALLENGE_LENGTH = 256;
