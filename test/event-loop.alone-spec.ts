@@ -4,13 +4,14 @@ import type { AddressInfo } from 'node:net';
 import type { Response } from 'supertest';
 import { loadToolCatalog } from '../src/tools/catalog/tool-catalog';
 import { filled } from '../src/tools/toolkits/builtin-toolkit.testing';
-import { aFollowUp, aMessangerChannel, aWhatsappChannel } from './support/factories';
+import { aFollowUp } from './support/factories';
 import { FakeGithubApi } from './support/fake-github-api';
 import { FakeGoogleApi } from './support/fake-google-api';
 import { FakeGraphApi } from './support/fake-graph-api';
 import { FakeOpenWeatherApi } from './support/fake-openweather-api';
 import { FakeSerpApi } from './support/fake-serpapi';
 import { FakeSlackApi } from './support/fake-slack-api';
+import { givenMessangerChannel, givenWhatsappChannel } from './support/given';
 import { completeOAuth2Authorization } from './support/oauth2-authorization';
 import { bearer, newOrganization, startApp, TestApp, tokenFor } from './support/test-app';
 import { toolRequests } from './support/tool-requests';
@@ -177,12 +178,8 @@ describe('Event loop under hostile tool input (e2e)', () => {
   };
 
   it('answers /health within 200 ms while the worst input of each tool runs', async () => {
-    const channel = (
-      await t.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201)
-    ).body.data as { id: string };
-    const page = (
-      await t.http().post('/v1/channels/messanger').set(auth).send(aMessangerChannel()).expect(201)
-    ).body.data as { id: string };
+    const channel = await givenWhatsappChannel(t, auth);
+    const page = await givenMessangerChannel(t, auth);
     const tools: { name: string; id: string }[] = [];
     for (const name of builtinTools()) tools.push({ name, id: await ready(name) });
 
@@ -246,9 +243,7 @@ describe('Event loop under hostile tool input (e2e)', () => {
 
   it('answers /health within 200 ms while a typed field holds 145 objects of 1,000 keys', async () => {
     // Each object is within the per-object bound; together they cost class-transformer 250 ms.
-    const channel = (
-      await t.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201)
-    ).body.data as { id: string };
+    const channel = await givenWhatsappChannel(t, auth);
     const body = aFollowUp(channel.id, {
       client_phone_numbers: Array.from({ length: 145 }, () => manyKeys(1_000)),
     });
@@ -332,9 +327,7 @@ describe('Event loop under hostile tool input (e2e)', () => {
   });
 
   it('refuses a rule that never fires without stalling /health (checked in the scheduler thread)', async () => {
-    const channel = (
-      await t.http().post('/v1/channels/whatsapp').set(auth).send(aWhatsappChannel()).expect(201)
-    ).body.data as { id: string };
+    const channel = await givenWhatsappChannel(t, auth);
     const { res, healthMs } = await healthWhile(
       t
         .http()
