@@ -15,8 +15,6 @@ export type ChannelUnusable =
   | { reason: 'not_found' }
   /** The channel exists, but is of another kind than the caller needs (`label`: its kind's). */
   | { reason: 'wrong_kind'; kind: ChannelKind; label: string }
-  /** Channels of this kind cannot send yet (no transport). */
-  | { reason: 'cannot_send'; kind: ChannelKind }
   | { reason: 'other_agent' }
   /** Meta rejected its token; a new access_token reactivates it. */
   | { reason: 'inactive' }
@@ -42,8 +40,6 @@ export function describeUnusable(
       return `No ${label} channel ${channelId} exists in this organization.`;
     case 'wrong_kind':
       return `Channel ${channelId} is a ${unusable.label} channel; ${wrongKind}`;
-    case 'cannot_send':
-      return `Channel ${channelId} cannot send messages yet.`;
     case 'other_agent':
       return `Channel ${channelId} belongs to another agent, not ${agentId}.`;
     case 'inactive':
@@ -165,8 +161,8 @@ export class ChannelMessageSender {
       // Once per channel: the batch's deliveries share it (a rejected token stops them all).
       if (opened.has(ref.channelId)) continue;
       const channel = byId.get(ref.channelId);
-      const found = channel?.organizationId === ref.organizationId && channel.kind === ref.kind;
-      opened.set(ref.channelId, this.opened(found ? channel : undefined, { kind: ref.kind }));
+      const matches = channel?.organizationId === ref.organizationId && channel.kind === ref.kind;
+      opened.set(ref.channelId, this.opened(matches ? channel : undefined, { kind: ref.kind }));
     }
     return opened;
   }
@@ -178,9 +174,6 @@ export class ChannelMessageSender {
   ): ChannelRuleFailure | undefined {
     if (channel.kind !== requirement.kind) {
       return { reason: 'wrong_kind', kind: channel.kind, label: this.label(channel.kind) };
-    }
-    if (!this.kinds.all().some(({ kind }) => kind === channel.kind)) {
-      return { reason: 'cannot_send', kind: channel.kind };
     }
     if (requirement.agentId !== undefined && channel.agentId !== requirement.agentId) {
       return { reason: 'other_agent' };
