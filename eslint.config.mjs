@@ -27,14 +27,6 @@ const MAY_IMPORT = {
 };
 const FEATURES = Object.keys(MAY_IMPORT);
 
-// channels and scheduler join once issue 18's kinds refactor lands
-const JOINED_AFTER_KINDS_REFACTOR = ['channels', 'scheduler'];
-
-/** Modules whose rules are in force: their own imports are checked, and others use their index. */
-const ENFORCED = FEATURES.filter(
-  (name) => !['channels', 'scheduler'].includes(name) || JOINED_AFTER_KINDS_REFACTOR.includes(name),
-);
-
 /** The composition root: it wires the modules together, through their index files. */
 const ROOT_NAMES = ['app.module', 'app.setup', 'main', 'cli'];
 const ROOT_FILES = ['src/app.module.ts', 'src/app.setup.ts', 'src/main.ts', 'src/cli/**/*.ts'];
@@ -65,12 +57,12 @@ const forbidden = (importer, name, why) =>
     `${importer} may not import ${name}: ${why} (docs/architecture.md, "Module boundaries").`,
   );
 
-/** Others may reach an enforced module through its index only. */
-const publicFilesOnly = (self) =>
-  ENFORCED.filter((name) => name !== self).map((name) => insideOf(name));
 /** Nothing but app.module imports agentline-toolkit: it sits on top of everything. */
 const agentlineToolkit = (importer) =>
   forbidden(importer, 'agentline-toolkit', 'only app.module wires it in');
+/** Others may reach a module through its index only. */
+const publicFilesOnly = (self) =>
+  FEATURES.filter((name) => name !== self).map((name) => insideOf(name));
 const compositionRoot = (importer) =>
   ROOT_NAMES.map((name) =>
     forbidden(importer, name, 'the composition root imports modules, not the reverse'),
@@ -78,15 +70,11 @@ const compositionRoot = (importer) =>
 
 /** What files of feature module `name` may not import; `tests` skips the public-file rule. */
 function featurePatterns(name, { tests }) {
-  const direction = ENFORCED.includes(name)
-    ? FEATURES.filter((other) => other !== name && !MAY_IMPORT[name].includes(other)).map((other) =>
-        forbidden(
-          name,
-          other,
-          `it may import ${MAY_IMPORT[name].join(', ') || 'no feature module'}`,
-        ),
-      )
-    : [agentlineToolkit(name)];
+  const direction = FEATURES.filter(
+    (other) => other !== name && !MAY_IMPORT[name].includes(other),
+  ).map((other) =>
+    forbidden(name, other, `it may import ${MAY_IMPORT[name].join(', ') || 'no feature module'}`),
+  );
   return [...direction, ...compositionRoot(name), ...(tests ? [] : publicFilesOnly(name))];
 }
 

@@ -14,7 +14,7 @@ export class OpenChannelKinds1764600000000 implements MigrationInterface {
 
   async up(db: QueryRunner): Promise<void> {
     for (const table of KIND_COLUMNS) {
-      await db.query(`ALTER TABLE ${table} DROP CONSTRAINT IF EXISTS ${table}_channel_kind_check`);
+      await db.query(`ALTER TABLE ${table} DROP CONSTRAINT ${table}_channel_kind_check`);
       await db.query(
         `ALTER TABLE ${table} ADD CONSTRAINT ${table}_channel_kind_check
            CHECK (channel_kind ~ '^[a-z][a-z0-9_]{0,30}$')`,
@@ -27,7 +27,7 @@ export class OpenChannelKinds1764600000000 implements MigrationInterface {
     await db.query('ALTER TABLE follow_ups DROP CONSTRAINT follow_ups_channel_id_fkey');
     // The kind's `type` ("Whatsapp"), as the contract spells it.
     await db.query(
-      `ALTER TABLE follow_ups DROP CONSTRAINT IF EXISTS follow_ups_channel_type_check`,
+      `ALTER TABLE follow_ups DROP CONSTRAINT follow_ups_channel_type_check`,
     );
     await db.query(
       `ALTER TABLE follow_ups ADD CONSTRAINT follow_ups_channel_type_check
@@ -41,7 +41,16 @@ export class OpenChannelKinds1764600000000 implements MigrationInterface {
   }
 
   async down(db: QueryRunner): Promise<void> {
-    await db.query(`DELETE FROM follow_ups WHERE channel_kind <> 'whatsapp'`);
+    // Rows of a kind the old checks do not know cannot stay; going back is refused, not lossy.
+    for (const table of KIND_COLUMNS) {
+      const [{ count }] = (await db.query(
+        `SELECT count(*)::int AS count FROM ${table}
+          WHERE channel_kind NOT IN ('whatsapp', 'messanger')`,
+      )) as { count: number }[];
+      if (count > 0) {
+        throw new Error(`${table} holds ${count} rows of other channel kinds; remove them first.`);
+      }
+    }
     await db.query(`ALTER TABLE follow_ups DROP COLUMN channel_kind`);
     await db.query(
       'ALTER TABLE follow_ups ADD CONSTRAINT follow_ups_channel_id_fkey FOREIGN KEY (channel_id) REFERENCES whatsapp_channels (id)',

@@ -2,8 +2,7 @@ import { Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { AgentEventsModule, readAgentEventsConfig } from './agent-events';
 import { AgentlineToolkitModule } from './agentline-toolkit';
-import { readChannelsConfig } from './channels';
-import { ChannelsModule } from './channels';
+import { ChannelsModule, readChannelsConfig } from './channels';
 import { AuthModule } from './common/auth/auth.module';
 import { JwtAuthGuard } from './common/auth/jwt-auth.guard';
 import { CommonModule } from './common/common.module';
@@ -20,9 +19,7 @@ import { HealthModule } from './health';
 import { MetricsModule, readMetricsConfig } from './metrics';
 import { IdempotencyInterceptor } from './common/idempotency/idempotency.interceptor';
 import { IdempotencyModule } from './common/idempotency/idempotency.module';
-import { readSchedulerConfig } from './scheduler';
-import { SchedulerEngine } from './scheduler';
-import { SchedulerModule } from './scheduler';
+import { readSchedulerConfig, SchedulerEngine, SchedulerModule } from './scheduler';
 import { readToolsConfig, ToolsModule } from './tools';
 
 /**

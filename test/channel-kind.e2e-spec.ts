@@ -98,6 +98,19 @@ describe('A channel kind registered by a module of its own (e2e)', () => {
     );
   });
 
+  it('refuses a follow-up template on a kind without templates (SMS has no messaging window)', async () => {
+    const channel = await smsChannel('+15550001006');
+    const templated = await t
+      .http()
+      .post('/v1/scheduler/follow-up/sms')
+      .set(auth)
+      .send(aFollowUp(channel.id, { template: { name: 'n', language: 'en', parameters: [] } }))
+      .expect(400);
+    expect(templated.body.errors).toEqual([
+      { field: 'template', message: 'SMS channels send no templates' },
+    ]);
+  });
+
   it('receives a webhook: the inbound message reaches the conversation, a status reaches its delivery', async () => {
     const channel = await smsChannel('+15550001003', 'sms-token-3');
     const queued = await t

@@ -307,6 +307,26 @@ describe('Conversations on WhatsApp (e2e)', () => {
       expect(graph.requests).toBe(2);
     });
 
+    it('from a failed status of a template sent as such (outside the window): fails for good', async () => {
+      const wa = await givenWhatsappChannel(t, auth);
+      const created = await followUp(wa.id, {
+        client_phone_numbers: ['+34612345678'],
+        template: TEMPLATE,
+      });
+      const [sent] = await settled(created.id, ['sent']);
+      expect(sent.message_type).toBe('template');
+      await notify(wa, {
+        statuses: [
+          status(sent.wa_message_id as string, 'failed', clock.now(), [
+            { code: 131047, title: 'Re-engagement message' },
+          ]),
+        ],
+      });
+      const [row] = await settled(created.id, ['failed']);
+      expect(row).toMatchObject({ attempts: 1, message_type: 'template' });
+      expect(graph.requests).toBe(1);
+    });
+
     it('from a failed status without a template: fails for good', async () => {
       const wa = await givenWhatsappChannel(t, auth);
       await clientWrites(wa, '34612345678', 'hi');

@@ -1,8 +1,7 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { Clock } from '../common/clock';
 import { ChannelMessagesService } from '../channels';
-import { FollowUpsService } from '../scheduler';
-import { SchedulerWorkers } from '../scheduler';
+import { FollowUpsService, SchedulerWorkers } from '../scheduler';
 import { ToolExecutorRegistry } from '../tools';
 import { followUpExecutors } from './follow-up.executors';
 import { sendMessageExecutors } from './send-message.executors';

@@ -1,9 +1,14 @@
 import { Clock } from '../common/clock';
 import { isUuid } from '../common/ids';
-import { CreateFollowUpDto, ListFollowUpsQueryDto, SchedulePreviewQueryDto } from '../scheduler';
-import { toFollowUpResponse } from '../scheduler';
-import { FollowUpsService } from '../scheduler';
-import { SchedulerWorkers, SchedulePreviewTimeout } from '../scheduler';
+import {
+  CreateFollowUpDto,
+  FollowUpsService,
+  ListFollowUpsQueryDto,
+  SchedulePreviewQueryDto,
+  SchedulePreviewTimeout,
+  SchedulerWorkers,
+  toFollowUpResponse,
+} from '../scheduler';
 import {
   asToolError,
   asToolFailure,

@@ -1,5 +1,8 @@
-import { ChannelMessagesService } from '../channels';
-import { SendMessangerMessageDto, SendWhatsappMessageDto } from '../channels';
+import {
+  ChannelMessagesService,
+  SendMessangerMessageDto,
+  SendWhatsappMessageDto,
+} from '../channels';
 import { asToolError, ToolExecutionContext, ToolExecutor, validDto } from '../tools';
 
 /** In the name of whoever attached the tool, on a channel of the tool's own agent only. */

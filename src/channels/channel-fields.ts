@@ -2,6 +2,7 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsNotEmpty, IsString, Matches, MaxLength, MinLength } from 'class-validator';
 import { PaginationQueryDto } from '../common/http/pagination.dto';
+import { CreatedByProperty, OrganizationIdProperty } from '../common/http/openapi.decorators';
 import { IsOptionalNotNull } from '../common/http/validation.decorators';
 
 const identifier = (max: number) => [
@@ -114,6 +115,23 @@ export const StatusReasonField = () =>
     description:
       'Why Meta made the channel inactive (its error code and message); null while it is active.',
   });
+
+/** What every kind's channel response holds; each kind's DTO adds its account id and `type`. */
+export abstract class ChannelResponseDto {
+  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty({ example: 'agent_support_es' }) agent_id!: string;
+  @OrganizationIdProperty() organization_id!: string;
+  @CreatedByProperty() created_by!: string;
+  @ApiProperty({
+    description: "The verify token for Meta's webhook handshake (hub.verify_token).",
+    example: 'b4e1c7a9d2f64e8b9a0c3d5e7f1a2b3c',
+  })
+  verification_token!: string;
+  @WebhookUrlField() webhook_url!: string;
+  @StatusReasonField() status_reason!: StatusReasonDto | null;
+  @TimestampField() created_at!: number;
+  @TimestampField() updated_at!: number;
+}
 
 export class ListChannelsQueryDto extends PaginationQueryDto {
   @ApiPropertyOptional({ description: 'Only the channels of this agent.' })

@@ -112,9 +112,9 @@ export class ChannelMessageSender {
     private readonly clock: Clock,
   ) {}
 
-  /** A kind's name in sentences ("The WhatsApp channel is inactive"). */
+  /** A kind's name in sentences ("The WhatsApp channel is inactive"); its id if not running. */
   label(kind: ChannelKind): string {
-    return this.kinds.get(kind).label;
+    return this.kinds.find(kind)?.label ?? kind;
   }
 
   /**

@@ -1,3 +1,4 @@
+import { toMillis } from '../common/time';
 import type { StoredChannel } from './kinds/channel-kind';
 
 /** `{PUBLIC_URL}/v1/webhooks/{kind}/{id}`: where the provider calls for this channel. */
@@ -9,3 +10,16 @@ export const statusReason = (channel: StoredChannel) =>
   channel.status === 'inactive' && channel.statusReasonCode !== null
     ? { code: channel.statusReasonCode, message: channel.statusReasonMessage ?? '' }
     : null;
+
+/** The fields every kind's channel response has (its DTO extends ChannelResponseDto). */
+export const channelResponseFields = (channel: StoredChannel, webhookUrl: string) => ({
+  id: channel.id,
+  agent_id: channel.agentId,
+  organization_id: channel.organizationId,
+  created_by: channel.createdBy,
+  verification_token: channel.verificationToken,
+  webhook_url: webhookUrl,
+  status_reason: statusReason(channel),
+  created_at: toMillis(channel.createdAt),
+  updated_at: toMillis(channel.updatedAt),
+});

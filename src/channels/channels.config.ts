@@ -1,3 +1,4 @@
+import { applyDecorators } from '@nestjs/common';
 import { Transform } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -15,6 +16,17 @@ import { readEnvironment, toInteger, toList } from '../config/environment';
 
 export const DEFAULT_OPT_OUT_KEYWORDS = ['STOP', 'STOPALL', 'UNSUBSCRIBE', 'CANCEL', 'END', 'QUIT'];
 export const DEFAULT_OPT_IN_KEYWORDS = ['START', 'UNSTOP', 'SUBSCRIBE'];
+
+/** A comma-separated list of words a client types (opt-out or opt-in), at most 50. */
+const KeywordList = () =>
+  applyDecorators(
+    IsOptional(),
+    Transform(toList),
+    IsArray(),
+    ArrayMaxSize(50),
+    IsString({ each: true }),
+    MaxLength(64, { each: true }),
+  );
 
 /** The variables the channels read: Meta's Graph API, its app secrets, and the opt-out words. */
 export class ChannelsEnvironment {
@@ -35,20 +47,8 @@ export class ChannelsEnvironment {
   @IsString({ each: true })
   @MinLength(8, { each: true })
   META_APP_SECRET: string[] = [];
-  @IsOptional()
-  @Transform(toList)
-  @IsArray()
-  @ArrayMaxSize(50)
-  @IsString({ each: true })
-  @MaxLength(64, { each: true })
-  OPT_OUT_KEYWORDS: string[] = DEFAULT_OPT_OUT_KEYWORDS;
-  @IsOptional()
-  @Transform(toList)
-  @IsArray()
-  @ArrayMaxSize(50)
-  @IsString({ each: true })
-  @MaxLength(64, { each: true })
-  OPT_IN_KEYWORDS: string[] = DEFAULT_OPT_IN_KEYWORDS;
+  @KeywordList() OPT_OUT_KEYWORDS: string[] = DEFAULT_OPT_OUT_KEYWORDS;
+  @KeywordList() OPT_IN_KEYWORDS: string[] = DEFAULT_OPT_IN_KEYWORDS;
 }
 
 export interface ChannelsConfig {

@@ -23,7 +23,10 @@ export {
   DeliveryAttemptDto,
   DeliveryDto,
   DeliveryPageDto,
+  DELIVERY_STATUSES,
   ListDeliveriesQueryDto,
   MAX_LISTED_ATTEMPTS,
+  MESSAGE_TYPES,
 } from './messages/delivery.dto';
+export type { DeliveryStatus, MessageType } from './messages/delivery.dto';
 export type { MessageOutbox, OutgoingMessage } from './messages/message-outbox';

@@ -2,13 +2,17 @@ import { Injectable, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { Page } from '../channels';
-import { ChannelMessagesService } from '../channels';
-import { DeliveryDto, ListDeliveriesQueryDto } from '../channels';
-import { MessageOutbox, OutgoingMessage } from '../channels';
+import {
+  ChannelMessagesService,
+  DeliveryDto,
+  ListDeliveriesQueryDto,
+  MessageOutbox,
+  OutgoingMessage,
+} from '../channels';
 import { Clock } from '../common/clock';
-import { DEFAULT_PAGE_SIZE } from '../common/http/pagination.dto';
 import { uuidv7 } from '../common/ids';
 import { IdempotencyKeys } from '../common/idempotency/idempotency-keys';
+import { findPage } from '../database/find-page';
 import { DeliveryEntity } from './entities/delivery.entity';
 import { toDeliveryResponse } from './delivery/delivery.mapper';
 import { FollowUpsService } from './follow-ups.service';
@@ -83,22 +87,17 @@ export class ChannelMessageOutbox implements MessageOutbox, OnModuleInit {
     channelId: string,
     query: ListDeliveriesQueryDto,
   ): Promise<Page<DeliveryDto>> {
-    const offset = query.offset ?? 0;
-    const [items, total] = await this.dataSource.manager.findAndCount(DeliveryEntity, {
-      where: {
-        organizationId,
-        channelId,
-        ...(query.status !== undefined && { status: query.status }),
-      },
-      order: { createdAt: 'DESC', id: 'DESC' },
-      skip: offset,
-      take: query.limit ?? DEFAULT_PAGE_SIZE,
-    });
-    const attempts = await this.followUps.attempts(organizationId, items);
+    const where = {
+      organizationId,
+      channelId,
+      ...(query.status !== undefined && { status: query.status }),
+    };
+    const order = { createdAt: 'DESC', id: 'DESC' } as const;
+    const page = await findPage(this.dataSource.manager, DeliveryEntity, { where, order }, query);
+    const attempts = await this.followUps.attempts(organizationId, page.items);
     return {
-      items: items.map((delivery) => toDeliveryResponse(delivery, attempts.get(delivery.id))),
-      offset,
-      total_count: total,
+      ...page,
+      items: page.items.map((delivery) => toDeliveryResponse(delivery, attempts.get(delivery.id))),
     };
   }
 }

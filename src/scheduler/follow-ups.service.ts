@@ -4,9 +4,15 @@ import type { FollowUpDeliveryCountsDto as FollowUpDeliveryCounts } from './dto/
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { IsNull, Repository } from 'typeorm';
-import { ChannelMessageSender, describeUnusable } from '../channels';
+import {
+  ChannelKinds,
+  ChannelMessageSender,
+  describeUnusable,
+  ListDeliveriesQueryDto,
+  MAX_LISTED_ATTEMPTS,
+  toMessageTemplate,
+} from '../channels';
 import type { ChannelKind } from '../channels';
-import { ChannelKinds } from '../channels';
 import { Principal } from '../common/auth/principal';
 import { Clock } from '../common/clock';
 import { FieldError, notFound, ProblemException, validationFailed } from '../common/http/problem';
@@ -20,11 +26,10 @@ import {
   SchedulePreviewQueryDto,
 } from './dto/follow-up.dto';
 import { DeliveryEntity } from './entities/delivery.entity';
+import { findPage } from '../database/find-page';
 import { FollowUpEntity } from './entities/follow-up.entity';
 import { DeliveryAttemptRow } from './delivery/delivery.mapper';
 import { noDeliveries, toFollowUpResponse } from './follow-up.mapper';
-import { ListDeliveriesQueryDto, MAX_LISTED_ATTEMPTS } from '../channels';
-import { toMessageTemplate } from '../channels';
 import { parseSchedule, Schedule, ScheduleError } from './schedule/schedule.parser';
 import { SchedulerEngine } from './scheduler.engine';
 import { schedulerThreadBusy, SchedulerWorkers, SchedulePreviewTimeout } from './scheduler-workers';
@@ -227,23 +232,14 @@ export class FollowUpsService {
     total_count: number;
   }> {
     const followUp = await this.findOne(organizationId, id);
-    const offset = query.offset ?? 0;
-    const [items, total] = await this.followUps.manager.findAndCount(DeliveryEntity, {
-      where: {
-        organizationId,
-        followUpId: followUp.id,
-        ...(query.status !== undefined && { status: query.status }),
-      },
-      order: { occurrenceAt: 'DESC', phone: 'ASC' },
-      skip: offset,
-      take: query.limit ?? DEFAULT_PAGE_SIZE,
-    });
-    return {
-      items,
-      attempts: await this.attempts(organizationId, items),
-      offset,
-      total_count: total,
+    const where = {
+      organizationId,
+      followUpId: followUp.id,
+      ...(query.status !== undefined && { status: query.status }),
     };
+    const order = { occurrenceAt: 'DESC', phone: 'ASC' } as const;
+    const page = await findPage(this.followUps.manager, DeliveryEntity, { where, order }, query);
+    return { ...page, attempts: await this.attempts(organizationId, page.items) };
   }
 
   /** The most recent attempts of each delivery (bounded per delivery), by delivery id. */
@@ -329,11 +325,19 @@ export class FollowUpsService {
   private async assertUsableChannel(
     principal: Principal,
     kind: ChannelKind,
-    { channel_id: channelId, agent_id: agentId }: CreateFollowUpDto,
+    { channel_id: channelId, agent_id: agentId, template }: CreateFollowUpDto,
   ): Promise<string> {
     const descriptor = this.kinds.get(kind);
     if (descriptor.recipients !== 'phone') {
-      throw new Error(`${descriptor.label} channels cannot hold follow-ups: no phone numbers.`);
+      throw channelNotUsable(
+        `${descriptor.label} channels cannot hold follow-ups: no phone numbers.`,
+      );
+    }
+    // A template is what goes outside a messaging window; a kind without templates has none.
+    if (template !== undefined && descriptor.outsideWindow !== 'template') {
+      throw validationFailed([
+        { field: 'template', message: `${descriptor.label} channels send no templates` },
+      ]);
     }
     const unusable = await this.channels.check(
       { organizationId: principal.organizationId, channelId },

@@ -1,8 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ScheduleModule } from '@nestjs/schedule';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { ChannelsModule } from '../channels';
-import { CHANNELS_CONFIG, ChannelsConfig } from '../channels';
+import { CHANNELS_CONFIG, ChannelsConfig, ChannelsModule } from '../channels';
 import { ChannelMessageOutbox } from './channel-message-outbox';
 import { DeliveryOutbox } from './delivery/delivery-outbox';
 import { DeliveryEvents } from './delivery/delivery-events';

@@ -4,7 +4,8 @@ import { DataSource, Repository } from 'typeorm';
 import { Principal } from '../../common/auth/principal';
 import { Clock } from '../../common/clock';
 import { notFound, validationFailed } from '../../common/http/problem';
-import { DEFAULT_PAGE_SIZE, PaginationQueryDto } from '../../common/http/pagination.dto';
+import { PaginationQueryDto } from '../../common/http/pagination.dto';
+import { findPage, Page } from '../../database/find-page';
 import { describePhoneProblem, toE164 } from '../../common/phone-number';
 import { toIso } from '../../common/time';
 import { ChannelStore } from '../channel-store';
@@ -13,11 +14,7 @@ import { ChannelKinds } from '../kinds/channel-kinds';
 import { ChannelMessageEntity, ChannelOptOutEntity } from './conversation.entities';
 import { ListChannelMessagesQueryDto } from './conversation.dto';
 
-export interface Page<T> {
-  items: T[];
-  offset: number;
-  total_count: number;
-}
+export type { Page } from '../../database/find-page';
 
 /** Reading conversations (inbound messages) and managing opt-outs, in the caller's organization. */
 @Injectable()
@@ -40,18 +37,13 @@ export class ConversationsService {
     query: ListChannelMessagesQueryDto,
   ): Promise<Page<ChannelMessageEntity>> {
     await this.assertChannel(principal, kind, channelId);
-    const offset = query.offset ?? 0;
-    const [items, total] = await this.messages.findAndCount({
-      where: {
-        organizationId: principal.organizationId,
-        channelId,
-        ...(query.from !== undefined && { sender: this.senderFilter(kind, query.from) }),
-      },
-      order: { receivedAt: 'DESC', id: 'DESC' },
-      skip: offset,
-      take: query.limit ?? DEFAULT_PAGE_SIZE,
-    });
-    return { items, offset, total_count: total };
+    const where = {
+      organizationId: principal.organizationId,
+      channelId,
+      ...(query.from !== undefined && { sender: this.senderFilter(kind, query.from) }),
+    };
+    const order = { receivedAt: 'DESC', id: 'DESC' } as const;
+    return findPage(this.dataSource.manager, ChannelMessageEntity, { where, order }, query);
   }
 
   async listOptOuts(
@@ -61,14 +53,9 @@ export class ConversationsService {
     query: PaginationQueryDto,
   ): Promise<Page<ChannelOptOutEntity>> {
     await this.assertChannel(principal, kind, channelId);
-    const offset = query.offset ?? 0;
-    const [items, total] = await this.optOuts.findAndCount({
-      where: { organizationId: principal.organizationId, channelId },
-      order: { optedOutAt: 'DESC', recipient: 'ASC' },
-      skip: offset,
-      take: query.limit ?? DEFAULT_PAGE_SIZE,
-    });
-    return { items, offset, total_count: total };
+    const where = { organizationId: principal.organizationId, channelId };
+    const order = { optedOutAt: 'DESC', recipient: 'ASC' } as const;
+    return findPage(this.dataSource.manager, ChannelOptOutEntity, { where, order }, query);
   }
 
   /** Idempotent: a number already opted out keeps its first time and source. */

@@ -57,10 +57,11 @@ export interface ChannelKindDescriptor {
    */
   readonly recipients: 'phone' | 'scoped_id';
   /**
-   * Outside the provider's messaging window: a template may go instead (`template`), or a send now
-   * is refused before it is queued, with the `refusal` as the 422's detail.
+   * The provider's messaging window: outside it a template may go instead (`template`: templates
+   * exist only for such kinds), a send now is refused before it is queued with the `refusal` as
+   * the 422's detail, or there is no window and text may go any time (`none`).
    */
-  readonly outsideWindow: 'template' | { refusal(recipient: string): string };
+  readonly outsideWindow: 'template' | 'none' | { refusal(recipient: string): string };
   /** The sending account as the provider's notifications name it ("phone_number_id", "page"). */
   readonly webhookAccountName: string;
   /** Reads one stored webhook notification into messages and statuses; never throws. */

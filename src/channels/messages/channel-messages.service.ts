@@ -117,11 +117,9 @@ export class ChannelMessagesService {
     const recipient = descriptor.recipients === 'phone' ? phoneRecipient(to) : to;
     await this.assertUsable(principal, kind, channelId, agentId);
     const state = await this.conversations.state({ channelId, recipient });
-    if (descriptor.outsideWindow !== 'template' && !state.optedOut && !state.windowOpen) {
-      throw new ProblemException(
-        'outside_messaging_window',
-        descriptor.outsideWindow.refusal(recipient),
-      );
+    const { outsideWindow } = descriptor;
+    if (typeof outsideWindow === 'object' && !state.optedOut && !state.windowOpen) {
+      throw new ProblemException('outside_messaging_window', outsideWindow.refusal(recipient));
     }
     return outbox.queue({
       organizationId: principal.organizationId,

@@ -3,10 +3,7 @@ import { IsIn } from 'class-validator';
 import { IsOptionalNotNull } from '../../common/http/validation.decorators';
 import { PaginationQueryDto } from '../../common/http/pagination.dto';
 
-/**
- * A delivery's statuses and message types as the API answers them. The scheduler's outbox stores
- * the same lists (`DeliveryEntity`); a unit spec there holds the two equal.
- */
+/** A delivery's statuses and message types as the API answers them and the scheduler stores them. */
 export const DELIVERY_STATUSES = [
   'pending',
   'sending',

@@ -1,7 +1,11 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { ChannelRemoval, ChannelsService } from '../../channels';
-import { ChannelConversations, ChannelStatusUpdate } from '../../channels';
+import {
+  ChannelConversations,
+  ChannelRemoval,
+  ChannelsService,
+  ChannelStatusUpdate,
+} from '../../channels';
 import type { ChannelKind } from '../../channels';
 import { toIso } from '../../common/time';
 import { returnedRows } from '../../database/sql';
@@ -76,12 +80,14 @@ export class DeliveryStatuses implements OnModuleInit {
         const hasTemplate = `(d.template IS NOT NULL OR EXISTS (SELECT 1 FROM follow_ups f
                                WHERE f.id = d.follow_up_id AND f.template IS NOT NULL
                                  AND f.deleted_at IS NULL))`;
+        // Only text that was refused, once: a template refused so (sent as such, or already the
+        // resend) fails for good, as the send's own answer does.
+        const resend = `($${next + 2} AND d.message_type = 'text' AND NOT d.template_required
+                         AND ${hasTemplate})`;
         sql = `UPDATE deliveries d
-                  SET status = CASE WHEN $${next + 2} AND NOT d.template_required AND ${hasTemplate}
-                                    THEN 'pending' ELSE 'failed' END,
-                      template_required = d.template_required OR ($${next + 2} AND ${hasTemplate}),
-                      message_type = CASE WHEN $${next + 2} AND ${hasTemplate}
-                                          THEN 'template' ELSE d.message_type END,
+                  SET status = CASE WHEN ${resend} THEN 'pending' ELSE 'failed' END,
+                      template_required = d.template_required OR ${resend},
+                      message_type = CASE WHEN ${resend} THEN 'template' ELSE d.message_type END,
                       next_attempt_at = $${next + 3},
                       last_error_code = $${next}, last_error_message = $${next + 1},
                       updated_at = $${next + 3}

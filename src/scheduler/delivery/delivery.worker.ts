@@ -1,9 +1,16 @@
 import { withLogContext } from '../../common/logging/log-context';
 import { Metrics } from '../../metrics';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { ChannelMessageSender, ChannelUnusable, isUnusable, OpenChannel } from '../../channels';
-import { OutboundMessage } from '../../channels';
-import { ChannelConversations, conversationKey, ConversationState } from '../../channels';
+import {
+  ChannelConversations,
+  ChannelMessageSender,
+  ChannelUnusable,
+  conversationKey,
+  ConversationState,
+  isUnusable,
+  OpenChannel,
+  OutboundMessage,
+} from '../../channels';
 import { Clock } from '../../common/clock';
 import { DatabaseAvailability } from '../../database/database-availability';
 import {

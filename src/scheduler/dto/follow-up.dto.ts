@@ -1,4 +1,4 @@
-import { BUILTIN_CHANNEL_KINDS } from '../../channels';
+import { BUILTIN_CHANNEL_KINDS, FollowUpTemplateDto } from '../../channels';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
@@ -17,7 +17,6 @@ import {
 import { IsOptionalNotNull } from '../../common/http/validation.decorators';
 import { PaginationQueryDto } from '../../common/http/pagination.dto';
 import { DELIVERY_STATUSES, DeliveryStatus } from '../entities/delivery.entity';
-import { FollowUpTemplateDto } from '../../channels';
 import { FOLLOW_UP_STATUSES, FollowUpStatus } from '../entities/follow-up.entity';
 import { MAX_PHONE_NUMBERS } from '../phone-numbers';
 import { MAX_TIME_MS } from '../../common/zoned-time';

@@ -1,20 +1,10 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import type { ChannelKind } from '../../channels';
+import type { ChannelKind, DeliveryStatus, MessageType } from '../../channels';
 import type { FollowUpTemplate } from './follow-up.entity';
 
-export const DELIVERY_STATUSES = [
-  'pending',
-  'sending',
-  'sent',
-  'delivered',
-  'read',
-  'failed',
-  'cancelled',
-  'skipped',
-] as const;
-export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
-export const MESSAGE_TYPES = ['text', 'template'] as const;
-export type MessageType = (typeof MESSAGE_TYPES)[number];
+// The statuses and message types the API answers (channels publish the deliveries it stores).
+export { DELIVERY_STATUSES, MESSAGE_TYPES } from '../../channels';
+export type { DeliveryStatus, MessageType } from '../../channels';
 
 /**
  * One message to one recipient: of one occurrence of a follow-up (unique on follow_up_id,

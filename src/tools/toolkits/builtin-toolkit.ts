@@ -1,3 +1,4 @@
+import { IsOptional, IsUrl } from 'class-validator';
 import * as path from 'node:path';
 import { Clock } from '../../common/clock';
 import { readEnvironment } from '../../config/environment';
@@ -77,3 +78,24 @@ export function defineToolkit<Environment extends object = object, Config = unde
 
 /** A provider base URL as the executors join paths to it: without a trailing slash. */
 export const baseUrl = (url: string): string => url.replace(/\/+$/, '');
+
+/**
+ * The one setting of a toolkit that calls a provider: its base URL, read from `variable` (tests
+ * point it at a fake), checked as a URL at boot, handed to the executors without a trailing slash.
+ */
+export function providerUrl<V extends string>(variable: V, defaultUrl: string) {
+  class ProviderUrlEnvironment {
+    constructor() {
+      Object.assign(this, { [variable]: defaultUrl });
+    }
+  }
+  IsOptional()(ProviderUrlEnvironment.prototype, variable);
+  IsUrl({ require_tld: false, protocols: ['http', 'https'] })(
+    ProviderUrlEnvironment.prototype,
+    variable,
+  );
+  return {
+    environment: ProviderUrlEnvironment as unknown as new () => Record<V, string>,
+    config: (vars: Record<V, string>) => baseUrl(vars[variable]),
+  };
+}

@@ -180,7 +180,8 @@ export const SMS_KIND: ChannelKindDescriptor = {
   senderIdColumn: 'sender_number',
   senderIdUniqueIndex: 'sms_channels_sender_key',
   recipients: 'phone',
-  outsideWindow: 'template',
+  // SMS has no messaging window: text any time, and no templates.
+  outsideWindow: 'none',
   webhookAccountName: 'account',
   parseNotification: parseSmsNotification,
   createTransport: ({ env }) => new SmsTransport(env.SMS_API_URL ?? 'http://127.0.0.1:9'),

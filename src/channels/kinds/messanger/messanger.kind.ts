@@ -1,5 +1,4 @@
-import { toMillis } from '../../../common/time';
-import { statusReason } from '../../channel.mappers';
+import { channelResponseFields } from '../../channel.mappers';
 import { parseMessangerNotification } from './messanger-notification.parser';
 import type { ChannelKindDescriptor, StoredChannel } from '../channel-kind';
 import { MessangerChannelDto } from './messanger-channel.dto';
@@ -15,17 +14,9 @@ export function toMessangerChannelResponse(
   webhookUrl: string,
 ): MessangerChannelDto {
   return {
-    id: channel.id,
-    agent_id: channel.agentId,
+    ...channelResponseFields(channel, webhookUrl),
     user_id: channel.senderId,
     type: 'Messanger',
-    status_reason: statusReason(channel),
-    organization_id: channel.organizationId,
-    created_by: channel.createdBy,
-    verification_token: channel.verificationToken,
-    webhook_url: webhookUrl,
-    created_at: toMillis(channel.createdAt),
-    updated_at: toMillis(channel.updatedAt),
   };
 }
 

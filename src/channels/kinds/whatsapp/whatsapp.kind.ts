@@ -1,5 +1,4 @@
-import { toMillis } from '../../../common/time';
-import { statusReason } from '../../channel.mappers';
+import { channelResponseFields } from '../../channel.mappers';
 import { parseWhatsappNotification } from './whatsapp-notification.parser';
 import type { ChannelKindDescriptor, StoredChannel } from '../channel-kind';
 import { WhatsappChannelDto } from './whatsapp-channel.dto';
@@ -12,18 +11,10 @@ export function toWhatsappChannelResponse(
   webhookUrl: string,
 ): WhatsappChannelDto {
   return {
-    id: channel.id,
-    agent_id: channel.agentId,
+    ...channelResponseFields(channel, webhookUrl),
     number_id: channel.senderId,
     status: channel.status,
-    status_reason: statusReason(channel),
     type: 'Whatsapp',
-    organization_id: channel.organizationId,
-    created_by: channel.createdBy,
-    verification_token: channel.verificationToken,
-    webhook_url: webhookUrl,
-    created_at: toMillis(channel.createdAt),
-    updated_at: toMillis(channel.updatedAt),
   };
 }
 

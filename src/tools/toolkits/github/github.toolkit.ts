@@ -1,19 +1,11 @@
-import { IsOptional, IsUrl } from 'class-validator';
-import { baseUrl, defineToolkit } from '../builtin-toolkit';
+import { defineToolkit, providerUrl } from '../builtin-toolkit';
 import { githubExecutors } from './github.executors';
 import data from './toolkit.json';
-
-export class GithubEnvironment {
-  /** GitHub's REST API base URL; tests point it at a fake. */
-  @IsOptional()
-  @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
-  GITHUB_API_URL: string = 'https://api.github.com';
-}
 
 export const githubToolkit = defineToolkit({
   name: 'Github',
   source: { dir: __dirname, file: 'toolkit.json', data },
-  environment: GithubEnvironment,
-  config: (vars) => baseUrl(vars.GITHUB_API_URL),
+  // GitHub's REST API; GITHUB_API_URL points it elsewhere (tests: a fake).
+  ...providerUrl('GITHUB_API_URL', 'https://api.github.com'),
   executors: (url, { http }) => githubExecutors(http, url),
 });
