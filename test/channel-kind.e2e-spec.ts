@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
 import { eventually } from './support/eventually';
 import { aFollowUp } from './support/factories';
 import { FakeSmsApi } from './support/sms-kind/fake-sms-api';
@@ -190,6 +192,38 @@ describe('A channel kind registered by a module of its own (e2e)', () => {
     expect(again.body.detail).toBe(
       `Channel ${channel.id} is inactive; update its access_token to reactivate it.`,
     );
+  });
+
+  it('fails only the deliveries of a kind this process does not run, and sends the rest of the batch', async () => {
+    const channel = await smsChannel('+15550001007', 'sms-token-7');
+    // A row a rolled-back deployment (or another test's kind) left behind, due with this send.
+    const ghost = randomUUID();
+    await t.app.get(DataSource).query(
+      `INSERT INTO deliveries (id, organization_id, channel_id, channel_kind, occurrence_at, phone,
+                                 status, attempts, next_attempt_at, message_text, created_at,
+                                 updated_at)
+         SELECT $1, organization_id, $2, 'ghost', now(), '+34600000000', 'pending', 0, now(),
+                'hi', now(), now()
+           FROM sms_channels WHERE id = $3`,
+      [ghost, randomUUID(), channel.id],
+    );
+    await t
+      .http()
+      .post(`/v1/channels/sms/${channel.id}/messages`)
+      .set(auth)
+      .send({ to: '+34612345678', text: 'Still sent' })
+      .expect(202);
+    await eventually(async () => {
+      const [delivery] = await deliveries(channel.id);
+      expect(delivery.status).toBe('sent');
+      const [row] = (await t.app
+        .get(DataSource)
+        .query('SELECT status, last_error_code FROM deliveries WHERE id = $1', [ghost])) as {
+        status: string;
+        last_error_code: string;
+      }[];
+      expect(row).toEqual({ status: 'failed', last_error_code: 'channel_inactive' });
+    });
   });
 
   it("answers 404 for another organization's channel and for a channel of another kind", async () => {
