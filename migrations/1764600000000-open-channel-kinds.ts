@@ -26,9 +26,7 @@ export class OpenChannelKinds1764600000000 implements MigrationInterface {
     // the channel, in the organization, at creation.
     await db.query('ALTER TABLE follow_ups DROP CONSTRAINT follow_ups_channel_id_fkey');
     // The kind's `type` ("Whatsapp"), as the contract spells it.
-    await db.query(
-      `ALTER TABLE follow_ups DROP CONSTRAINT follow_ups_channel_type_check`,
-    );
+    await db.query(`ALTER TABLE follow_ups DROP CONSTRAINT follow_ups_channel_type_check`);
     await db.query(
       `ALTER TABLE follow_ups ADD CONSTRAINT follow_ups_channel_type_check
          CHECK (channel_type ~ '^[A-Z][A-Za-z0-9]{0,30}$')`,

@@ -108,7 +108,10 @@ export class ChannelStore {
     return undefined;
   }
 
-  /** Live channels with these ids, of these kinds (one query per kind), any organization. */
+  /**
+   * Live channels with these ids, of these kinds (one query per kind), any organization. A kind
+   * this process does not run (rolled back, or a test's) finds nothing: only its deliveries fail.
+   */
   async findMany(
     kinds: ReadonlySet<ChannelKind>,
     ids: readonly string[],
@@ -117,8 +120,10 @@ export class ChannelStore {
     if (uuids.length === 0) return [];
     const found: StoredChannel[] = [];
     for (const kind of kinds) {
+      const descriptor = this.kinds.find(kind);
+      if (!descriptor) continue;
       const rows = (await this.dataSource.query(
-        `${selectFrom(this.kinds.get(kind))}
+        `${selectFrom(descriptor)}
           WHERE id IN (SELECT unnest($1::uuid[])) AND deleted_at IS NULL`,
         [uuids],
       )) as ChannelRow[];
