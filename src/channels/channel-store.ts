@@ -84,17 +84,53 @@ export class ChannelStore {
   ) {}
 
   /** The organization's live channel of this kind, or undefined (another organization's too). */
-  async findOne(
+  findOne(
     kind: ChannelKind,
     organizationId: string,
     id: string,
     db: EntityManager = this.dataSource.manager,
   ): Promise<StoredChannel | undefined> {
-    if (!isUuid(id)) return undefined;
-    const descriptor = this.kinds.get(kind);
+    if (!isUuid(id)) return Promise.resolve(undefined);
+    return this.selectOne(db, kind, 'id = $1 AND organization_id = $2', [id, organizationId]);
+  }
+
+  /**
+   * The live channel of this kind with this id, in whatever organization: for the webhooks'
+   * public routes only, where the id in the URL and the provider's signature are all there is.
+   */
+  findForWebhook(
+    kind: ChannelKind,
+    id: string,
+    db: EntityManager = this.dataSource.manager,
+  ): Promise<StoredChannel | undefined> {
+    if (!isUuid(id)) return Promise.resolve(undefined);
+    return this.selectOne(db, kind, 'id = $1', [id]);
+  }
+
+  /** The organization's oldest live channel of this kind bound to the provider's account. */
+  findBySenderId(
+    db: EntityManager,
+    kind: ChannelKind,
+    organizationId: string,
+    senderId: string,
+  ): Promise<StoredChannel | undefined> {
+    const column = this.kinds.get(kind).senderIdColumn;
+    return this.selectOne(db, kind, `organization_id = $1 AND ${column} = $2`, [
+      organizationId,
+      senderId,
+    ]);
+  }
+
+  private async selectOne(
+    db: EntityManager,
+    kind: ChannelKind,
+    where: string,
+    parameters: unknown[],
+  ): Promise<StoredChannel | undefined> {
     const [row] = (await db.query(
-      `${selectFrom(descriptor)} WHERE id = $1 AND organization_id = $2 AND deleted_at IS NULL`,
-      [id, organizationId],
+      `${selectFrom(this.kinds.get(kind))} WHERE ${where} AND deleted_at IS NULL
+        ORDER BY created_at LIMIT 1`,
+      parameters,
     )) as ChannelRow[];
     return row ? toStored(kind, row) : undefined;
   }

@@ -21,8 +21,6 @@ export type { Page } from '../../database/find-page';
 export class ConversationsService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    @InjectRepository(ChannelMessageEntity)
-    private readonly messages: Repository<ChannelMessageEntity>,
     @InjectRepository(ChannelOptOutEntity)
     private readonly optOuts: Repository<ChannelOptOutEntity>,
     private readonly clock: Clock,

@@ -1,56 +1,21 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import { EntityManager } from 'typeorm';
 import { SecretBox } from '../../common/crypto/secret-box';
-import { isUuid } from '../../common/ids';
 import type { ChannelKind } from '../channel-transport';
 import { CHANNELS_CONFIG, ChannelsConfig } from '../channels.config';
 import { appSecretAad } from '../channels.service';
-import type { ChannelKindDescriptor } from '../kinds/channel-kind';
+import { ChannelStore } from '../channel-store';
+import type { StoredChannel } from '../kinds/channel-kind';
 import { ChannelKinds } from '../kinds/channel-kinds';
 
-const selectFrom = ({ table, senderIdColumn }: ChannelKindDescriptor) =>
-  `SELECT id, organization_id, agent_id, ${senderIdColumn} AS meta_id, verification_token,
-          app_secret_encrypted
-     FROM ${table}`;
-
 /** A channel as its webhooks see it (public routes: looked up by id alone). */
-export interface WebhookChannel {
-  kind: ChannelKind;
-  id: string;
-  organizationId: string;
-  agentId: string;
-  /** The provider's id of its account (a WhatsApp phone number id, a Facebook Page id). */
-  metaId: string;
-  verificationToken: string;
-  /** Its own Meta app secret, sealed; null when META_APP_SECRET's list verifies it. */
-  appSecretEncrypted: string | null;
-}
+export type WebhookChannel = StoredChannel;
 
 /** Where an event goes: a channel, or why none takes it. */
 export type Route = WebhookChannel | 'no_channel' | 'other_secret';
 
 /** The route of each account a notification's events are for, each looked up once. */
 export type Routes = (account: string | undefined) => Promise<Route>;
-
-interface ChannelRow {
-  id: string;
-  organization_id: string;
-  agent_id: string;
-  meta_id: string;
-  verification_token: string;
-  app_secret_encrypted: string | null;
-}
-
-const toWebhookChannel = (kind: ChannelKind, row: ChannelRow): WebhookChannel => ({
-  kind,
-  id: row.id,
-  organizationId: row.organization_id,
-  agentId: row.agent_id,
-  metaId: row.meta_id,
-  verificationToken: row.verification_token,
-  appSecretEncrypted: row.app_secret_encrypted,
-});
 
 /**
  * The channels Meta's webhooks reach, outside any organization's request: the one a webhook URL
@@ -62,23 +27,14 @@ export class WebhookChannels {
   private readonly logger = new Logger('WebhookInbox');
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(CHANNELS_CONFIG) private readonly config: ChannelsConfig,
     private readonly secrets: SecretBox,
     private readonly kinds: ChannelKinds,
+    private readonly store: ChannelStore,
   ) {}
 
-  async find(
-    kind: ChannelKind,
-    id: string,
-    db: EntityManager = this.dataSource.manager,
-  ): Promise<WebhookChannel | undefined> {
-    if (!isUuid(id)) return undefined;
-    const [row] = (await db.query(
-      `${selectFrom(this.kinds.get(kind))} WHERE id = $1 AND deleted_at IS NULL`,
-      [id],
-    )) as ChannelRow[];
-    return row ? toWebhookChannel(kind, row) : undefined;
+  find(kind: ChannelKind, id: string, db?: EntityManager): Promise<WebhookChannel | undefined> {
+    return this.store.findForWebhook(kind, id, db);
   }
 
   /**
@@ -123,17 +79,11 @@ export class WebhookChannels {
     account: string | undefined,
     routed: Map<string, Route>,
   ): Promise<Route> {
-    if (account === undefined || account === received.metaId) return received;
+    if (account === undefined || account === received.senderId) return received;
     let route = routed.get(account);
     if (route === undefined) {
-      const descriptor = this.kinds.get(received.kind);
-      const [row] = (await db.query(
-        `${selectFrom(descriptor)}
-          WHERE organization_id = $1 AND ${descriptor.senderIdColumn} = $2 AND deleted_at IS NULL
-          ORDER BY created_at LIMIT 1`,
-        [received.organizationId, account],
-      )) as ChannelRow[];
-      const target = row ? toWebhookChannel(received.kind, row) : undefined;
+      const { kind, organizationId } = received;
+      const target = await this.store.findBySenderId(db, kind, organizationId, account);
       route = !target ? 'no_channel' : this.sameSigners(received, target) ? target : 'other_secret';
       routed.set(account, route);
     }
