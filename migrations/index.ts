@@ -18,6 +18,7 @@ import { IdempotencyResource1764500000200 } from './1764500000200-idempotency-re
 import { OneOwnerPerMetaId1764500000500 } from './1764500000500-one-owner-per-meta-id';
 import { WebhookItemsSetAside1764500000900 } from './1764500000900-webhook-items-set-aside';
 import { OpenChannelKinds1764600000000 } from './1764600000000-open-channel-kinds';
+import { InboundContent1764700100000 } from './1764700100000-inbound-content';
 
 /** Every migration in order. Migrations are never edited after they land; add a new one. */
 export const MIGRATIONS = [
@@ -41,4 +42,5 @@ export const MIGRATIONS = [
   OneOwnerPerMetaId1764500000500,
   WebhookItemsSetAside1764500000900,
   OpenChannelKinds1764600000000,
+  InboundContent1764700100000,
 ];

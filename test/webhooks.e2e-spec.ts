@@ -369,9 +369,21 @@ describe('Meta webhooks (e2e)', () => {
         id: expect.any(String),
         channel_id: channel.id,
         from: '+34612345678',
+        from_user_id: null,
+        profile: null,
         message_id: 'wamid.1',
         type: 'text',
         text: 'Hello there',
+        content: null,
+        context: null,
+        referral: null,
+        raw: {
+          from: '34612345678',
+          id: 'wamid.1',
+          timestamp: String(Math.floor((at + 1000) / 1000)),
+          type: 'text',
+          text: { body: 'Hello there' },
+        },
         received_at: Math.floor((at + 1000) / 1000) * 1000,
       });
       const filtered = await messages(
@@ -408,7 +420,7 @@ describe('Meta webhooks (e2e)', () => {
       });
       expect(rows.map((row) => row.status)).toEqual(['malformed', 'malformed', 'malformed']);
       expect(rows.map((row) => row.error).sort()).toEqual([
-        'entry[0].changes[0].value.messages[0]: needs from, a phone number',
+        'entry[0].changes[0].value.messages[0]: needs from (a phone number) or from_user_id',
         'not a WhatsApp Business Account notification',
         'the body is not JSON',
       ]);

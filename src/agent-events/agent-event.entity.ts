@@ -4,6 +4,7 @@ export const AGENT_EVENT_TYPES = [
   'message.received',
   'delivery.updated',
   'channel.deactivated',
+  'channel.error',
 ] as const;
 export type AgentEventType = (typeof AGENT_EVENT_TYPES)[number];
 

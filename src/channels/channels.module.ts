@@ -17,6 +17,7 @@ import { ChannelMessagesController } from './messages/channel-messages.controlle
 import { ChannelMessagesService } from './messages/channel-messages.service';
 import { MetaWebhooksController } from './kinds/meta/meta-webhooks.controller';
 import { InboundMessagesHandler } from './webhooks/inbound-messages.handler';
+import { AccountErrorsHandler } from './webhooks/account-errors.handler';
 import { StatusUpdatesHandler } from './webhooks/status-updates.handler';
 import { WebhookChannels } from './webhooks/webhook-channels';
 import { WebhookInbox } from './webhooks/webhook-inbox';
@@ -64,6 +65,7 @@ const GRAPH_API_CONNECTIONS = 1024;
     WebhookChannels,
     InboundMessagesHandler,
     StatusUpdatesHandler,
+    AccountErrorsHandler,
     WebhookNotificationApplier,
     ChannelMessagesService,
     WebhookInbox,

@@ -1,5 +1,6 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import type { ChannelKind } from '../channel-transport';
+import type { MessageContext, SenderProfile } from '../webhooks/inbound-notification';
 
 /** One message a client wrote to a channel, kept once (unique on channel and Meta's id). */
 @Entity({ name: 'channel_messages' })
@@ -8,13 +9,24 @@ export class ChannelMessageEntity {
   @Column({ name: 'organization_id', type: 'text' }) organizationId!: string;
   @Column({ name: 'channel_kind', type: 'text' }) channelKind!: ChannelKind;
   @Column({ name: 'channel_id', type: 'uuid' }) channelId!: string;
-  /** E.164 phone (WhatsApp) or page-scoped id (Messenger). */
-  @Column({ type: 'text' }) sender!: string;
+  /** E.164 phone (WhatsApp) or page-scoped id (Messenger); null when Meta withholds the phone. */
+  @Column({ type: 'text', nullable: true }) sender!: string | null;
+  /** WhatsApp's business-scoped user id (BSUID), when Meta gives one. */
+  @Column({ name: 'sender_user_id', type: 'text', nullable: true }) senderUserId!: string | null;
+  @Column({ type: 'jsonb', nullable: true }) profile!: SenderProfile | null;
   @Column({ name: 'message_id', type: 'text' }) messageId!: string;
   /** Meta's type: text, image, audio, video, document, sticker, location, reaction, interactive... */
   @Column({ type: 'text' }) type!: string;
   /** The text, caption or title; null for media without one. */
   @Column({ type: 'text', nullable: true }) text!: string | null;
+  /** What the message holds, shaped by type; null for plain text. */
+  @Column({ type: 'jsonb', nullable: true }) content!: Record<string, unknown> | null;
+  @Column({ type: 'jsonb', nullable: true }) context!: MessageContext | null;
+  @Column({ type: 'jsonb', nullable: true }) referral!: Record<string, unknown> | null;
+  /** The message element exactly as Meta sent it. */
+  @Column({ type: 'jsonb', nullable: true }) raw!: unknown;
+  /** Whether it started the 24-hour customer service window. */
+  @Column({ name: 'opens_window', type: 'boolean' }) opensWindow!: boolean;
   @Column({ name: 'received_at', type: 'timestamptz' }) receivedAt!: Date;
   @Column({ name: 'created_at', type: 'timestamptz' }) createdAt!: Date;
 }

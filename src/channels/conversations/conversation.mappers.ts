@@ -1,26 +1,65 @@
 import { toMillis } from '../../common/time';
+import type { MessageContext, SenderProfile } from '../webhooks/inbound-notification';
 import { ChannelMessageEntity, ChannelOptOutEntity } from './conversation.entities';
 
 /** An inbound message as the messages list and the `message.received` event show it. */
 export interface ChannelMessageResponse {
   id: string;
   channel_id: string;
-  from: string;
+  from: string | null;
+  from_user_id: string | null;
+  profile: SenderProfile | null;
   message_id: string;
   type: string;
   text: string | null;
+  content: Record<string, unknown> | null;
+  context: MessageContext | null;
+  referral: Record<string, unknown> | null;
+  raw: unknown;
   received_at: number;
+}
+
+/**
+ * Where agentline serves a media id of this channel (`/v1/channels/{kind}/{id}/media/`), for kinds
+ * that download media through agentline; undefined for the others (their URLs are Meta's own).
+ */
+export type MediaUrl = ((mediaId: string) => string) | undefined;
+
+export const mediaUrl = (
+  publicUrl: string,
+  channel: { kind: string; id: string },
+  downloadsMedia: boolean,
+): MediaUrl =>
+  downloadsMedia
+    ? (mediaId) =>
+        `${publicUrl}/v1/channels/${channel.kind}/${channel.id}/media/${encodeURIComponent(mediaId)}`
+    : undefined;
+
+/** A media content's `url` is agentline's download URL, made when it is shown (PUBLIC_URL may move). */
+function withMediaUrl(
+  content: Record<string, unknown> | null,
+  url: MediaUrl,
+): Record<string, unknown> | null {
+  if (!content || !url || typeof content.media_id !== 'string') return content;
+  return { ...content, url: url(content.media_id) };
 }
 
 export const toChannelMessageResponse = (
   message: ChannelMessageEntity,
+  url?: MediaUrl,
 ): ChannelMessageResponse => ({
   id: message.id,
   channel_id: message.channelId,
   from: message.sender,
+  from_user_id: message.senderUserId,
+  profile: message.profile,
   message_id: message.messageId,
   type: message.type,
   text: message.text,
+  content: withMediaUrl(message.content, url),
+  context: message.context,
+  referral: message.referral,
+  raw: message.raw ?? null,
   received_at: toMillis(message.receivedAt),
 });
 

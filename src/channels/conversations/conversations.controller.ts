@@ -46,9 +46,9 @@ export class ConversationsController {
     @Param('id') id: string,
     @Query() query: ListChannelMessagesQueryDto,
   ) {
-    return mapPage(
-      await this.conversations.listMessages(principal, 'whatsapp', id, query),
-      toChannelMessageResponse,
+    const mediaUrl = this.conversations.mediaUrl('whatsapp', id);
+    return mapPage(await this.conversations.listMessages(principal, 'whatsapp', id, query), (m) =>
+      toChannelMessageResponse(m, mediaUrl),
     );
   }
 
@@ -66,9 +66,9 @@ export class ConversationsController {
     @Param('id') id: string,
     @Query() query: ListChannelMessagesQueryDto,
   ) {
-    return mapPage(
-      await this.conversations.listMessages(principal, 'messanger', id, query),
-      toChannelMessageResponse,
+    const mediaUrl = this.conversations.mediaUrl('messanger', id);
+    return mapPage(await this.conversations.listMessages(principal, 'messanger', id, query), (m) =>
+      toChannelMessageResponse(m, mediaUrl),
     );
   }
 

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, Repository } from 'typeorm';
 import { Principal } from '../../common/auth/principal';
@@ -11,7 +11,10 @@ import { toIso } from '../../common/time';
 import { ChannelStore } from '../channel-store';
 import type { ChannelKind } from '../channel-transport';
 import { ChannelKinds } from '../kinds/channel-kinds';
+import { AppConfig } from '../../config/app-config';
+import { APP_CONFIG } from '../../config/config.module';
 import { ChannelMessageEntity, ChannelOptOutEntity } from './conversation.entities';
+import { mediaUrl, MediaUrl } from './conversation.mappers';
 import { ListChannelMessagesQueryDto } from './conversation.dto';
 
 export type { Page } from '../../database/find-page';
@@ -26,6 +29,7 @@ export class ConversationsService {
     private readonly clock: Clock,
     private readonly store: ChannelStore,
     private readonly kinds: ChannelKinds,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   async listMessages(
@@ -42,6 +46,15 @@ export class ConversationsService {
     };
     const order = { receivedAt: 'DESC', id: 'DESC' } as const;
     return findPage(this.dataSource.manager, ChannelMessageEntity, { where, order }, query);
+  }
+
+  /** Where the channel's media are downloaded, for kinds that serve them (a content's `url`). */
+  mediaUrl(kind: ChannelKind, channelId: string): MediaUrl {
+    return mediaUrl(
+      this.config.publicUrl,
+      { kind, id: channelId },
+      this.kinds.get(kind).downloadsMedia,
+    );
   }
 
   async listOptOuts(

@@ -62,6 +62,11 @@ export interface ChannelKindDescriptor {
    * the 422's detail, or there is no window and text may go any time (`none`).
    */
   readonly outsideWindow: 'template' | 'none' | { refusal(recipient: string): string };
+  /**
+   * Whether agentline serves the kind's inbound media (`/v1/channels/{kind}/{id}/media/{media_id}`,
+   * content's `url`): WhatsApp's media ids need the channel's token; Messenger's URLs are public.
+   */
+  readonly downloadsMedia: boolean;
   /** The sending account as the provider's notifications name it ("phone_number_id", "page"). */
   readonly webhookAccountName: string;
   /** Reads one stored webhook notification into messages and statuses; never throws. */

@@ -5,9 +5,12 @@ import { Clock } from '../../common/clock';
 import { uuidv7 } from '../../common/ids';
 import { toIso } from '../../common/time';
 import { returnedRows } from '../../database/sql';
+import { AppConfig } from '../../config/app-config';
+import { APP_CONFIG } from '../../config/config.module';
 import { CHANNELS_CONFIG, ChannelsConfig } from '../channels.config';
 import { ChannelMessageEntity } from '../conversations/conversation.entities';
-import { toChannelMessageResponse } from '../conversations/conversation.mappers';
+import { mediaUrl, toChannelMessageResponse } from '../conversations/conversation.mappers';
+import { ChannelKinds } from '../kinds/channel-kinds';
 import type { InboundMessage } from './inbound-notification';
 import type { WebhookChannel } from './webhook-channels';
 
@@ -18,6 +21,8 @@ export class InboundMessagesHandler {
     private readonly clock: Clock,
     private readonly events: AgentEventsOutbox,
     @Inject(CHANNELS_CONFIG) private readonly config: ChannelsConfig,
+    @Inject(APP_CONFIG) private readonly appConfig: AppConfig,
+    private readonly kinds: ChannelKinds,
   ) {}
 
   /** Kept once; a new one may opt its sender out or back in, and is told to the agent. */
@@ -33,17 +38,27 @@ export class InboundMessagesHandler {
       channelKind: channel.kind,
       channelId: channel.id,
       sender: message.sender,
+      senderUserId: message.senderUserId,
+      profile: message.profile,
       messageId: message.messageId,
       type: message.type,
       text: message.text,
+      content: message.content,
+      context: message.context,
+      referral: message.referral,
+      raw: message.raw,
+      opensWindow: message.opensWindow,
       receivedAt: new Date(message.at),
       createdAt: new Date(now),
     };
+    const json = (value: unknown) => (value === null ? null : JSON.stringify(value));
     const inserted = returnedRows<{ id: string }>(
       await db.query(
-        `INSERT INTO channel_messages (id, organization_id, channel_kind, channel_id, sender, message_id,
-                                       type, text, received_at, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+        `INSERT INTO channel_messages (id, organization_id, channel_kind, channel_id, sender, sender_user_id,
+                                       profile, message_id, type, text, content, context, referral, raw,
+                                       opens_window, received_at, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10, $11::jsonb, $12::jsonb, $13::jsonb,
+                 $14::jsonb, $15, $16, $17)
          ON CONFLICT (channel_id, message_id) DO NOTHING RETURNING id`,
         [
           entity.id,
@@ -51,34 +66,65 @@ export class InboundMessagesHandler {
           entity.channelKind,
           entity.channelId,
           entity.sender,
+          entity.senderUserId,
+          json(entity.profile),
           entity.messageId,
           entity.type,
           entity.text,
+          json(entity.content),
+          json(entity.context),
+          json(entity.referral),
+          json(entity.raw ?? null),
+          entity.opensWindow,
           toIso(message.at),
           toIso(now),
         ],
       ),
     );
     if (inserted.length === 0) return; // a resend
-    const word = message.type === 'text' ? message.text?.trim().toUpperCase() : undefined;
-    if (word && this.config.optOutKeywords.has(word)) {
-      await db.query(
-        `INSERT INTO channel_opt_outs (channel_id, recipient, organization_id, source, opted_out_at)
-         VALUES ($1, $2, $3, 'keyword', $4) ON CONFLICT (channel_id, recipient) DO NOTHING`,
-        [channel.id, message.sender, channel.organizationId, toIso(message.at)],
-      );
-    } else if (word && this.config.optInKeywords.has(word)) {
-      await db.query('DELETE FROM channel_opt_outs WHERE channel_id = $1 AND recipient = $2', [
-        channel.id,
-        message.sender,
-      ]);
-    }
+    await this.applyKeywords(db, channel, message);
     await this.events.enqueue(db, {
       type: 'message.received',
       organizationId: channel.organizationId,
       agentId: channel.agentId,
       channelId: channel.id,
-      data: { ...toChannelMessageResponse(entity) },
+      data: {
+        ...toChannelMessageResponse(
+          entity,
+          mediaUrl(this.appConfig.publicUrl, channel, this.kinds.get(channel.kind).downloadsMedia),
+        ),
+      },
     });
+  }
+
+  /**
+   * The first of the message's words that is a keyword opts its sender out or back in: typed
+   * text, or a button's payload or title (a template's "Stop promotions" quick reply).
+   */
+  private async applyKeywords(
+    db: EntityManager,
+    channel: WebhookChannel,
+    message: InboundMessage,
+  ): Promise<void> {
+    const recipient = message.sender ?? message.senderUserId;
+    if (recipient === null) return;
+    for (const keyword of message.keywords) {
+      const word = keyword.trim().toUpperCase();
+      if (this.config.optOutKeywords.has(word)) {
+        await db.query(
+          `INSERT INTO channel_opt_outs (channel_id, recipient, organization_id, source, opted_out_at)
+           VALUES ($1, $2, $3, 'keyword', $4) ON CONFLICT (channel_id, recipient) DO NOTHING`,
+          [channel.id, recipient, channel.organizationId, toIso(message.at)],
+        );
+        return;
+      }
+      if (this.config.optInKeywords.has(word)) {
+        await db.query('DELETE FROM channel_opt_outs WHERE channel_id = $1 AND recipient = $2', [
+          channel.id,
+          recipient,
+        ]);
+        return;
+      }
+    }
   }
 }

@@ -6,18 +6,79 @@ import type { MessageStatus } from '../channel-transport';
  * webhook inbox applies these (src/channels/kinds/<kind>/ holds each parser).
  */
 
+/** The message a client's message replies to or forwards (WhatsApp `context`, Messenger `reply_to`). */
+export interface MessageContext {
+  /** The quoted message's id (wamid, mid); null for a forward. */
+  message_id: string | null;
+  /** Who wrote the quoted message (the business's number when it quotes the agent), if Meta says. */
+  from: string | null;
+  forwarded: boolean;
+  /** Forwarded more than five times (WhatsApp). */
+  frequently_forwarded: boolean;
+}
+
+/** What Meta says of the person who wrote: a display name and a WhatsApp username, if any. */
+export interface SenderProfile {
+  name: string | null;
+  username: string | null;
+}
+
 /** A client's message, as kept in channel_messages. */
 export interface InboundMessage {
   kind: 'message';
   /** The Meta account it was sent to: the WhatsApp phone number id or the Page id, if given. */
   account?: string;
-  /** E.164 (WhatsApp, `+` added) or the page-scoped id (Messenger). */
-  sender: string;
+  /**
+   * E.164 (WhatsApp, `+` added) or the page-scoped id (Messenger); null when Meta withholds the
+   * phone number of a WhatsApp user who has a username (then `senderUserId` names them).
+   */
+  sender: string | null;
+  /** WhatsApp's business-scoped user id (BSUID, `from_user_id`), when Meta gives one. */
+  senderUserId: string | null;
+  profile: SenderProfile | null;
   messageId: string;
   type: string;
-  /** The text, caption or title; null when the message has none (most media, stickers). */
+  /** The human-readable text: body, caption, button or list title, place name, emoji... or null. */
   text: string | null;
+  /** What the message holds, shaped by `type` (the kind's parser documents each); null for text. */
+  content: Record<string, unknown> | null;
+  context: MessageContext | null;
+  /** The ad or link the conversation started from, as Meta sends it. */
+  referral: Record<string, unknown> | null;
+  /** The message element exactly as Meta sent it. */
+  raw: unknown;
+  /** Whether it starts the 24-hour customer service window (a client's own action does). */
+  opensWindow: boolean;
+  /**
+   * A word the client chose that may opt them out or back in: typed text, or the payload and title
+   * of a button they pressed. Compared trimmed and upper-cased with the keyword lists.
+   */
+  keywords: string[];
   at: number;
+}
+
+/**
+ * A message with what it does not say filled in: no BSUID, profile, content, context or referral;
+ * it opens the window; typed text is its only keyword.
+ */
+export function inboundMessage(
+  message: Pick<
+    InboundMessage,
+    'account' | 'sender' | 'messageId' | 'type' | 'text' | 'at' | 'raw'
+  > &
+    Partial<InboundMessage>,
+): InboundMessage {
+  return {
+    kind: 'message',
+    senderUserId: null,
+    profile: null,
+    content: null,
+    context: null,
+    referral: null,
+    opensWindow: true,
+    keywords: message.type === 'text' && message.text !== null ? [message.text] : [],
+    ...message,
+  };
 }
 
 /** What Meta says became of messages the channel sent. */
@@ -31,7 +92,27 @@ export interface InboundStatus {
   error?: { code: string; title: string };
 }
 
-export type InboundEvent = InboundMessage | InboundStatus;
+/**
+ * Errors Meta reports about the account rather than one message (WhatsApp's value-level
+ * `errors`: a webhook it could not deliver, an account problem): the operator and the agent hear.
+ */
+export interface InboundAccountErrors {
+  kind: 'error';
+  account?: string;
+  /** The notification's field the errors came in (`messages`, ...). */
+  field: string;
+  errors: MetaReportedError[];
+}
+
+/** One of Meta's `errors[]`, as an agent event shows it. */
+export interface MetaReportedError {
+  code: string;
+  title: string | null;
+  message: string | null;
+  details: string | null;
+}
+
+export type InboundEvent = InboundMessage | InboundStatus | InboundAccountErrors;
 
 /**
  * Why an item was set aside. A label of `agentline_webhook_set_aside_total`, so a closed list:
@@ -50,11 +131,13 @@ export type SetAsideReason =
   | 'unknown_account'
   /** For another account of the organization whose channel has its own app secret (not this one). */
   | 'other_app_secret'
+  /** A notification field agentline does not apply (kept so the operator sees what Meta sends). */
+  | 'unsupported_field'
   /** PostgreSQL refused what it holds (what the checks above did not foresee). */
   | 'database_refused';
 
-/** One message, one status, one Messenger event of another kind, or a change as a whole. */
-export type ItemKind = 'message' | 'status' | 'event' | 'change';
+/** One message, one status, one Messenger event of another kind, a change as a whole, or its errors. */
+export type ItemKind = 'message' | 'status' | 'event' | 'change' | 'errors';
 
 /** Why an item cannot apply, in a label and in words. */
 export interface ItemRefusal {

@@ -3,6 +3,7 @@ import { EntityManager } from 'typeorm';
 import { isRefusedValue } from '../../common/database-errors';
 import { escapeUnstorable } from '../../common/http/input-guards';
 import type { ChannelKind } from '../channel-transport';
+import { AccountErrorsHandler } from './account-errors.handler';
 import { InboundMessagesHandler } from './inbound-messages.handler';
 import type { ItemRefusal, ReadItem, SetAsideItem } from './inbound-notification';
 import { StatusUpdatesHandler } from './status-updates.handler';
@@ -69,6 +70,7 @@ export class WebhookNotificationApplier {
     private readonly channels: WebhookChannels,
     private readonly messages: InboundMessagesHandler,
     private readonly statuses: StatusUpdatesHandler,
+    private readonly accountErrors: AccountErrorsHandler,
     private readonly kinds: ChannelKinds,
   ) {}
 
@@ -127,10 +129,13 @@ export class WebhookNotificationApplier {
     item: ReadItem,
     savepoint: boolean,
   ): Promise<ItemRefusal | undefined> {
+    const { event } = item;
     const applyEvent = () =>
-      item.event.kind === 'message'
-        ? this.messages.receive(db, channel, item.event)
-        : this.statuses.updateStatus(db, channel, item.event);
+      event.kind === 'message'
+        ? this.messages.receive(db, channel, event)
+        : event.kind === 'status'
+          ? this.statuses.updateStatus(db, channel, event)
+          : this.accountErrors.report(db, channel, event);
     if (!savepoint) {
       await applyEvent();
       return undefined;

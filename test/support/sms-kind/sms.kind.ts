@@ -7,10 +7,11 @@ import type {
   ChannelKindDescriptor,
   StoredChannel,
 } from '../../../src/channels/kinds/channel-kind';
-import type {
-  ParsedNotification,
-  ReadItem,
-  SetAsideItem,
+import {
+  inboundMessage,
+  type ParsedNotification,
+  type ReadItem,
+  type SetAsideItem,
 } from '../../../src/channels/webhooks/inbound-notification';
 
 /**
@@ -119,15 +120,15 @@ export function parseSmsNotification(body: unknown): ParsedNotification {
           path,
           item: 'message',
           content: event,
-          event: {
-            kind: 'message',
+          event: inboundMessage({
             account,
             sender: from,
             messageId: id,
             type: 'text',
             text: typeof text === 'string' ? text : null,
             at: sentAt * 1000,
-          },
+            raw: event,
+          }),
         });
         return;
       }
@@ -182,6 +183,7 @@ export const SMS_KIND: ChannelKindDescriptor = {
   recipients: 'phone',
   // SMS has no messaging window: text any time, and no templates.
   outsideWindow: 'none',
+  downloadsMedia: false,
   webhookAccountName: 'account',
   parseNotification: parseSmsNotification,
   createTransport: ({ env }) => new SmsTransport(env.SMS_API_URL ?? 'http://127.0.0.1:9'),

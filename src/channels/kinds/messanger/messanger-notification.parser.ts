@@ -1,9 +1,10 @@
 import { isRecord } from '../../../common/outbound-http';
-import type {
-  InboundEvent,
-  ItemKind,
-  ItemRefusal,
-  ParsedNotification,
+import {
+  inboundMessage,
+  type InboundEvent,
+  type ItemKind,
+  type ItemRefusal,
+  type ParsedNotification,
 } from '../../webhooks/inbound-notification';
 import {
   isRefusal,
@@ -73,7 +74,14 @@ function readMessangerEvent(item: unknown): InboundEvent | ItemRefusal | undefin
   if (message) {
     const mid = readId(message.mid, 'message.mid');
     if (isRefusal(mid)) return mid;
-    return { kind: 'message', account, sender, messageId: mid, at, ...messangerMessage(message) };
+    return inboundMessage({
+      account,
+      sender,
+      messageId: mid,
+      at,
+      raw: item,
+      ...messangerMessage(message),
+    });
   }
   if (delivery) {
     const mids = list(delivery.mids).filter((mid): mid is string => typeof mid === 'string');

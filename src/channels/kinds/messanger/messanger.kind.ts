@@ -37,6 +37,7 @@ export const MESSANGER_KIND: ChannelKindDescriptor = {
     refusal: (recipient) =>
       `${recipient} has not written to this page in the last 24 hours; Messenger only accepts replies (messaging_type RESPONSE) within that window.`,
   },
+  downloadsMedia: false,
   webhookAccountName: 'page',
   parseNotification: parseMessangerNotification,
   createTransport: ({ graph }) => new MessangerTransport(graph),

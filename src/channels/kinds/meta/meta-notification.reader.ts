@@ -86,8 +86,6 @@ export function readInstant(
   return ms;
 }
 
-/** The text of a WhatsApp message of any type: body, caption, button or list title, emoji... */
-
 export function judge(
   parsed: ParsedNotification,
   source: ItemSource,

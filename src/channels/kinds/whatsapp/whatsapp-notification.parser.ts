@@ -4,7 +4,10 @@ import type {
   InboundMessage,
   InboundStatus,
   ItemRefusal,
+  MessageContext,
+  MetaReportedError,
   ParsedNotification,
+  SenderProfile,
 } from '../../webhooks/inbound-notification';
 import {
   isRefusal,
@@ -21,6 +24,24 @@ import {
   unacceptable,
 } from '../meta/meta-notification.reader';
 
+/** The media types: their object is `{ id, mime_type, sha256, caption?, filename?, voice?, animated? }`. */
+const MEDIA_TYPES: ReadonlySet<string> = new Set([
+  'image',
+  'video',
+  'audio',
+  'document',
+  'sticker',
+]);
+
+const stringOrNull = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+const numberOrNull = (value: unknown): number | null =>
+  typeof value === 'number' && Number.isFinite(value) ? value : null;
+/** A phone number as the API shows it: E.164 with its `+`. Meta sends digits. */
+const e164 = (value: string): string => (value.startsWith('+') ? value : `+${value}`);
+const phoneOrNull = (value: unknown): string | null =>
+  typeof value === 'string' && PHONE.test(value) ? e164(value) : null;
+
+/** The human-readable text of a message of any type: body, caption, title, place, emoji. */
 function whatsappText(message: Record<string, unknown>, type: string): string | null {
   const content = recordAt(message, type);
   switch (type) {
@@ -44,37 +65,191 @@ function whatsappText(message: Record<string, unknown>, type: string): string | 
       return text(content?.emoji);
     case 'location':
       return text(content?.name) ?? text(content?.address);
+    case 'order':
+    case 'system':
+      return text(content?.text) ?? text(content?.body);
+    case 'edit': {
+      const edited = recordAt(content, 'message');
+      return edited && typeof edited.type === 'string' ? whatsappText(edited, edited.type) : null;
+    }
     default:
       return null;
   }
 }
 
+/** `content` by type, as docs/webhooks.md tabulates it; null for text and for unknown types. */
+function whatsappContent(
+  message: Record<string, unknown>,
+  type: string,
+): Record<string, unknown> | null {
+  const content = recordAt(message, type);
+  if (!content) return null;
+  if (MEDIA_TYPES.has(type)) {
+    return {
+      media_id: stringOrNull(content.id),
+      mime_type: stringOrNull(content.mime_type),
+      sha256: stringOrNull(content.sha256),
+      filename: stringOrNull(content.filename),
+      caption: stringOrNull(content.caption),
+      voice: typeof content.voice === 'boolean' ? content.voice : null,
+      animated: typeof content.animated === 'boolean' ? content.animated : null,
+      // Filled in when shown: agentline's download URL for media_id.
+      url: null,
+    };
+  }
+  switch (type) {
+    case 'location':
+      return {
+        latitude: numberOrNull(content.latitude),
+        longitude: numberOrNull(content.longitude),
+        name: stringOrNull(content.name),
+        address: stringOrNull(content.address),
+        url: stringOrNull(content.url),
+      };
+    case 'interactive': {
+      const replyType = ['button_reply', 'list_reply', 'nfm_reply'].find((key) =>
+        isRecord(content[key]),
+      );
+      const reply = replyType ? recordAt(content, replyType) : undefined;
+      return {
+        reply_type: replyType ?? stringOrNull(content.type),
+        reply_id: stringOrNull(reply?.id),
+        title: stringOrNull(reply?.title) ?? stringOrNull(reply?.name),
+        description: stringOrNull(reply?.description) ?? stringOrNull(reply?.body),
+        // A Flow's answers, the JSON string Meta sends.
+        response_json: stringOrNull(reply?.response_json),
+      };
+    }
+    case 'button':
+      return { payload: stringOrNull(content.payload), title: stringOrNull(content.text) };
+    case 'reaction':
+      // Removing a reaction is a reaction without an emoji (Meta omits it, or sends "").
+      return { emoji: text(content.emoji), message_id: stringOrNull(content.message_id) };
+    case 'order':
+      return {
+        catalog_id: stringOrNull(content.catalog_id),
+        product_items: list(content.product_items),
+      };
+    case 'system':
+      return {
+        type: stringOrNull(content.type),
+        body: stringOrNull(content.body),
+        wa_id: phoneOrNull(content.wa_id ?? content.new_wa_id),
+        user_id: stringOrNull(content.user_id),
+      };
+    case 'edit':
+      return {
+        original_message_id: stringOrNull(content.original_message_id),
+        text: whatsappText(message, 'edit'),
+      };
+    case 'revoke':
+      return { original_message_id: stringOrNull(content.original_message_id) };
+    default:
+      return null;
+  }
+}
+
+/** `contacts` is an array at the message (a shared contact card), not an object. */
+const contentOf = (message: Record<string, unknown>, type: string) =>
+  type === 'contacts' ? { contacts: list(message.contacts) } : whatsappContent(message, type);
+
+function whatsappContext(message: Record<string, unknown>): MessageContext | null {
+  const context = recordAt(message, 'context');
+  if (!context) return null;
+  return {
+    message_id: stringOrNull(context.id),
+    from: phoneOrNull(context.from) ?? stringOrNull(context.from),
+    forwarded: context.forwarded === true || context.frequently_forwarded === true,
+    frequently_forwarded: context.frequently_forwarded === true,
+  };
+}
+
+/**
+ * The profile Meta gives beside the messages (`contacts[]`): the one whose `wa_id` or `user_id`
+ * is the sender's, or the only one.
+ */
+function senderProfile(
+  contacts: unknown[],
+  from: string | undefined,
+  userId: string | null,
+): SenderProfile | null {
+  const records = contacts.filter(isRecord);
+  const contact =
+    records.find(
+      (c) => (from !== undefined && c.wa_id === from) || (userId !== null && c.user_id === userId),
+    ) ?? (records.length === 1 ? records[0] : undefined);
+  const profile = recordAt(contact, 'profile');
+  if (!profile) return null;
+  return { name: text(profile.name), username: text(profile.username) };
+}
+
+/** Words a client chose that may opt them out or in: typed text, a template button's payload and title. */
+function keywordsOf(message: Record<string, unknown>, type: string): string[] {
+  const content = recordAt(message, type);
+  if (type === 'text') return [text(content?.body)].filter((w): w is string => w !== null);
+  if (type === 'button') {
+    return [text(content?.payload), text(content?.text)].filter((w): w is string => w !== null);
+  }
+  return [];
+}
+
 function readWhatsappMessage(
   message: unknown,
   account: string | undefined,
+  contacts: unknown[],
 ): InboundMessage | ItemRefusal {
   if (!isRecord(message)) return refuse('invalid_field', 'is not an object');
   const bad = unacceptable(message);
   if (bad) return bad;
+  // A user with a username may have no phone number here: their business-scoped user id names
+  // them (a system notice of a changed id names the previous one).
   const from = message.from;
-  if (typeof from !== 'string' || !PHONE.test(from)) {
-    return refuse('invalid_field', 'needs from, a phone number');
+  if (from !== undefined && (typeof from !== 'string' || !PHONE.test(from))) {
+    return refuse('invalid_field', 'from is not a phone number');
   }
-  const id = readId(message.id, 'id');
-  if (isRefusal(id)) return id;
+  const rawUserId = message.from_user_id ?? recordAt(message, 'system')?.previous_user_id;
+  const userId = rawUserId === undefined ? null : readId(rawUserId, 'from_user_id');
+  if (isRefusal(userId)) return userId;
+  if (from === undefined && userId === null) {
+    return refuse('invalid_field', 'needs from (a phone number) or from_user_id');
+  }
   const type = readId(message.type, 'type');
   if (isRefusal(type)) return type;
+  const id = readId(message.id, 'id');
+  if (isRefusal(id)) return id;
   const at = readInstant(message.timestamp, 'timestamp', 'seconds');
   if (isRefusal(at)) return at;
   return {
     kind: 'message',
     account,
-    sender: from.startsWith('+') ? from : `+${from}`,
+    sender: from === undefined ? null : e164(from),
+    senderUserId: userId,
+    profile: senderProfile(contacts, from, userId),
     messageId: id,
     type,
     text: whatsappText(message, type),
+    content: contentOf(message, type),
+    context: whatsappContext(message),
+    referral: recordAt(message, 'referral') ?? null,
+    raw: message,
+    // Meta's notices (a changed number) are not the client writing.
+    opensWindow: type !== 'system',
+    keywords: keywordsOf(message, type),
     at,
   };
+}
+
+/** Meta's `errors[]` as an agent event shows them. */
+function readErrors(errors: unknown[]): MetaReportedError[] {
+  return errors.filter(isRecord).map((error) => ({
+    code:
+      typeof error.code === 'string' || typeof error.code === 'number'
+        ? String(error.code).slice(0, 64)
+        : 'unknown',
+    title: text(error.title),
+    message: text(error.message),
+    details: text(recordAt(error, 'error_data')?.details),
+  }));
 }
 
 function readWhatsappStatus(
@@ -116,8 +291,6 @@ function readWhatsappStatus(
   };
 }
 
-/** Adds an item to what applies or to what is set aside; `undefined` is an item not for us. */
-
 /**
  * `{ object: "whatsapp_business_account", entry: [{ changes: [{ field, value }] }] }`. Each event
  * names the phone number id it is for: one Meta app's callback URL gets all its numbers.
@@ -149,17 +322,42 @@ export function parseWhatsappNotification(body: unknown): ParsedNotification {
         judge(parsed, source, account);
         continue;
       }
+      const field =
+        isRecord(change) && typeof change.field === 'string' ? change.field : 'messages';
+      if (field !== 'messages') {
+        // Kept and counted, for the operator to see what Meta sends that agentline does not apply.
+        judge(
+          parsed,
+          source,
+          refuse(
+            'unsupported_field',
+            `agentline does not apply "${field.slice(0, 64)}" notifications`,
+          ),
+        );
+        continue;
+      }
+      const contacts = list(value.contacts);
       for (const [m, message] of list(value.messages).entries()) {
         const source = { path: `${where}.value.messages[${m}]`, item: 'message' as const };
-        judge(parsed, { ...source, content: message }, readWhatsappMessage(message, account));
+        judge(
+          parsed,
+          { ...source, content: message },
+          readWhatsappMessage(message, account, contacts),
+        );
       }
       for (const [s, status] of list(value.statuses).entries()) {
         const source = { path: `${where}.value.statuses[${s}]`, item: 'status' as const };
         judge(parsed, { ...source, content: status }, readWhatsappStatus(status, account));
       }
+      const errors = readErrors(list(value.errors));
+      if (errors.length > 0) {
+        judge(
+          parsed,
+          { path: `${where}.value.errors`, item: 'errors', content: value.errors },
+          { kind: 'error', account, field, errors },
+        );
+      }
     }
   }
   return parsed;
 }
-
-/** The type of a Messenger message: `text`, or its first attachment's (image, audio, file...). */

@@ -29,6 +29,7 @@ export const WHATSAPP_KIND: ChannelKindDescriptor = {
   senderIdUniqueIndex: 'whatsapp_channels_number_key',
   recipients: 'phone',
   outsideWindow: 'template',
+  downloadsMedia: true,
   webhookAccountName: 'phone_number_id',
   parseNotification: parseWhatsappNotification,
   createTransport: ({ graph }) => new WhatsappTransport(graph),
