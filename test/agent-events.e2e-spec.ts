@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, IncomingHttpHeaders, Server } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { DataSource } from 'typeorm';
 import { eventually } from './support/eventually';
+import { FakeAgentEndpoint } from './support/fake-agent-endpoint';
 import { FakeGraphApi, graphErrorReply } from './support/fake-graph-api';
 import {
   givenFollowUp,
@@ -18,70 +17,6 @@ import { bearer, newOrganization, startApp, TestApp, tokenFor } from './support/
 
 const META_SECRET = 'meta-app-secret-for-events';
 const EVENTS_SECRET = `whsec_${randomBytes(32).toString('base64')}`;
-
-interface Received {
-  headers: IncomingHttpHeaders;
-  raw: string;
-}
-
-type Reply = number | 'hang' | 'destroy';
-
-/** The agent's events endpoint: a real server on loopback that keeps the exact bytes it got. */
-class FakeAgentEndpoint {
-  readonly received: Received[] = [];
-  private readonly replies: Reply[] = [];
-  private readonly sockets = new Set<Socket>();
-
-  private constructor(
-    private readonly server: Server,
-    readonly url: string,
-  ) {}
-
-  static async start(): Promise<FakeAgentEndpoint> {
-    const server = createServer();
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const fake = new FakeAgentEndpoint(
-      server,
-      `http://127.0.0.1:${(server.address() as AddressInfo).port}/agent/events`,
-    );
-    server.on('connection', (socket: Socket) => {
-      fake.sockets.add(socket);
-      socket.once('close', () => fake.sockets.delete(socket));
-    });
-    server.on('request', (req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => {
-        fake.received.push({ headers: req.headers, raw: Buffer.concat(chunks).toString('utf8') });
-        const reply = fake.replies.shift() ?? 204;
-        if (reply === 'hang') return;
-        if (reply === 'destroy') {
-          req.socket.destroy();
-          return;
-        }
-        res.statusCode = reply;
-        res.end();
-      });
-    });
-    return fake;
-  }
-
-  enqueue(...replies: Reply[]): void {
-    this.replies.push(...replies);
-  }
-
-  /** What arrived for events of this type, parsed. */
-  events(type: string) {
-    return this.received
-      .map((r) => ({ ...r, body: JSON.parse(r.raw) as Record<string, unknown> }))
-      .filter((r) => r.body.type === type);
-  }
-
-  async close(): Promise<void> {
-    for (const socket of this.sockets) socket.destroy();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
-  }
-}
 
 describe('Agent events (e2e)', () => {
   let endpoint: FakeAgentEndpoint;

@@ -18,7 +18,10 @@ export interface Page<T> {
 export async function findPage<T extends ObjectLiteral>(
   db: EntityManager,
   entity: EntityTarget<T>,
-  { where, order }: { where: FindOptionsWhere<T>; order: FindOptionsOrder<T> },
+  {
+    where,
+    order,
+  }: { where: FindOptionsWhere<T> | FindOptionsWhere<T>[]; order: FindOptionsOrder<T> },
   query: { offset?: number; limit?: number },
 ): Promise<Page<T>> {
   const offset = query.offset ?? 0;

@@ -94,3 +94,30 @@ export function postToWebhook(
     .set('x-hub-signature-256', metaSignature(raw, secret))
     .send(raw);
 }
+
+/**
+ * One of Meta's documented payloads (meta-payloads.ts) addressed to a test's WhatsApp number:
+ * a copy with `phone_number_id` replaced, and each message given a fresh id (the examples share
+ * Meta's one id, and a resend is kept once) and, with `at`, that time.
+ */
+export function forWhatsappNumber(
+  payload: Record<string, unknown>,
+  numberId: string,
+  { at }: { at?: number } = {},
+): Record<string, unknown> {
+  const copy = structuredClone(payload) as {
+    entry: {
+      changes: { value: { metadata?: { phone_number_id?: string }; messages?: unknown[] } }[];
+    }[];
+  };
+  for (const entry of copy.entry) {
+    for (const { value } of entry.changes) {
+      if (value.metadata) value.metadata.phone_number_id = numberId;
+      for (const message of (value.messages ?? []) as Record<string, unknown>[]) {
+        message.id = `wamid.${randomUUID()}`;
+        if (at !== undefined) message.timestamp = metaSeconds(at);
+      }
+    }
+  }
+  return copy as unknown as Record<string, unknown>;
+}

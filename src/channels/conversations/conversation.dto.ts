@@ -4,7 +4,10 @@ import { PaginationQueryDto } from '../../common/http/pagination.dto';
 import { IsOptionalNotNull } from '../../common/http/validation.decorators';
 
 export class ListChannelMessagesQueryDto extends PaginationQueryDto {
-  @ApiPropertyOptional({ description: 'Only messages from this sender (E.164 phone or PSID).' })
+  @ApiPropertyOptional({
+    description:
+      'Only messages from this sender: an E.164 phone or PSID, or a WhatsApp business-scoped user id (`from_user_id`).',
+  })
   @IsOptionalNotNull()
   @IsString()
   @MaxLength(64)

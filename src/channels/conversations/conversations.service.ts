@@ -39,11 +39,15 @@ export class ConversationsService {
     query: ListChannelMessagesQueryDto,
   ): Promise<Page<ChannelMessageEntity>> {
     await this.assertChannel(principal, kind, channelId);
-    const where = {
-      organizationId: principal.organizationId,
-      channelId,
-      ...(query.from !== undefined && { sender: this.senderFilter(kind, query.from) }),
-    };
+    const scope = { organizationId: principal.organizationId, channelId };
+    // `from` is a phone, a PSID, or a WhatsApp user's business-scoped id.
+    const where =
+      query.from === undefined
+        ? scope
+        : [
+            { ...scope, sender: this.senderFilter(kind, query.from) },
+            { ...scope, senderUserId: query.from },
+          ];
     const order = { receivedAt: 'DESC', id: 'DESC' } as const;
     return findPage(this.dataSource.manager, ChannelMessageEntity, { where, order }, query);
   }
