@@ -1,9 +1,11 @@
 import { eventually } from './support/eventually';
 import { FakeGraphApi } from './support/fake-graph-api';
 import { givenFollowUp, givenWhatsappChannel } from './support/given';
+import * as meta from './support/meta-payloads';
 import {
   aWhatsappStatus,
   aWhatsappText,
+  forWhatsappNumber,
   postToWebhook,
   whatsappNotification,
 } from './support/meta-webhooks';
@@ -19,6 +21,23 @@ import { bearer, createTestDatabase, startApp, TestApp, tokenFor } from './suppo
 const onPostgres = process.env.TEST_DATABASE_URL ? describe : describe.skip;
 
 const SECRET = 'meta-app-secret-replicas';
+/** Meta's example of each type (test/support/meta-payloads.ts). */
+const EVERY_TYPE = [
+  meta.waImage,
+  meta.waVoice,
+  meta.waDocument,
+  meta.waStickerAnimated,
+  meta.waLocation,
+  meta.waContacts,
+  meta.waButtonReply,
+  meta.waTemplateQuickReply,
+  meta.waReaction,
+  meta.waOrder,
+  meta.waEdit,
+  meta.waRevoke,
+  meta.waUnsupported,
+  meta.waBsuidUsernameNoPhone,
+];
 const NUMBERS = 20;
 const INBOUND = 60;
 
@@ -69,19 +88,21 @@ onPostgres('Webhooks on replicas (e2e, PostgreSQL)', () => {
     // delivered for half of them), each POSTed to both receivers at once.
     const now = Date.now();
     const notifications: unknown[] = [];
+    // Every documented type, in Meta's example shapes, a user known only by a BSUID among them.
     for (let i = 0; i < INBOUND; i++) {
-      notifications.push(
-        whatsappNotification(channel.number_id, {
-          messages: [
-            aWhatsappText({
-              from: phones[i % NUMBERS].slice(1),
-              id: `wamid.inbound-${i}`,
+      const payload =
+        i % 2 === 0
+          ? whatsappNotification(channel.number_id, {
+              messages: [aWhatsappText({ from: phones[i % NUMBERS].slice(1), at: now })],
+            })
+          : forWhatsappNumber(EVERY_TYPE[(i >> 1) % EVERY_TYPE.length], channel.number_id, {
               at: now,
-              body: `message ${i}`,
-            }),
-          ],
-        }),
-      );
+            });
+      const [message] = (
+        payload as { entry: { changes: { value: { messages: Record<string, unknown>[] } }[] }[] }
+      ).entry[0].changes[0].value.messages;
+      message.id = `wamid.inbound-${i}`;
+      notifications.push(payload);
     }
     sent.forEach((message, i) => {
       const status = (name: string, offset: number) =>
@@ -110,13 +131,29 @@ onPostgres('Webhooks on replicas (e2e, PostgreSQL)', () => {
       );
       expect(Number(pending.n)).toBe(0);
     }, 30_000);
-    const [stored] = await query<{ rows: string; distinct_ids: string }>(
-      'SELECT count(*) AS rows, count(DISTINCT message_id) AS distinct_ids FROM channel_messages',
+    const [stored] = await query<{ rows: string; distinct_ids: string; types: string }>(
+      `SELECT count(*) AS rows, count(DISTINCT message_id) AS distinct_ids,
+              count(DISTINCT type) AS types FROM channel_messages`,
     );
-    expect({ rows: Number(stored.rows), distinct: Number(stored.distinct_ids) }).toEqual({
-      rows: INBOUND,
-      distinct: INBOUND,
-    });
+    expect({
+      rows: Number(stored.rows),
+      distinct: Number(stored.distinct_ids),
+      types: Number(stored.types),
+    }).toEqual({ rows: INBOUND, distinct: INBOUND, types: 14 });
+    const [whole] = await query<{ with_content: string; with_raw: string; user_only: string }>(
+      `SELECT count(*) FILTER (WHERE content IS NOT NULL) AS with_content,
+              count(*) FILTER (WHERE raw IS NOT NULL) AS with_raw,
+              count(*) FILTER (WHERE sender IS NULL AND sender_user_id IS NOT NULL) AS user_only
+         FROM channel_messages`,
+    );
+    // Each odd notification carries a type with content, but for unsupported and the BSUID text.
+    expect(Number(whole.with_raw)).toBe(INBOUND);
+    expect(Number(whole.with_content)).toBe(
+      Array.from({ length: INBOUND / 2 }, (_, n) => EVERY_TYPE[n % EVERY_TYPE.length]).filter(
+        (payload) => payload !== meta.waUnsupported && payload !== meta.waBsuidUsernameNoPhone,
+      ).length,
+    );
+    expect(Number(whole.user_only)).toBeGreaterThan(0);
     const [inbox] = await query<{ n: string; malformed: string }>(
       "SELECT count(*) AS n, count(*) FILTER (WHERE status = 'malformed') AS malformed FROM webhook_inbox",
     );
