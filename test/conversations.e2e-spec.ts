@@ -212,6 +212,53 @@ describe('Conversations on WhatsApp (e2e)', () => {
     }
   });
 
+  describe('a failed status that arrives before the send’s own answer is written', () => {
+    /** The send answered a second after Meta kept it; `errors` reported in between. */
+    const failedEarly = async (wa: WhatsappChannel, followUpId: string, errors: unknown[]) => {
+      const [message] = await graph.waitForMessages(1);
+      await notify(wa, { statuses: [status(message.wamid, 'failed', clock.now() + 500, errors)] });
+      await eventually(async () => {
+        const rows: { status: string }[] = await t.app
+          .get(DataSource)
+          .query(
+            "SELECT status FROM webhook_inbox WHERE channel_id = $1 AND status <> 'processed'",
+            [wa.id],
+          );
+        expect(rows).toEqual([]);
+      });
+      expect((await deliveries(followUpId))[0].status).toBe('sending');
+      graph.latencyMs = 0;
+    };
+    afterEach(() => {
+      graph.latencyMs = 0;
+    });
+
+    it('fails the delivery with Meta’s error once the answer is written', async () => {
+      const wa = await givenWhatsappChannel(t, auth);
+      graph.latencyMs = 1_000;
+      const created = await followUp(wa.id, { client_phone_numbers: ['+34612345678'] });
+      await failedEarly(wa, created.id, [{ code: 131026, title: 'Message undeliverable' }]);
+      const [row] = await settled(created.id, ['failed']);
+      expect(row.last_error).toEqual({ code: '131026', message: 'Message undeliverable' });
+      expect(graph.requests).toBe(1);
+    });
+
+    it('131047: re-sends the text as the template, as when it arrives after', async () => {
+      const wa = await givenWhatsappChannel(t, auth);
+      await clientWrites(wa, '34612345678', 'hi');
+      graph.latencyMs = 1_000;
+      const created = await followUp(wa.id, {
+        client_phone_numbers: ['+34612345678'],
+        template: TEMPLATE,
+      });
+      await failedEarly(wa, created.id, [{ code: 131047, title: 'Re-engagement message' }]);
+      const messages = await graph.waitForMessages(2);
+      expect(messages[1].template?.name).toBe('weekly_check_in');
+      const [row] = await settled(created.id, ['sent']);
+      expect(row).toMatchObject({ attempts: 2, message_type: 'template' });
+    });
+  });
+
   it('a read before any delivered sets both; a failed status fails a sent message with Meta’s error', async () => {
     const wa = await givenWhatsappChannel(t, auth);
     const created = await followUp(wa.id, {

@@ -49,6 +49,15 @@ export type ReportedStatus = Omit<ChannelStatusUpdate, 'error'> & {
   error?: { code: string; title: string };
 };
 
+/** A status of a sent message, kept when it arrived, for a send whose outcome is written later. */
+export interface ReceivedStatus {
+  channelId: string;
+  messageId: string;
+  status: 'delivered' | 'read' | 'failed';
+  at: number;
+  error?: ChannelStatusUpdate['error'];
+}
+
 /** Runs in the transaction that takes the status off the webhook inbox: applied once, or not at all. */
 export type ChannelStatusListener = (
   db: EntityManager,
@@ -83,12 +92,7 @@ export class ChannelConversations {
     const { error, ...rest } = reported;
     const update: ChannelStatusUpdate = {
       ...rest,
-      ...(error && {
-        error: {
-          ...error,
-          resendAsTemplate: this.kinds.transport(reported.kind).resendsAsTemplate(error.code),
-        },
-      }),
+      ...(error && { error: this.classify(reported.kind, error) }),
     };
     for (const listener of this.statusListeners) await listener(db, update);
   }
@@ -167,31 +171,47 @@ export class ChannelConversations {
   }
 
   /**
-   * `delivered` and `read` statuses already received for these messages (Meta's ids on their
-   * channels): a status can arrive before the send's own outcome is written, and is applied then.
+   * Statuses already received for these messages (Meta's ids on their channels): a status can
+   * arrive before the send's own outcome is written, and is applied then. A `failed` one comes with
+   * its error, classified by the channel kind's transport as when it is published.
    */
   async receivedStatuses(
     db: EntityManager,
-    messages: readonly { channelId: string; messageId: string }[],
-  ): Promise<{ channelId: string; messageId: string; status: 'delivered' | 'read'; at: number }[]> {
+    messages: readonly { channelId: string; kind: ChannelKind; messageId: string }[],
+  ): Promise<ReceivedStatus[]> {
     if (messages.length === 0) return [];
     const rows = (await db.query(
-      `SELECT s.channel_id, s.message_id, s.status, s.at FROM channel_message_statuses s
+      `SELECT s.channel_id, s.message_id, s.status, s.at, s.error_code, s.error_title
+         FROM channel_message_statuses s
          JOIN unnest($1::uuid[], $2::text[]) AS k(channel_id, message_id) USING (channel_id, message_id)
-        WHERE s.status IN ('delivered', 'read')
+        WHERE s.status IN ('delivered', 'read', 'failed')
         ORDER BY s.at`,
       [messages.map((m) => m.channelId), messages.map((m) => m.messageId)],
     )) as {
       channel_id: string;
       message_id: string;
-      status: 'delivered' | 'read';
+      status: ReceivedStatus['status'];
       at: Date | string;
+      error_code: string | null;
+      error_title: string | null;
     }[];
+    const kinds = new Map(messages.map((m) => [m.channelId, m.kind]));
     return rows.map((row) => ({
       channelId: row.channel_id,
       messageId: row.message_id,
       status: row.status,
       at: new Date(row.at).getTime(),
+      ...(row.status === 'failed' && {
+        error: this.classify(kinds.get(row.channel_id) as ChannelKind, {
+          code: row.error_code ?? 'unknown',
+          title: row.error_title ?? 'Meta reported the message as failed.',
+        }),
+      }),
     }));
+  }
+
+  /** Whether the kind's transport reads the error as text refused outside the window. */
+  private classify(kind: ChannelKind, error: { code: string; title: string }) {
+    return { ...error, resendAsTemplate: this.kinds.transport(kind).resendsAsTemplate(error.code) };
   }
 }

@@ -49,10 +49,17 @@ export class StatusUpdatesHandler {
     // Its messages were locked with the notification's others (lockStatusedMessages).
     const fresh = returnedRows<{ message_id: string }>(
       await db.query(
-        `INSERT INTO channel_message_statuses (channel_id, message_id, status, at)
-         SELECT $1, key, $2, $3 FROM unnest($4::text[]) AS key
+        `INSERT INTO channel_message_statuses (channel_id, message_id, status, at, error_code, error_title)
+         SELECT $1, key, $2, $3, $5, $6 FROM unnest($4::text[]) AS key
          ON CONFLICT DO NOTHING RETURNING message_id`,
-        [channel.id, status.status, toIso(status.at), keys],
+        [
+          channel.id,
+          status.status,
+          toIso(status.at),
+          keys,
+          status.error?.code ?? null,
+          status.error?.title ?? null,
+        ],
       ),
     ).map((row) => row.message_id);
     if (fresh.length === 0) return; // a resend

@@ -124,8 +124,8 @@ export class DeliveryStatuses implements OnModuleInit {
   }
 
   /**
-   * Statuses that overtook their send: Meta may report `delivered` (even `read`) before the send's
-   * own answer is written. Applied once the outcomes are written (in their transaction when agent
+   * Statuses that overtook their send: Meta may report `delivered`, `read` or `failed` before the
+   * send's own answer is written. Applied once the outcomes are written (in their transaction when agent
    * events are on).
    */
   async catchUp(
@@ -140,7 +140,7 @@ export class DeliveryStatuses implements OnModuleInit {
     if (sent.length === 0) return;
     const received = await this.conversations.receivedStatuses(
       db,
-      sent.map((s) => ({ channelId: s.channelId, messageId: s.providerMessageId })),
+      sent.map((s) => ({ channelId: s.channelId, kind: s.kind, messageId: s.providerMessageId })),
     );
     for (const status of received) {
       const delivery = sent.find(
@@ -155,6 +155,7 @@ export class DeliveryStatuses implements OnModuleInit {
         status: status.status,
         at: status.at,
         messages: { ids: [status.messageId] },
+        ...(status.error && { error: status.error }),
       });
     }
   }
