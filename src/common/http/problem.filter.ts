@@ -15,6 +15,7 @@ import { problem, ProblemDetails, ProblemException, sendProblem } from './proble
 const CODES_BY_STATUS: Partial<Record<number, ProblemCode>> = {
   400: 'bad_request',
   401: 'unauthorized',
+  403: 'forbidden',
   404: 'not_found',
   409: 'conflict',
   413: 'payload_too_large',
