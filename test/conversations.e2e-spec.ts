@@ -28,6 +28,11 @@ interface Delivery {
   sent_at: number | null;
   delivered_at: number | null;
   read_at: number | null;
+  pricing: {
+    category: string | null;
+    billable: boolean | null;
+    pricing_model: string | null;
+  } | null;
   last_error: { code: string; message: string } | null;
 }
 
@@ -257,6 +262,32 @@ describe('Conversations on WhatsApp (e2e)', () => {
       const [row] = await settled(created.id, ['sent']);
       expect(row).toMatchObject({ attempts: 2, message_type: 'template' });
     });
+  });
+
+  it("shows Meta's pricing from the last status that carried it, also one that overtook the send", async () => {
+    const wa = await givenWhatsappChannel(t, auth);
+    graph.latencyMs = 1_000;
+    try {
+      const created = await followUp(wa.id, { client_phone_numbers: ['+34612345678'] });
+      const [message] = await graph.waitForMessages(1);
+      const priced = (name: string, offset: number, category: string) => ({
+        ...status(message.wamid, name, clock.now() + offset),
+        pricing: { billable: true, pricing_model: 'PMP', category, type: 'regular' },
+      });
+      // Meta's `sent` status, before the send's own answer is written.
+      await notify(wa, { statuses: [priced('sent', 100, 'utility')] });
+      const [sent] = await settled(created.id, ['sent']);
+      expect(sent.pricing).toEqual({ category: 'utility', billable: true, pricing_model: 'PMP' });
+      await notify(wa, { statuses: [priced('delivered', 200, 'marketing')] });
+      await eventually(async () =>
+        expect((await deliveries(created.id))[0]).toMatchObject({
+          status: 'delivered',
+          pricing: { category: 'marketing', billable: true, pricing_model: 'PMP' },
+        }),
+      );
+    } finally {
+      graph.latencyMs = 0;
+    }
   });
 
   it('a read before any delivered sets both; a failed status fails a sent message with Meta’s error', async () => {

@@ -29,4 +29,5 @@ export {
   MESSAGE_TYPES,
 } from './messages/delivery.dto';
 export type { DeliveryStatus, MessageType } from './messages/delivery.dto';
+export type { MessagePricing as DeliveryPricing } from './webhooks/inbound-notification';
 export type { MessageOutbox, OutgoingMessage } from './messages/message-outbox';

@@ -63,6 +63,7 @@ export class ChannelMessageOutbox implements MessageOutbox, OnModuleInit {
       sentBy: null,
       deliveredAt: null,
       readAt: null,
+      pricing: null,
       messageType: 'text' in content ? 'text' : 'template',
       templateRequired: false,
       cancelRequested: false,

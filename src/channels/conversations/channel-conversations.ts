@@ -4,6 +4,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { Clock } from '../../common/clock';
 import type { ChannelKind, MessageStatus } from '../channel-transport';
 import { ChannelKinds } from '../kinds/channel-kinds';
+import type { MessagePricing } from '../webhooks/inbound-notification';
 
 /** Meta's customer service window: free-form messages only this long after the client wrote. */
 export const CUSTOMER_SERVICE_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -42,6 +43,8 @@ export interface ChannelStatusUpdate {
    * messaging window (a template may go instead; the channel kind's transport decides).
    */
   error?: { code: string; title: string; resendAsTemplate: boolean };
+  /** What the message costs, when the status says; the delivery keeps the last one. */
+  pricing?: MessagePricing;
 }
 
 /** A status as the webhook reports it; its kind's transport classifies the error. */
@@ -53,9 +56,10 @@ export type ReportedStatus = Omit<ChannelStatusUpdate, 'error'> & {
 export interface ReceivedStatus {
   channelId: string;
   messageId: string;
-  status: 'delivered' | 'read' | 'failed';
+  status: 'sent' | 'delivered' | 'read' | 'failed';
   at: number;
   error?: ChannelStatusUpdate['error'];
+  pricing?: MessagePricing;
 }
 
 /** Runs in the transaction that takes the status off the webhook inbox: applied once, or not at all. */
@@ -172,7 +176,8 @@ export class ChannelConversations {
 
   /**
    * Statuses already received for these messages (Meta's ids on their channels): a status can
-   * arrive before the send's own outcome is written, and is applied then. A `failed` one comes with
+   * arrive before the send's own outcome is written, and is applied then (a `sent` one only for
+   * its pricing). A `failed` one comes with
    * its error, classified by the channel kind's transport as when it is published.
    */
   async receivedStatuses(
@@ -181,10 +186,10 @@ export class ChannelConversations {
   ): Promise<ReceivedStatus[]> {
     if (messages.length === 0) return [];
     const rows = (await db.query(
-      `SELECT s.channel_id, s.message_id, s.status, s.at, s.error_code, s.error_title
+      `SELECT s.channel_id, s.message_id, s.status, s.at, s.error_code, s.error_title, s.pricing
          FROM channel_message_statuses s
          JOIN unnest($1::uuid[], $2::text[]) AS k(channel_id, message_id) USING (channel_id, message_id)
-        WHERE s.status IN ('delivered', 'read', 'failed')
+        WHERE s.status IN ('delivered', 'read', 'failed') OR s.pricing IS NOT NULL
         ORDER BY s.at`,
       [messages.map((m) => m.channelId), messages.map((m) => m.messageId)],
     )) as {
@@ -194,6 +199,7 @@ export class ChannelConversations {
       at: Date | string;
       error_code: string | null;
       error_title: string | null;
+      pricing: MessagePricing | string | null;
     }[];
     const kinds = new Map(messages.map((m) => [m.channelId, m.kind]));
     return rows.map((row) => ({
@@ -201,6 +207,11 @@ export class ChannelConversations {
       messageId: row.message_id,
       status: row.status,
       at: new Date(row.at).getTime(),
+      ...(row.pricing !== null && {
+        pricing: (typeof row.pricing === 'string'
+          ? JSON.parse(row.pricing)
+          : row.pricing) as MessagePricing,
+      }),
       ...(row.status === 'failed' && {
         error: this.classify(kinds.get(row.channel_id) as ChannelKind, {
           code: row.error_code ?? 'unknown',

@@ -64,6 +64,25 @@ export class DeliveryAttemptDto {
 }
 
 /** One message to one recipient, as sending now, a channel's and a follow-up's deliveries answer it. */
+/** Meta's pricing of a sent message. */
+export class DeliveryPricingDto {
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'marketing, utility, authentication, service, referral_conversion, ...',
+    example: 'utility',
+  })
+  category!: string | null;
+  @ApiProperty({ type: Boolean, nullable: true }) billable!: boolean | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'PMP (per message) or CBP.',
+    example: 'PMP',
+  })
+  pricing_model!: string | null;
+}
+
 export class DeliveryDto {
   @ApiProperty({ format: 'uuid' }) id!: string;
   @ApiProperty({
@@ -100,6 +119,13 @@ export class DeliveryDto {
   delivered_at!: number | null;
   @ApiProperty({ type: 'integer', nullable: true, description: 'When Meta reported it read (ms).' })
   read_at!: number | null;
+  @ApiProperty({
+    type: DeliveryPricingDto,
+    nullable: true,
+    description:
+      "What Meta charges for it, from the last status that said (WhatsApp's `pricing`); null until one does.",
+  })
+  pricing!: DeliveryPricingDto | null;
   @ApiProperty({
     enum: MESSAGE_TYPES,
     description: 'text inside the 24-hour window; template outside it when the follow-up has one.',

@@ -90,6 +90,15 @@ export interface InboundStatus {
   at: number;
   messages: { ids: string[] } | { recipient: string; watermark: number };
   error?: { code: string; title: string };
+  /** What the message costs, when the status says (WhatsApp's `pricing`). */
+  pricing?: MessagePricing;
+}
+
+/** Meta's pricing of a sent message: its category, whether it is billed, and the model. */
+export interface MessagePricing {
+  category: string | null;
+  billable: boolean | null;
+  pricing_model: string | null;
 }
 
 /**

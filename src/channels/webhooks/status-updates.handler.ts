@@ -49,8 +49,9 @@ export class StatusUpdatesHandler {
     // Its messages were locked with the notification's others (lockStatusedMessages).
     const fresh = returnedRows<{ message_id: string }>(
       await db.query(
-        `INSERT INTO channel_message_statuses (channel_id, message_id, status, at, error_code, error_title)
-         SELECT $1, key, $2, $3, $5, $6 FROM unnest($4::text[]) AS key
+        `INSERT INTO channel_message_statuses (channel_id, message_id, status, at, error_code, error_title,
+                                               pricing)
+         SELECT $1, key, $2, $3, $5, $6, $7::jsonb FROM unnest($4::text[]) AS key
          ON CONFLICT DO NOTHING RETURNING message_id`,
         [
           channel.id,
@@ -59,6 +60,7 @@ export class StatusUpdatesHandler {
           keys,
           status.error?.code ?? null,
           status.error?.title ?? null,
+          status.pricing ? JSON.stringify(status.pricing) : null,
         ],
       ),
     ).map((row) => row.message_id);
@@ -75,6 +77,7 @@ export class StatusUpdatesHandler {
           ? { ids: fresh }
           : { recipient: status.messages.recipient, sentUpTo: status.messages.watermark },
       error: status.error,
+      pricing: status.pricing,
     });
   }
 }

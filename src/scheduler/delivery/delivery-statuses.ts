@@ -46,6 +46,14 @@ export class DeliveryStatuses implements OnModuleInit {
   async apply(db: EntityManager, update: ChannelStatusUpdate): Promise<void> {
     const { where, parameters } = matching(update);
     const at = toIso(update.at);
+    if (update.pricing) {
+      // Any status may carry it; the last one that did is what the delivery shows.
+      await db.query(
+        `UPDATE deliveries d SET pricing = $${3 + parameters.length}::jsonb
+          WHERE d.channel_id = $1 AND d.organization_id = $2 AND ${where}`,
+        [update.channelId, update.organizationId, ...parameters, JSON.stringify(update.pricing)],
+      );
+    }
     const next = 3 + parameters.length;
     let sql: string;
     let values: unknown[];
@@ -156,6 +164,7 @@ export class DeliveryStatuses implements OnModuleInit {
         at: status.at,
         messages: { ids: [status.messageId] },
         ...(status.error && { error: status.error }),
+        ...(status.pricing && { pricing: status.pricing }),
       });
     }
   }

@@ -47,6 +47,7 @@ export function toDeliveryResponse(
     sent_at: toMillisOrNull(delivery.sentAt),
     delivered_at: toMillisOrNull(delivery.deliveredAt),
     read_at: toMillisOrNull(delivery.readAt),
+    pricing: delivery.pricing,
     message_type: delivery.messageType,
     created_at: toMillis(delivery.createdAt),
     updated_at: toMillis(delivery.updatedAt),

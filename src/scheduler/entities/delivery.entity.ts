@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import type { ChannelKind, DeliveryStatus, MessageType } from '../../channels';
+import type { ChannelKind, DeliveryPricing, DeliveryStatus, MessageType } from '../../channels';
 import type { FollowUpTemplate } from './follow-up.entity';
 
 // The statuses and message types the API answers (channels publish the deliveries it stores).
@@ -39,6 +39,8 @@ export class DeliveryEntity {
   /** From Meta's statuses (webhooks): forward only, sent < delivered < read. */
   @Column({ name: 'delivered_at', type: 'timestamptz', nullable: true }) deliveredAt!: Date | null;
   @Column({ name: 'read_at', type: 'timestamptz', nullable: true }) readAt!: Date | null;
+  /** Meta's pricing from the last status that carried one (WhatsApp). */
+  @Column({ type: 'jsonb', nullable: true }) pricing!: DeliveryPricing | null;
   /** What was (or will be) sent: text inside the 24-hour window, else the template if any. */
   @Column({ name: 'message_type', type: 'text' }) messageType!: MessageType;
   /** Its channel was removed while it was claimed: no call starts, it ends `cancelled`. */

@@ -269,12 +269,20 @@ function readWhatsappStatus(
   if (isRefusal(at)) return at;
   const error = list(status.errors)[0];
   const code = isRecord(error) ? error.code : undefined;
+  const pricing = recordAt(status, 'pricing');
   return {
     kind: 'status',
     account,
     status: name as MessageStatus,
     at,
     messages: { ids: [id] },
+    ...(pricing && {
+      pricing: {
+        category: stringOrNull(pricing.category),
+        billable: typeof pricing.billable === 'boolean' ? pricing.billable : null,
+        pricing_model: stringOrNull(pricing.pricing_model),
+      },
+    }),
     ...(name === 'failed'
       ? {
           error: {
