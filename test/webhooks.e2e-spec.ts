@@ -233,6 +233,29 @@ describe('Meta webhooks (e2e)', () => {
         ).expect(200);
       });
 
+      it('refuses every notification when its secret cannot be decrypted, and says so once, not per request', async () => {
+        const channel = await withOwnSecret();
+        await t.app
+          .get(DataSource)
+          .query(
+            "UPDATE whatsapp_channels SET app_secret_encrypted = 'v1:unreadable' WHERE id = $1",
+            [channel.id],
+          );
+        const raw = JSON.stringify(whatsappNotification(channel.number_id, { statuses: [] }));
+        for (let i = 0; i < 5; i++) {
+          await post(`/v1/webhooks/whatsapp/${channel.id}`, raw, sign(raw, CHANNEL_SECRET)).expect(
+            401,
+          );
+        }
+        const warnings = t
+          .logs()
+          .split('\n')
+          .filter(
+            (line) => line.includes('app secret cannot be decrypted') && line.includes(channel.id),
+          );
+        expect(warnings).toHaveLength(1);
+      });
+
       it('is not reached through a sibling channel verified with another secret', async () => {
         // A META_APP_SECRET signs for the first channel; the second trusts only its own secret.
         const first = await whatsapp();

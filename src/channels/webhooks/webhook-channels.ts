@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
+import { Clock } from '../../common/clock';
 import { SecretBox } from '../../common/crypto/secret-box';
 import type { ChannelKind } from '../channel-transport';
 import { CHANNELS_CONFIG, ChannelsConfig } from '../channels.config';
@@ -7,6 +8,8 @@ import { appSecretAad } from '../channels.service';
 import { ChannelStore } from '../channel-store';
 import type { StoredChannel } from '../kinds/channel-kind';
 import { ChannelKinds } from '../kinds/channel-kinds';
+
+const UNREADABLE_SECRET_WARNING_MS = 10 * 60 * 1000;
 
 /** A channel as its webhooks see it (public routes: looked up by id alone). */
 export type WebhookChannel = StoredChannel;
@@ -25,12 +28,18 @@ export type Routes = (account: string | undefined) => Promise<Route>;
 export class WebhookChannels {
   // The inbox's name, as before these lookups had a class of their own: the log reads the same.
   private readonly logger = new Logger('WebhookInbox');
+  /**
+   * When each channel's undecryptable secret was last logged: anyone can POST to a webhook URL,
+   * and a warning per request would let them fill the log.
+   */
+  private readonly warnedAt = new Map<string, number>();
 
   constructor(
     @Inject(CHANNELS_CONFIG) private readonly config: ChannelsConfig,
     private readonly secrets: SecretBox,
     private readonly kinds: ChannelKinds,
     private readonly store: ChannelStore,
+    private readonly clock: Clock,
   ) {}
 
   find(kind: ChannelKind, id: string, db?: EntityManager): Promise<WebhookChannel | undefined> {
@@ -53,10 +62,14 @@ export class WebhookChannels {
         ),
       ];
     } catch (error) {
-      this.logger.warn(
-        { err: error, channelId: channel.id },
-        "a channel's app secret cannot be decrypted with the configured keys; its webhooks are refused",
-      );
+      const now = this.clock.now();
+      if (now - (this.warnedAt.get(channel.id) ?? -Infinity) >= UNREADABLE_SECRET_WARNING_MS) {
+        this.warnedAt.set(channel.id, now);
+        this.logger.warn(
+          { err: error, channelId: channel.id },
+          "a channel's app secret cannot be decrypted with the configured keys; its webhooks are refused (said once per 10 minutes)",
+        );
+      }
       return [];
     }
   }
