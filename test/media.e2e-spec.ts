@@ -1,9 +1,16 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { createServer, IncomingHttpHeaders, Server } from 'node:http';
 import { Writable } from 'node:stream';
+import type { Response } from 'superagent';
 import { WhatsappMediaService } from '../src/channels/kinds/whatsapp/whatsapp-media.service';
 import { eventually } from './support/eventually';
-import { FakeGraphApi, FakeMedia, graphErrorReply, mediaSha256 } from './support/fake-graph-api';
+import {
+  FakeGraphApi,
+  FakeMedia,
+  graphError,
+  graphErrorReply,
+  mediaSha256,
+} from './support/fake-graph-api';
 import { givenMessangerChannel, givenWhatsappChannel } from './support/given';
 import { listening, rawDownload } from './support/raw-download';
 import { bearer, newOrganization, startApp, TestApp, tokenFor } from './support/test-app';
@@ -180,7 +187,8 @@ describe('WhatsApp media download (e2e)', () => {
 
     it("Graph 429: 503 upstream_unavailable with Graph's Retry-After", async () => {
       fake.enqueueMediaLookup({
-        ...graphErrorReply(429, 4, 'Application request limit reached'),
+        status: 429,
+        body: graphError(4, 'Application request limit reached'),
         headers: { 'Retry-After': '30' },
       });
       const res = await getMedia('123').expect(503);
@@ -352,10 +360,8 @@ describe('WhatsApp media download (e2e)', () => {
   });
 });
 
-function binary(
-  res: NodeJS.ReadableStream,
-  done: (error: Error | null, body: Buffer) => void,
-): void {
+/** supertest's parser for a body kept as bytes. */
+function binary(res: Response, done: (error: Error | null, body: Buffer) => void): void {
   const chunks: Buffer[] = [];
   res.on('data', (chunk: Buffer) => chunks.push(chunk));
   res.on('end', () => done(null, Buffer.concat(chunks)));
