@@ -236,6 +236,16 @@ describe('OpenAPI examples, run as Swagger UI runs them (e2e)', () => {
     );
     await run('listWhatsappMessages', { id: whatsapp.id });
     await run('listMessangerMessages', { id: messanger.id });
+    // The media a client sent, by the example's media id: Meta keeps it.
+    const mediaId = find('downloadWhatsappMedia').operation.parameters?.find(
+      (parameter) => parameter.name === 'media_id',
+    );
+    graph.addMedia({
+      id: String(mediaId?.example ?? mediaId?.schema?.example),
+      mimeType: 'image/jpeg',
+      size: 2048,
+    });
+    await run('downloadWhatsappMedia', { id: whatsapp.id });
 
     // Sending now: the Messenger example writes to the person of the notification example, who
     // wrote to the page just now (inside Messenger's 24-hour window).

@@ -78,6 +78,17 @@ export interface OpenChannel {
   send(to: string, message: OutboundMessage): Promise<SendOutcome>;
 }
 
+/**
+ * A usable channel and its decrypted token, for a call of its kind's own beside sending (a media
+ * download): only code inside channels/ gets one. A token the provider refuses is reported with
+ * `tokenRejected`, which deactivates the channel exactly as a refused send does.
+ */
+export interface ChannelCredentials {
+  readonly channel: StoredChannel;
+  readonly accessToken: string;
+  tokenRejected(rejection: { code: string; message: string }): Promise<void>;
+}
+
 /** A channel was deactivated (Meta rejected its token), inside the transaction that did it. */
 export interface ChannelDeactivation {
   kind: ChannelKind;
@@ -165,6 +176,31 @@ export class ChannelMessageSender {
       opened.set(ref.channelId, this.opened(matches ? channel : undefined, { kind: ref.kind }));
     }
     return opened;
+  }
+
+  /** One channel, checked like `open`, with its token for a call that is not a send. */
+  async credentials(
+    ref: ChannelRef,
+    requirement: ChannelRequirement,
+  ): Promise<ChannelCredentials | ChannelUnusable> {
+    const stored = await this.findOne(ref);
+    if (!stored) return { reason: 'not_found' };
+    const unusable = this.unusable(stored, requirement);
+    if (unusable) return unusable;
+    let accessToken: string;
+    try {
+      accessToken = this.secrets.decrypt(
+        stored.accessTokenEncrypted,
+        accessTokenAad(this.kinds.get(stored.kind).table, stored.id),
+      );
+    } catch {
+      return { reason: 'token_unreadable' };
+    }
+    return {
+      channel: stored,
+      accessToken,
+      tokenRejected: (rejection) => this.deactivate(stored, rejection),
+    };
   }
 
   /** The usability rules, in the order callers report them. */

@@ -6,6 +6,7 @@ describe('readChannelsConfig', () => {
     expect(config).toMatchObject({
       graphApiUrl: 'https://graph.facebook.com/v23.0',
       sendTimeoutMs: 10_000,
+      mediaMaxBytes: 104_857_600,
       metaAppSecrets: [],
     });
     expect([...config.optOutKeywords]).toEqual([
@@ -37,6 +38,12 @@ describe('readChannelsConfig', () => {
     expect(config.metaAppSecrets).toEqual(['first-secret-1', 'second-secret-2']);
     expect([...config.optOutKeywords]).toEqual(['STOP', 'BAJA']);
     expect([...config.optInKeywords]).toEqual(['ALTA']);
+  });
+
+  it('reads MEDIA_MAX_BYTES, at least 1', () => {
+    expect(readChannelsConfig({ MEDIA_MAX_BYTES: '1048576' }).mediaMaxBytes).toBe(1_048_576);
+    expect(() => readChannelsConfig({ MEDIA_MAX_BYTES: '0' })).toThrow(/MEDIA_MAX_BYTES: /);
+    expect(() => readChannelsConfig({ MEDIA_MAX_BYTES: '1.5' })).toThrow(/MEDIA_MAX_BYTES: /);
   });
 
   it('names a bad value', () => {

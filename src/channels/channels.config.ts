@@ -16,6 +16,8 @@ import { readEnvironment, toInteger, toList } from '../config/environment';
 
 export const DEFAULT_OPT_OUT_KEYWORDS = ['STOP', 'STOPALL', 'UNSUBSCRIBE', 'CANCEL', 'END', 'QUIT'];
 export const DEFAULT_OPT_IN_KEYWORDS = ['START', 'UNSTOP', 'SUBSCRIBE'];
+/** 100 MiB: the largest file WhatsApp's Cloud API carries (a document). */
+export const DEFAULT_MEDIA_MAX_BYTES = 100 * 1024 * 1024;
 
 /** A comma-separated list of words a client types (opt-out or opt-in), at most 50. */
 const KeywordList = () =>
@@ -47,6 +49,13 @@ export class ChannelsEnvironment {
   @IsString({ each: true })
   @MinLength(8, { each: true })
   META_APP_SECRET: string[] = [];
+  /** The largest media file a download streams (GET /v1/channels/whatsapp/{id}/media/{media_id}). */
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1)
+  @Max(Number.MAX_SAFE_INTEGER)
+  MEDIA_MAX_BYTES: number = DEFAULT_MEDIA_MAX_BYTES;
   @KeywordList() OPT_OUT_KEYWORDS: string[] = DEFAULT_OPT_OUT_KEYWORDS;
   @KeywordList() OPT_IN_KEYWORDS: string[] = DEFAULT_OPT_IN_KEYWORDS;
 }
@@ -56,6 +65,8 @@ export interface ChannelsConfig {
   graphApiUrl: string;
   /** The longest one send can take (GRAPH_API_TIMEOUT_MS): callers size leases and grace on it. */
   sendTimeoutMs: number;
+  /** MEDIA_MAX_BYTES: a media download larger than this answers 413 or is cut. */
+  mediaMaxBytes: number;
   /** META_APP_SECRET: empty means every webhook notification is refused (401). */
   metaAppSecrets: string[];
   /** Upper-cased: an inbound text equal to one of them (trimmed, any case) opts out / back in. */
@@ -73,6 +84,7 @@ export function readChannelsConfig(env: NodeJS.ProcessEnv): ChannelsConfig {
   return {
     graphApiUrl: vars.GRAPH_API_URL.replace(/\/+$/, ''),
     sendTimeoutMs: vars.GRAPH_API_TIMEOUT_MS,
+    mediaMaxBytes: vars.MEDIA_MAX_BYTES,
     metaAppSecrets: vars.META_APP_SECRET,
     optOutKeywords: keywords(vars.OPT_OUT_KEYWORDS),
     optInKeywords: keywords(vars.OPT_IN_KEYWORDS),

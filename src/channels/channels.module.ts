@@ -6,6 +6,9 @@ import { BUILTIN_CHANNEL_KINDS } from './kinds';
 import { CHANNEL_KIND_LIST, ChannelKinds } from './kinds/channel-kinds';
 import { MessangerChannelsController } from './kinds/messanger/messanger-channels.controller';
 import { WhatsappChannelsController } from './kinds/whatsapp/whatsapp-channels.controller';
+import { WhatsappMediaClient } from './kinds/whatsapp/whatsapp-media.client';
+import { WhatsappMediaController } from './kinds/whatsapp/whatsapp-media.controller';
+import { WhatsappMediaService } from './kinds/whatsapp/whatsapp-media.service';
 import { CHANNELS_CONFIG, ChannelsConfig, readChannelsConfig } from './channels.config';
 import { ChannelEvents } from './channel-events';
 import { CHANNELS_ENTITIES } from './channels.entities';
@@ -42,6 +45,7 @@ const GRAPH_API_CONNECTIONS = 1024;
     ConversationsController,
     MetaWebhooksController,
     ChannelMessagesController,
+    WhatsappMediaController,
   ],
   providers: [
     { provide: CHANNELS_CONFIG, useFactory: () => readChannelsConfig(process.env) },
@@ -56,6 +60,16 @@ const GRAPH_API_CONNECTIONS = 1024;
           connections: GRAPH_API_CONNECTIONS,
         }),
     },
+    {
+      provide: WhatsappMediaClient,
+      inject: [CHANNELS_CONFIG],
+      useFactory: (config: ChannelsConfig): WhatsappMediaClient =>
+        new WhatsappMediaClient({
+          graphApiUrl: config.graphApiUrl,
+          timeoutMs: config.sendTimeoutMs,
+        }),
+    },
+    WhatsappMediaService,
     { provide: CHANNEL_KIND_LIST, useValue: BUILTIN_CHANNEL_KINDS },
     ChannelKinds,
     ChannelStore,

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
@@ -41,8 +41,65 @@ export type FakeReply =
 
 export type FakeGraphHandler = (req: FakeGraphRequest) => FakeReply | undefined;
 
+/**
+ * A media file the fake keeps, as WhatsApp's Cloud API does for a received image or document:
+ * `GET /{version}/{id}` answers its URL and metadata ("Retrieve media URL"), and that URL its
+ * bytes ("Download media"). Bytes are generated as they are sent, so a big file costs no memory.
+ */
+export interface FakeMedia {
+  id: string;
+  mimeType: string;
+  /** How many bytes the download sends. */
+  size: number;
+  /** Graph's `file_size`: by default `size`; `null` leaves it out (a string is allowed). */
+  fileSize?: number | string | null;
+  /** Send Content-Length with the bytes (default true; false: chunked). */
+  contentLength?: boolean;
+  /** The `url` Graph answers; by default this fake's own download URL for the media. */
+  url?: string;
+  /** The download URL answers this status (and no bytes) instead: 404 for an expired URL. */
+  downloadStatus?: number;
+  /** Headers of that answer (a redirect's Location). */
+  downloadHeaders?: Record<string, string>;
+  /** Send this many bytes, then nothing more (the connection stays open). */
+  stallAfter?: number;
+}
+
+/** One request to a media download URL, as the fake saw it. */
+export interface FakeMediaDownload {
+  mediaId: string;
+  accessToken: string | undefined;
+  /** Bytes accepted by the socket so far. */
+  bytesSent: number;
+  /** All bytes sent and the answer ended. */
+  finished: boolean;
+  /** The connection closed before the answer ended (the other side gave up). */
+  closedEarly: boolean;
+}
+
+const MEDIA_CHUNK = 64 * 1024;
+const MEDIA_PATH = /^\/media-files\/([^/?]+)(?:\?.*)?$/;
+
+/** The bytes of a generated media file, chunk by chunk (the same every time for the same id). */
+export function* mediaChunks(media: Pick<FakeMedia, 'id' | 'size'>): Generator<Buffer> {
+  const pattern = createHash('sha512').update(media.id).digest();
+  const chunk = Buffer.alloc(MEDIA_CHUNK);
+  for (let offset = 0; offset < MEDIA_CHUNK; offset += pattern.length) pattern.copy(chunk, offset);
+  for (let sent = 0; sent < media.size; sent += MEDIA_CHUNK) {
+    yield media.size - sent >= MEDIA_CHUNK ? chunk : chunk.subarray(0, media.size - sent);
+  }
+}
+
+/** The sha256 (hex) of a generated media file. */
+export function mediaSha256(media: Pick<FakeMedia, 'id' | 'size'>): string {
+  const hash = createHash('sha256');
+  for (const chunk of mediaChunks(media)) hash.update(chunk);
+  return hash.digest('hex');
+}
+
 const VERSION = 'v23.0';
 const PATH = new RegExp(`^/${VERSION.replace('.', '\\.')}/([^/?]+)/messages(?:\\?.*)?$`);
+const NODE_PATH = new RegExp(`^/${VERSION.replace('.', '\\.')}/([^/?]+)(?:\\?.*)?$`);
 const MAX_BODY_BYTES = 1024 * 1024;
 
 /** Meta's error body: `{error: {message, type, code, ..., fbtrace_id}}`. */
@@ -80,7 +137,14 @@ export class FakeGraphApi {
   /** Sockets opened since start (or the last reset). */
   connections = 0;
 
+  /** Media lookups (`GET /{media_id}`), in order, answered or not. */
+  readonly mediaLookups: { mediaId: string; accessToken: string | undefined }[] = [];
+  /** Requests to media download URLs, in order. */
+  readonly mediaDownloads: FakeMediaDownload[] = [];
+
   private requestCount = 0;
+  private readonly media = new Map<string, FakeMedia>();
+  private readonly mediaLookupQueue: FakeReply[] = [];
   private readonly queue: FakeReply[] = [];
   private handler: FakeGraphHandler | undefined;
   private readonly sockets = new Set<Socket>();
@@ -128,6 +192,22 @@ export class FakeGraphApi {
     this.handler = handler;
   }
 
+  /** The fake's origin (scheme, host and port), where its media download URLs are. */
+  get origin(): string {
+    return new URL(this.url).origin;
+  }
+
+  /** Keeps a media file: Graph knows its id from now on. */
+  addMedia(media: FakeMedia): FakeMedia {
+    this.media.set(media.id, media);
+    return media;
+  }
+
+  /** Script the next media lookups' answers (FIFO), instead of the media's own. */
+  enqueueMediaLookup(...replies: FakeReply[]): void {
+    this.mediaLookupQueue.push(...replies);
+  }
+
   /** Resolves when `messages.length >= n`, rejects after timeoutMs. */
   waitForMessages(n: number, timeoutMs = 10_000): Promise<ReceivedMessage[]> {
     if (this.messages.length >= n) {
@@ -158,6 +238,10 @@ export class FakeGraphApi {
     this.requestCount = 0;
     this.connections = 0;
     this.latencyMs = 0;
+    this.media.clear();
+    this.mediaLookupQueue.length = 0;
+    this.mediaLookups.length = 0;
+    this.mediaDownloads.length = 0;
   }
 
   /** Stops listening and destroys every socket, hanging ones included. */
@@ -175,6 +259,11 @@ export class FakeGraphApi {
 
   private handle(req: IncomingMessage, res: ServerResponse): void {
     this.requestCount += 1;
+    if (req.method === 'GET') {
+      req.resume();
+      this.handleGet(req, res);
+      return;
+    }
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (chunk: Buffer) => {
@@ -250,6 +339,131 @@ export class FakeGraphApi {
       return;
     }
     send(res, resolved);
+  }
+
+  /** Graph's `GET /{media_id}`, and the media download URLs. */
+  private handleGet(req: IncomingMessage, res: ServerResponse): void {
+    const accessToken = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1];
+    const download = MEDIA_PATH.exec(req.url ?? '');
+    if (download) {
+      this.download(safeDecode(download[1]), accessToken, res);
+      return;
+    }
+    const node = NODE_PATH.exec(req.url ?? '');
+    if (!node) {
+      send(res, { status: 400, body: graphError(100, 'Unsupported get request.') });
+      return;
+    }
+    const mediaId = safeDecode(node[1]);
+    this.mediaLookups.push({ mediaId, accessToken });
+    if (!accessToken) {
+      send(res, {
+        status: 401,
+        body: graphError(190, 'Invalid OAuth access token - Cannot parse access token'),
+      });
+      return;
+    }
+    const scripted = this.mediaLookupQueue.shift();
+    if (scripted === 'hang') return;
+    if (scripted === 'destroy') {
+      req.socket.destroy();
+      return;
+    }
+    if (scripted) {
+      this.later(res, scripted);
+      return;
+    }
+    const media = this.media.get(mediaId);
+    if (!media) {
+      // What Graph answers for an id it does not know, or no longer keeps.
+      send(res, {
+        status: 400,
+        body: graphError(
+          100,
+          `Unsupported get request. Object with ID '${mediaId}' does not exist, cannot be loaded due to missing permissions, or does not support this operation. Please read the Graph API documentation at https://developers.facebook.com/docs/graph-api`,
+          { type: 'GraphMethodException', error_subcode: 33 },
+        ),
+      });
+      return;
+    }
+    const fileSize = media.fileSize === undefined ? media.size : media.fileSize;
+    send(res, {
+      status: 200,
+      body: {
+        messaging_product: 'whatsapp',
+        url:
+          media.url ??
+          `${this.origin}/media-files/${encodeURIComponent(media.id)}?mid=${media.id}&ext=${Math.floor(Date.now() / 1000) + 300}&hash=${randomBytes(8).toString('hex')}`,
+        mime_type: media.mimeType,
+        sha256: mediaSha256(media),
+        ...(fileSize === null ? {} : { file_size: fileSize }),
+        id: media.id,
+      },
+    });
+  }
+
+  /** Streams a media file's bytes, as fast as the reader takes them (await 'drain'). */
+  private download(mediaId: string, accessToken: string | undefined, res: ServerResponse): void {
+    const seen: FakeMediaDownload = {
+      mediaId,
+      accessToken,
+      bytesSent: 0,
+      finished: false,
+      closedEarly: false,
+    };
+    this.mediaDownloads.push(seen);
+    const media = this.media.get(mediaId);
+    if (!accessToken) {
+      res.writeHead(401).end();
+      return;
+    }
+    if (!media || media.downloadStatus !== undefined) {
+      res.writeHead(media?.downloadStatus ?? 404, media?.downloadHeaders ?? {}).end();
+      return;
+    }
+    res.once('close', () => {
+      if (!res.writableFinished) seen.closedEarly = true;
+    });
+    res.writeHead(200, {
+      'content-type': media.mimeType,
+      ...(media.contentLength === false ? {} : { 'content-length': String(media.size) }),
+    });
+    void (async () => {
+      for (const chunk of mediaChunks(media)) {
+        const part =
+          media.stallAfter === undefined
+            ? chunk
+            : chunk.subarray(0, Math.max(0, media.stallAfter - seen.bytesSent));
+        if (part.length === 0) return; // stalled: the connection stays open, silent
+        if (res.destroyed) return;
+        const more = res.write(part);
+        seen.bytesSent += part.length;
+        if (!more) {
+          await new Promise<void>((resolve) => {
+            const go = () => {
+              res.off('drain', go);
+              res.off('close', go);
+              resolve();
+            };
+            res.on('drain', go);
+            res.on('close', go);
+          });
+        }
+      }
+      if (!res.destroyed) res.end(() => (seen.finished = true));
+    })();
+  }
+
+  private later(res: ServerResponse, reply: Exclude<FakeReply, 'hang' | 'destroy'>): void {
+    if (!reply.delayMs) {
+      send(res, reply);
+      return;
+    }
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      send(res, reply);
+    }, reply.delayMs);
+    this.timers.add(timer);
   }
 
   private accept(message: ReceivedMessage): void {

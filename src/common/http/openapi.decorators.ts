@@ -64,6 +64,22 @@ const DESCRIPTIONS: Record<number, string> = {
   422: 'The request is well-formed but references something unusable.',
 };
 
+/**
+ * A status's description when every problem an operation names for it has one of its own (the
+ * usual 413 is a body over 1 MiB, a media download's is a file over MEDIA_MAX_BYTES).
+ */
+const DESCRIPTIONS_BY_CODE: Partial<Record<ProblemCode, string>> = {
+  media_too_large: 'The media is larger than `MEDIA_MAX_BYTES`.',
+  bad_gateway: "Meta's answer cannot be used (or its media URL is not on Meta's host).",
+  upstream_unavailable: "Meta's Graph API cannot be reached, or answered 429 or 5xx; retry later.",
+  upstream_timeout: "Meta's Graph API did not answer within `GRAPH_API_TIMEOUT_MS`.",
+};
+
+const describe = (status: number, bodies: ProblemDetails[]): string | undefined =>
+  bodies.every((body) => DESCRIPTIONS_BY_CODE[body.code])
+    ? bodies.map((body) => DESCRIPTIONS_BY_CODE[body.code]).join(' ')
+    : DESCRIPTIONS[status];
+
 const REQUEST_ID = '0f9a2c4e-5b1d-4c3e-9a7f-2d8e6b1c0a94';
 
 /** A problem as the service writes it, with the example request id. */
@@ -139,7 +155,7 @@ export function ApiProblemResponses(...responses: (number | ProblemExample)[]) {
     ...[...byStatus].map(([status, bodies]) =>
       ApiResponse({
         status,
-        description: DESCRIPTIONS[status],
+        description: describe(status, bodies),
         content: problemContent(status, bodies),
       }),
     ),

@@ -42,11 +42,19 @@ export const PROBLEM_CODES = {
     when: 'Authorizing a tool that needs no OAuth2 authorization.',
   },
   payload_too_large: { status: 413, when: 'The body exceeds 1 MiB.' },
+  media_not_found: {
+    status: 404,
+    when: 'Downloading media whose id Meta does not know (or no longer keeps: a received media id lives 7 days), or whose short-lived download URL has expired.',
+  },
+  media_too_large: {
+    status: 413,
+    when: 'Downloading media larger than `MEDIA_MAX_BYTES`, judged from the size Meta announces before any byte is sent.',
+  },
   unsupported_media_type: { status: 415, when: 'The body is not UTF-8 JSON.' },
   unknown_tool: { status: 422, when: 'The tool name is not (or no longer) in the catalog.' },
   channel_not_usable: {
     status: 422,
-    when: "The follow-up's channel is not an active WhatsApp channel of this agent in this organization.",
+    when: "The follow-up's channel is not an active WhatsApp channel of this agent in this organization; or a channel that sends now, or whose media is downloaded, is inactive (Meta refused its token: a refusal during a media download deactivates it too) or has a token that cannot be decrypted.",
   },
   outside_messaging_window: {
     status: 422,
@@ -66,6 +74,18 @@ export const PROBLEM_CODES = {
   },
   headers_too_large: { status: 431, when: 'The request headers exceed 16 KiB.' },
   internal_error: { status: 500, when: 'An unexpected error; it is logged, never a stack trace.' },
+  bad_gateway: {
+    status: 502,
+    when: "Meta answered a media download with something agentline cannot use: an error it does not expect, a body that is not what its documentation describes, a redirect, or a media URL on a host that is not Meta's (not followed, and the token not sent there).",
+  },
+  upstream_unavailable: {
+    status: 503,
+    when: "Meta's Graph API (or its media host) cannot be reached, or answered 429 or 5xx; `Retry-After` when Meta gave one.",
+  },
+  upstream_timeout: {
+    status: 504,
+    when: "Meta's Graph API (or its media host) did not answer within `GRAPH_API_TIMEOUT_MS`.",
+  },
   database_unavailable: {
     status: 503,
     when: 'The database cannot be reached; `Retry-After` says when to retry.',

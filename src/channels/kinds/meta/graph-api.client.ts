@@ -30,6 +30,10 @@ export interface GraphMessageInput {
  */
 const UNAUTHORIZED_CODES: ReadonlySet<number> = new Set([0, 102, 190]);
 
+/** Graph refused the token itself (not a missing grant): HTTP 401, or code 0, 102 or 190. */
+export const isTokenRejection = (status: number, graphCode: number | undefined): boolean =>
+  status === 401 || (graphCode !== undefined && UNAUTHORIZED_CODES.has(graphCode));
+
 /**
  * Graph codes worth retrying (WhatsApp Cloud API error-code reference):
  * 1       API Unknown: possibly a server error
@@ -58,7 +62,7 @@ const MAX_RESPONSE_BYTES = 1024 * 1024;
 /** A Retry-After beyond a day is a broken header, not advice. */
 const MAX_RETRY_AFTER_MS = 24 * 60 * 60 * 1000;
 
-interface GraphError {
+export interface GraphError {
   code?: number;
   message?: string;
   details?: string;
@@ -185,7 +189,7 @@ function classify(
     graph?.details && !base.includes(graph.details) ? `${base} (${graph.details})` : base;
   const message = truncate(redact(withDetails));
 
-  if (status === 401 || (graphCode !== undefined && UNAUTHORIZED_CODES.has(graphCode))) {
+  if (isTokenRejection(status, graphCode)) {
     return { kind: 'token_rejected', code, message };
   }
   if (
@@ -216,7 +220,7 @@ function readMessageId(text: string): string | null {
 }
 
 /** Meta's `{error: {message, type, code, error_data: {details}, is_transient}}`; undefined if not that. */
-function parseGraphError(text: string): GraphError | undefined {
+export function parseGraphError(text: string): GraphError | undefined {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -244,7 +248,7 @@ function parseGraphError(text: string): GraphError | undefined {
 }
 
 /** Retry-After is either delay-seconds or an HTTP date. */
-function parseRetryAfter(value: string | string[] | undefined): number | undefined {
+export function parseRetryAfter(value: string | string[] | undefined): number | undefined {
   const header = Array.isArray(value) ? value[0] : value;
   if (!header) {
     return undefined;
@@ -257,10 +261,10 @@ function parseRetryAfter(value: string | string[] | undefined): number | undefin
   return Math.min(Math.max(ms, 0), MAX_RETRY_AFTER_MS);
 }
 
-function redactSecret(text: string, secret: string): string {
+export function redactSecret(text: string, secret: string): string {
   return secret ? text.split(secret).join('[redacted]') : text;
 }
 
-function truncate(text: string): string {
+export function truncate(text: string): string {
   return text.length > MAX_MESSAGE_LENGTH ? `${text.slice(0, MAX_MESSAGE_LENGTH - 1)}…` : text;
 }
