@@ -28,9 +28,16 @@ export class InboundContent1764700100000 implements MigrationInterface {
          ON channel_messages (channel_id, sender_user_id, received_at DESC)
          WHERE sender_user_id IS NOT NULL`,
     );
+    // A media download names its file from the message that carried the media id.
+    await db.query(
+      `CREATE INDEX channel_messages_media_idx
+         ON channel_messages (channel_id, (content->>'media_id'))
+         WHERE content->>'media_id' IS NOT NULL`,
+    );
   }
 
   async down(db: QueryRunner): Promise<void> {
+    await db.query('DROP INDEX channel_messages_media_idx');
     await db.query('DROP INDEX channel_messages_user_window_idx');
     await db.query('DELETE FROM channel_messages WHERE sender IS NULL');
     await db.query(`

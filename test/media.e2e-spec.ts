@@ -1,8 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { createServer, IncomingHttpHeaders, Server } from 'node:http';
-import { Writable } from 'node:stream';
 import type { Response } from 'superagent';
-import { WhatsappMediaService } from '../src/channels/kinds/whatsapp/whatsapp-media.service';
 import { eventually } from './support/eventually';
 import {
   FakeGraphApi,
@@ -12,10 +10,13 @@ import {
   mediaSha256,
 } from './support/fake-graph-api';
 import { givenMessangerChannel, givenWhatsappChannel } from './support/given';
+import * as meta from './support/meta-payloads';
+import { forWhatsappNumber, postToWebhook } from './support/meta-webhooks';
 import { listening, rawDownload } from './support/raw-download';
 import { bearer, newOrganization, startApp, TestApp, tokenFor } from './support/test-app';
 
 const MAX_BYTES = 1024 * 1024;
+const META_SECRET = 'meta-app-secret-for-media';
 /** Graph's time-out, and the download's idle time-out; the hanging fakes wait past it. */
 const TIMEOUT_MS = 2000;
 
@@ -27,11 +28,13 @@ describe('WhatsApp media download (e2e)', () => {
   let org: string;
   let auth: Record<string, string>;
   let channelId: string;
+  let numberId: string;
   let token: string;
 
   beforeAll(async () => {
     fake = await FakeGraphApi.start();
     t = await startApp({
+      META_APP_SECRET: META_SECRET,
       GRAPH_API_URL: fake.url,
       GRAPH_API_TIMEOUT_MS: String(TIMEOUT_MS),
       MEDIA_MAX_BYTES: String(MAX_BYTES),
@@ -47,7 +50,9 @@ describe('WhatsApp media download (e2e)', () => {
     org = newOrganization();
     auth = bearer(tokenFor({ org }));
     token = `EAAG-media-${randomUUID()}`;
-    channelId = (await givenWhatsappChannel(t, auth, { access_token: token })).id;
+    const channel = await givenWhatsappChannel(t, auth, { access_token: token });
+    channelId = channel.id;
+    numberId = channel.number_id;
   });
 
   const mediaPath = (mediaId: string, channel = channelId) =>
@@ -96,34 +101,39 @@ describe('WhatsApp media download (e2e)', () => {
       expect(res.sha256).toBe(mediaSha256(media));
     });
 
-    it('names the file when the caller of the service knows its name (RFC 6266 and 8187)', async () => {
-      // The filename comes from the inbound message; until its lookup is wired, only the
-      // service takes it: called here as the controller calls it.
+    it("names the file as the client's message named it (RFC 6266 and 8187)", async () => {
       const media = aMedia({ mimeType: 'application/pdf', size: 5000 });
-      const download = await t.app
-        .get(WhatsappMediaService)
-        .open({ organizationId: org, subject: 'user-1' }, channelId, media.id, {
-          filename: 'Factura Nº 7.pdf',
-          signal: new AbortController().signal,
-        });
-      expect(download?.headers).toEqual({
-        'Content-Type': 'application/pdf',
-        'Content-Length': '5000',
-        'Content-Disposition': `attachment; filename="Factura N_ 7.pdf"; filename*=UTF-8''Factura%20N%C2%BA%207.pdf`,
-        'X-Content-Type-Options': 'nosniff',
-        'Cache-Control': 'private, no-store',
+      const document = structuredClone(meta.waDocument);
+      const [entry] = document.entry as {
+        changes: { value: { messages: { document: Record<string, unknown> }[] } }[];
+      }[];
+      entry.changes[0].value.messages[0].document.id = media.id;
+      entry.changes[0].value.messages[0].document.filename = 'Factura Nº 7.pdf';
+      await postToWebhook(
+        t,
+        'whatsapp',
+        channelId,
+        forWhatsappNumber(document, numberId),
+        META_SECRET,
+      ).expect(200);
+      const listed = await eventually(async () => {
+        const { items } = (
+          await t.http().get(`/v1/channels/whatsapp/${channelId}/messages`).set(auth).expect(200)
+        ).body.data as { items: { content: { url: string } }[] };
+        expect(items).toHaveLength(1);
+        return items[0];
       });
-      let bytes = 0;
-      await t.app.get(WhatsappMediaService).stream(
-        download!,
-        new Writable({
-          write(chunk: Buffer, _encoding, done) {
-            bytes += chunk.length;
-            done();
-          },
-        }),
+      // The item's own URL is the download.
+      const res = await rawDownload(listed.content.url.replace(/^https?:\/\/[^/]+/, base), auth);
+      expect(res).toMatchObject({ status: 200, complete: true, bytes: 5000 });
+      expect(res.headers['content-disposition']).toBe(
+        `attachment; filename="Factura N_ 7.pdf"; filename*=UTF-8''Factura%20N%C2%BA%207.pdf`,
       );
-      expect(bytes).toBe(5000);
+      // A media id no message carried is offered without a name.
+      const unnamed = aMedia({ mimeType: 'application/pdf', size: 10 });
+      expect((await getMedia(unnamed.id).expect(200)).headers['content-disposition']).toBe(
+        'attachment',
+      );
     });
   });
 

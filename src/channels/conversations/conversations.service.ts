@@ -52,6 +52,22 @@ export class ConversationsService {
     return findPage(this.dataSource.manager, ChannelMessageEntity, { where, order }, query);
   }
 
+  /** A document's name, from the inbound message that carried the media id; null if none did. */
+  async mediaFilename(
+    organizationId: string,
+    channelId: string,
+    mediaId: string,
+  ): Promise<string | null> {
+    const [row] = (await this.dataSource.query(
+      `SELECT content->>'filename' AS filename FROM channel_messages
+        WHERE channel_id = $1 AND organization_id = $2 AND content->>'media_id' = $3
+          AND content->>'filename' IS NOT NULL
+        LIMIT 1`,
+      [channelId, organizationId, mediaId],
+    )) as { filename: string }[];
+    return row?.filename ?? null;
+  }
+
   /** Where the channel's media are downloaded, for kinds that serve them (a content's `url`). */
   mediaUrl(kind: ChannelKind, channelId: string): MediaUrl {
     return mediaUrl(

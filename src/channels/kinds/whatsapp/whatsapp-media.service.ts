@@ -1,3 +1,4 @@
+import { ConversationsService } from '../../conversations/conversations.service';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -34,8 +35,6 @@ export interface MediaDownload {
 }
 
 export interface OpenMediaOptions {
-  /** The name to offer the client (a document's `filename` in the inbound message), if known. */
-  filename?: string | null;
   /** Aborted when the client goes away: the calls to Meta stop with it. */
   signal: AbortSignal;
 }
@@ -53,6 +52,7 @@ export class WhatsappMediaService {
   constructor(
     private readonly channels: ChannelMessageSender,
     private readonly client: WhatsappMediaClient,
+    private readonly conversations: ConversationsService,
     @Inject(CHANNELS_CONFIG) config: ChannelsConfig,
   ) {
     this.maxBytes = config.mediaMaxBytes;
@@ -63,7 +63,7 @@ export class WhatsappMediaService {
     principal: Principal,
     channelId: string,
     mediaId: string,
-    { filename, signal }: OpenMediaOptions,
+    { signal }: OpenMediaOptions,
   ): Promise<MediaDownload | undefined> {
     if (!MEDIA_ID_PATTERN.test(mediaId)) {
       throw validationFailed(
@@ -95,6 +95,12 @@ export class WhatsappMediaService {
       );
     }
 
+    // The name to offer: a document's `filename`, from the message that carried the media id.
+    const filename = await this.conversations.mediaFilename(
+      principal.organizationId,
+      channelId,
+      mediaId,
+    );
     const info = await this.client.lookup(mediaId, opened.accessToken, signal);
     if (isMediaFailure(info)) {
       if (info.failure === 'token_rejected') {
