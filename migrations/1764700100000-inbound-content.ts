@@ -22,7 +22,17 @@ export class InboundContent1764700100000 implements MigrationInterface {
         ADD COLUMN raw jsonb,
         ADD COLUMN opens_window boolean NOT NULL DEFAULT true,
         ADD CONSTRAINT channel_messages_sender_known
-          CHECK (sender IS NOT NULL OR sender_user_id IS NOT NULL)`);
+          CHECK (sender IS NOT NULL OR sender_user_id IS NOT NULL) NOT VALID`);
+    // Checked apart: VALIDATE scans the table without holding off writes as ADD would.
+    await db.query(
+      'ALTER TABLE channel_messages VALIDATE CONSTRAINT channel_messages_sender_known',
+    );
+    // Meta's value-level errors are an item of their own, set aside like the others.
+    await db.query(`
+      ALTER TABLE webhook_items_set_aside
+        DROP CONSTRAINT webhook_items_set_aside_item_check,
+        ADD CONSTRAINT webhook_items_set_aside_item_check
+          CHECK (item IN ('message', 'status', 'event', 'change', 'errors'))`);
     await db.query(
       `CREATE INDEX channel_messages_user_window_idx
          ON channel_messages (channel_id, sender_user_id, received_at DESC)
@@ -37,9 +47,23 @@ export class InboundContent1764700100000 implements MigrationInterface {
   }
 
   async down(db: QueryRunner): Promise<void> {
+    // Messages of people known only by a user id cannot stay; going back is refused, not lossy.
+    const [{ count }] = (await db.query(
+      'SELECT count(*)::int AS count FROM channel_messages WHERE sender IS NULL',
+    )) as { count: number }[];
+    if (count > 0) {
+      throw new Error(
+        `${count} inbound messages have no phone sender (business-scoped user ids only); remove them before reverting`,
+      );
+    }
+    await db.query(`DELETE FROM webhook_items_set_aside WHERE item = 'errors'`);
+    await db.query(`
+      ALTER TABLE webhook_items_set_aside
+        DROP CONSTRAINT webhook_items_set_aside_item_check,
+        ADD CONSTRAINT webhook_items_set_aside_item_check
+          CHECK (item IN ('message', 'status', 'event', 'change'))`);
     await db.query('DROP INDEX channel_messages_media_idx');
     await db.query('DROP INDEX channel_messages_user_window_idx');
-    await db.query('DELETE FROM channel_messages WHERE sender IS NULL');
     await db.query(`
       ALTER TABLE channel_messages
         DROP CONSTRAINT channel_messages_sender_known,

@@ -234,6 +234,21 @@ describe('Inbound WhatsApp content (e2e)', () => {
     });
   });
 
+  it('sets aside errors it cannot store, and applies the message beside them', async () => {
+    const channel = await givenWhatsappChannel(t, auth);
+    const payload = structuredClone(meta.waValueErrors);
+    const [entry] = payload.entry as { changes: { value: { errors: { title: string }[] } }[] }[];
+    entry.changes[0].value.errors[0].title = 'broken \u0000';
+    await keptFrom(channel, payload);
+    expect(
+      await t.app
+        .get(DataSource)
+        .query('SELECT item, reason FROM webhook_items_set_aside WHERE channel_id = $1', [
+          channel.id,
+        ]),
+    ).toEqual([{ item: 'errors', reason: 'nul' }]);
+  });
+
   it('sets aside a notification field it does not apply, where the operator sees it', async () => {
     const channel = await givenWhatsappChannel(t, auth);
     const alert = structuredClone(meta.waText);

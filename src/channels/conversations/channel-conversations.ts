@@ -190,7 +190,8 @@ export class ChannelConversations {
          FROM channel_message_statuses s
          JOIN unnest($1::uuid[], $2::text[]) AS k(channel_id, message_id) USING (channel_id, message_id)
         WHERE s.status IN ('delivered', 'read', 'failed') OR s.pricing IS NOT NULL
-        ORDER BY s.at`,
+        -- Meta's seconds often tie: sent, delivered, read and failed in their own order.
+        ORDER BY s.at, array_position(ARRAY['sent', 'delivered', 'read', 'failed'], s.status)`,
       [messages.map((m) => m.channelId), messages.map((m) => m.messageId)],
     )) as {
       channel_id: string;

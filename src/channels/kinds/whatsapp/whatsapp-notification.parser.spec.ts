@@ -349,6 +349,44 @@ describe('parseWhatsappNotification: what is not a message', () => {
     ]);
   });
 
+  it('drops what it cannot store beside a message, never the message', () => {
+    const payload = structuredClone(meta.waBsuidWithPhone);
+    const [entry] = payload.entry as {
+      changes: { value: { contacts: { profile: Record<string, unknown> }[] } }[];
+    }[];
+    entry.changes[0].value.contacts[0].profile.name = 'Sheena\u0000';
+    const message = element(payload) as Record<string, unknown>;
+    message.from_user_id = '';
+    expect(read(payload)).toMatchObject({
+      sender: '+16505551234',
+      senderUserId: null,
+      profile: { name: null, username: null },
+    });
+  });
+
+  it('sets aside errors PostgreSQL could not store, as an errors item', () => {
+    const payload = structuredClone(meta.waValueErrors);
+    const [entry] = payload.entry as { changes: { value: { errors: { title: string }[] } }[] }[];
+    entry.changes[0].value.errors[0].title = 'broken \ud800';
+    const parsed = parseWhatsappNotification(payload);
+    expect(parsed.read.map((item) => item.item)).toEqual(['message']);
+    expect(parsed.setAside).toEqual([
+      expect.objectContaining({
+        path: 'entry[0].changes[0].value.errors',
+        item: 'errors',
+        reason: 'lone_surrogate',
+      }),
+    ]);
+  });
+
+  it('reads coordinates sent as strings of digits', () => {
+    const payload = structuredClone(meta.waLocation);
+    const message = element(payload) as { location: Record<string, unknown> };
+    message.location.latitude = '37.5';
+    message.location.longitude = 'east';
+    expect(read(payload).content).toMatchObject({ latitude: 37.5, longitude: null });
+  });
+
   it('refuses a sender that is neither a phone nor a user id', () => {
     const payload = structuredClone(meta.waText);
     const message = element(payload) as Record<string, unknown>;

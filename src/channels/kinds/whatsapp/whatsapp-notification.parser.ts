@@ -1,3 +1,4 @@
+import { findUnacceptableValue } from '../../../common/http/input-guards';
 import { isRecord } from '../../../common/outbound-http';
 import type { MessageStatus } from '../../channel-transport';
 import type {
@@ -24,6 +25,11 @@ import {
   unacceptable,
 } from '../meta/meta-notification.reader';
 
+/** WhatsApp's display names are at most 25 characters; anything longer is not a name. */
+const MAX_PROFILE_LENGTH = 256;
+/** Errors are logged one by one: Meta sends one or two. */
+const MAX_REPORTED_ERRORS = 10;
+
 /** The media types: their object is `{ id, mime_type, sha256, caption?, filename?, voice?, animated? }`. */
 const MEDIA_TYPES: ReadonlySet<string> = new Set([
   'image',
@@ -34,8 +40,11 @@ const MEDIA_TYPES: ReadonlySet<string> = new Set([
 ]);
 
 const stringOrNull = (value: unknown): string | null => (typeof value === 'string' ? value : null);
-const numberOrNull = (value: unknown): number | null =>
-  typeof value === 'number' && Number.isFinite(value) ? value : null;
+/** A number, or the digits of one as a string; else null. */
+const numberOrNull = (value: unknown): number | null => {
+  const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+  return typeof number === 'number' && Number.isFinite(number) ? number : null;
+};
 /** A phone number as the API shows it: E.164 with its `+`. Meta sends digits. */
 const e164 = (value: string): string => (value.startsWith('+') ? value : `+${value}`);
 const phoneOrNull = (value: unknown): string | null =>
@@ -180,7 +189,15 @@ function senderProfile(
     ) ?? (records.length === 1 ? records[0] : undefined);
   const profile = recordAt(contact, 'profile');
   if (!profile) return null;
-  return { name: text(profile.name), username: text(profile.username) };
+  // Outside the message element, so not judged with it: a name PostgreSQL cannot store is
+  // dropped, never the message.
+  const storable = (value: unknown) => {
+    const found = text(value);
+    return found !== null && found.length <= MAX_PROFILE_LENGTH && !findUnacceptableValue(found)
+      ? found
+      : null;
+  };
+  return { name: storable(profile.name), username: storable(profile.username) };
 }
 
 /** Words a client chose that may opt them out or in: typed text, a template button's payload and title. */
@@ -208,8 +225,10 @@ function readWhatsappMessage(
     return refuse('invalid_field', 'from is not a phone number');
   }
   const rawUserId = message.from_user_id ?? recordAt(message, 'system')?.previous_user_id;
-  const userId = rawUserId === undefined ? null : readId(rawUserId, 'from_user_id');
-  if (isRefusal(userId)) return userId;
+  const readUserId = rawUserId === undefined ? null : readId(rawUserId, 'from_user_id');
+  // Only a message with no phone needs its user id: beside a phone, an unreadable one is dropped.
+  if (isRefusal(readUserId) && from === undefined) return readUserId;
+  const userId = isRefusal(readUserId) ? null : readUserId;
   if (from === undefined && userId === null) {
     return refuse('invalid_field', 'needs from (a phone number) or from_user_id');
   }
@@ -357,12 +376,12 @@ export function parseWhatsappNotification(body: unknown): ParsedNotification {
         const source = { path: `${where}.value.statuses[${s}]`, item: 'status' as const };
         judge(parsed, { ...source, content: status }, readWhatsappStatus(status, account));
       }
-      const errors = readErrors(list(value.errors));
+      const errors = readErrors(list(value.errors).slice(0, MAX_REPORTED_ERRORS));
       if (errors.length > 0) {
         judge(
           parsed,
           { path: `${where}.value.errors`, item: 'errors', content: value.errors },
-          { kind: 'error', account, field, errors },
+          unacceptable(value.errors) ?? { kind: 'error', account, field, errors },
         );
       }
     }
