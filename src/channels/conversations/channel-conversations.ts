@@ -126,7 +126,7 @@ export class ChannelConversations {
     const lastInbound = (await db.query(
       `SELECT k.channel_id, k.recipient,
               (SELECT max(m.received_at) FROM channel_messages m
-                WHERE m.channel_id = k.channel_id AND m.sender = k.recipient) AS last_at
+                WHERE m.channel_id = k.channel_id AND m.sender = k.recipient AND m.opens_window) AS last_at
          FROM (${pairs}) k`,
       [channelIds, recipients],
     )) as { channel_id: string; recipient: string; last_at: Date | string | null }[];
