@@ -9,7 +9,7 @@ import type { ChannelKind } from '../../channels';
 import { returnedRows } from '../../database/sql';
 import { sessionLockHeld } from '../../database/session-lock';
 import { DeliveryEvents } from './delivery-events';
-import { DeliveryStatuses } from './delivery-statuses';
+import { DeliveryStatuses, SentMessage } from './delivery-statuses';
 
 /**
  * A delivery that must end `cancelled` instead of being retried: its follow-up was deleted, or
@@ -340,7 +340,8 @@ export class DeliveryOutbox implements OnModuleInit {
           WHERE d.id = v.id AND d.id = ANY($4::uuid[]) AND d.lease_owner = $2 AND d.status = 'sending'
             -- This attempt's claim, not a later claim of the same row by this same process.
             AND d.attempts = v.attempt
-      RETURNING d.id, d.status, d.organization_id, d.channel_id, d.channel_kind, d.wa_message_id),
+      RETURNING d.id, d.status, d.organization_id, d.channel_id, d.channel_kind, d.wa_message_id,
+                d.phone, d.sent_at),
        attempt AS (
          UPDATE delivery_attempts a
             SET finished_at = v.finished_at,
@@ -350,7 +351,7 @@ export class DeliveryOutbox implements OnModuleInit {
           WHERE a.delivery_id = v.id AND a.delivery_id = ANY($4::uuid[]) AND a.attempt = v.attempt
             AND a.process_id = $2)
        SELECT v.id, w.id IS NOT NULL AS held, w.status, w.organization_id, w.channel_id,
-              w.channel_kind, w.wa_message_id
+              w.channel_kind, w.wa_message_id, w.phone, w.sent_at
          FROM v LEFT JOIN delivery w ON w.id = v.id`;
     const parameters = [JSON.stringify(rows), owner, iso(now), rows.map((row) => row.id)];
     type Written = {
@@ -361,16 +362,26 @@ export class DeliveryOutbox implements OnModuleInit {
       channel_id: string | null;
       channel_kind: ChannelKind | null;
       wa_message_id: string | null;
+      phone: string | null;
+      sent_at: Date | string | null;
     }[];
-    const sent = (rows: Written) =>
+    const sent = (rows: Written): SentMessage[] =>
       rows.flatMap((row) =>
-        row.held && row.status === 'sent' && row.wa_message_id && row.channel_id && row.channel_kind
+        row.held &&
+        row.status === 'sent' &&
+        row.wa_message_id &&
+        row.channel_id &&
+        row.channel_kind &&
+        row.phone &&
+        row.sent_at
           ? [
               {
                 organizationId: row.organization_id as string,
                 channelId: row.channel_id,
                 kind: row.channel_kind,
                 providerMessageId: row.wa_message_id,
+                recipient: row.phone,
+                sentAt: new Date(row.sent_at).getTime(),
               },
             ]
           : [],
