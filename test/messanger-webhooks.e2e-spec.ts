@@ -469,6 +469,32 @@ describe('Messenger webhooks in full (e2e)', () => {
     });
   });
 
+  it('covers a message by a watermark of the time Meta dated it, during the send call', async () => {
+    const fb = await channel();
+    await clientWrites(fb);
+    // Meta dates the message while agentline waits for the Send API's answer.
+    let datedByMeta = 0;
+    graph.respondWith(() => {
+      clock.advance(500);
+      datedByMeta = clock.now();
+      clock.advance(500);
+      return undefined;
+    });
+    const sent = await sentNow(fb, 'Your table is booked.');
+    expect(sent.sent_at).toBe(datedByMeta - 500);
+    await notify(
+      fb,
+      onPage(meta.msDeliveryWithTimestamp, fb.user_id, (event) => {
+        event.timestamp = clock.now();
+        (event.delivery as Event).watermark = datedByMeta;
+      }),
+    );
+    expect((await deliveries(fb))[0]).toMatchObject({
+      status: 'delivered',
+      delivered_at: clock.now(),
+    });
+  });
+
   it("applies a read whose watermark arrives before its send's answer is written", async () => {
     const fb = await channel();
     await clientWrites(fb);

@@ -72,7 +72,17 @@ export const claimKey = (claim: ClaimRef): string => `${claim.id}/${claim.attemp
  * (sent_at for a send).
  */
 export type DeliveryOutcome = { id: string; attempt: number; at: number } & (
-  | { status: 'sent'; providerMessageId: string | null; messageType: MessageType }
+  | {
+      status: 'sent';
+      providerMessageId: string | null;
+      messageType: MessageType;
+      /**
+       * When the call that sent it started: Meta dates the message between then and `at`, and a
+       * Messenger watermark (Meta's time of the last message delivered or read) is compared
+       * with it. `at`, the answer's time, is later than the watermark of the message itself.
+       */
+      sentAt: number;
+    }
   | {
       status: 'pending';
       retryAt: number;
@@ -310,7 +320,7 @@ export class DeliveryOutbox implements OnModuleInit {
       status: outcome.status,
       finished_at: iso(outcome.at),
       wa_message_id: outcome.status === 'sent' ? outcome.providerMessageId : null,
-      sent_at: outcome.status === 'sent' ? iso(outcome.at) : null,
+      sent_at: outcome.status === 'sent' ? iso(outcome.sentAt) : null,
       next_attempt_at: outcome.status === 'pending' ? iso(outcome.retryAt) : null,
       error_code: outcome.status === 'sent' ? null : outcome.errorCode,
       error_message: outcome.status === 'sent' ? null : outcome.errorMessage,
