@@ -191,12 +191,17 @@ describe('Webhook items judged one by one (e2e)', () => {
       ['entry[0].messaging[3]', 'message', 'timestamp_out_of_range'],
       ['entry[0].messaging[4]', 'status', 'timestamp_out_of_range'],
     ]);
-    // The delivery applied: its status is recorded once, as for any other.
+    // The delivery applied: its status is recorded once, as for any other, for its mids and for
+    // every message up to its watermark.
     expect(
-      await db.query('SELECT status FROM channel_message_statuses WHERE channel_id = $1', [
-        channel.id,
-      ]),
-    ).toEqual([{ status: 'delivered' }]);
+      await db.query(
+        'SELECT message_id, status FROM channel_message_statuses WHERE channel_id = $1 ORDER BY message_id',
+        [channel.id],
+      ),
+    ).toEqual([
+      { message_id: 'm_sent_earlier', status: 'delivered' },
+      { message_id: `watermark:${psid}:${at - 1000}`, status: 'delivered' },
+    ]);
   });
 
   it('a notification whose items all read is processed, and nothing is set aside', async () => {

@@ -7,7 +7,11 @@ export type { ChannelsConfig } from './channels.config';
 export { ChannelsModule } from './channels.module';
 export { ChannelsService } from './channels.service';
 export type { ChannelRemoval } from './channels.service';
-export { ChannelConversations, conversationKey } from './conversations/channel-conversations';
+export {
+  ChannelConversations,
+  conversationKey,
+  watermarkLockKey,
+} from './conversations/channel-conversations';
 export type { ChannelStatusUpdate, ConversationState } from './conversations/channel-conversations';
 export type { Page } from './conversations/conversations.service';
 export { BUILTIN_CHANNEL_KINDS } from './kinds';

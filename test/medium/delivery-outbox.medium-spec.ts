@@ -168,6 +168,7 @@ describe('DeliveryOutbox (medium)', () => {
     status: 'sent',
     providerMessageId: providerMessageId,
     messageType: 'text',
+    sentAt: medium.clock.now(),
   });
   const retry = (ref: ClaimRef, retryAt: number): DeliveryOutcome => ({
     id: ref.id,

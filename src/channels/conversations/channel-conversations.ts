@@ -68,6 +68,12 @@ export type ChannelStatusListener = (
   update: ChannelStatusUpdate,
 ) => Promise<void>;
 
+/**
+ * The lock key (ChannelConversations.lockMessages) of a recipient's statuses by watermark: a
+ * watermark and the send's outcome of any message to that recipient take it.
+ */
+export const watermarkLockKey = (recipient: string): string => `watermark:${recipient}`;
+
 /** The conversation key as one string, for maps. */
 export const conversationKey = (key: ConversationKey): string =>
   `${key.channelId}\n${key.recipient}`;
@@ -134,7 +140,7 @@ export class ChannelConversations {
     const lastInbound = (await db.query(
       `SELECT k.channel_id, k.recipient,
               (SELECT max(m.received_at) FROM channel_messages m
-                WHERE m.channel_id = k.channel_id AND m.sender = k.recipient) AS last_at
+                WHERE m.channel_id = k.channel_id AND m.sender = k.recipient AND m.opens_window) AS last_at
          FROM (${pairs}) k`,
       [channelIds, recipients],
     )) as { channel_id: string; recipient: string; last_at: Date | string | null }[];
@@ -225,5 +231,43 @@ export class ChannelConversations {
   /** Whether the kind's transport reads the error as text refused outside the window. */
   private classify(kind: ChannelKind, error: { code: string; title: string }) {
     return { ...error, resendAsTemplate: this.kinds.transport(kind).resendsAsTemplate(error.code) };
+  }
+
+  /**
+   * The highest `delivered` and `read` watermarks already received for these recipients (Messenger):
+   * a watermark can arrive before the send's own outcome of a message it covers is written.
+   */
+  async receivedWatermarks(
+    db: EntityManager,
+    recipients: readonly { channelId: string; recipient: string }[],
+  ): Promise<
+    {
+      channelId: string;
+      recipient: string;
+      status: 'delivered' | 'read';
+      watermark: number;
+      at: number;
+    }[]
+  > {
+    if (recipients.length === 0) return [];
+    const rows = (await db.query(
+      `SELECT w.channel_id, w.recipient, w.status, w.watermark, w.at FROM channel_watermarks w
+         JOIN unnest($1::uuid[], $2::text[]) AS k(channel_id, recipient) USING (channel_id, recipient)
+        ORDER BY w.at`,
+      [recipients.map((r) => r.channelId), recipients.map((r) => r.recipient)],
+    )) as {
+      channel_id: string;
+      recipient: string;
+      status: 'delivered' | 'read';
+      watermark: Date | string;
+      at: Date | string;
+    }[];
+    return rows.map((row) => ({
+      channelId: row.channel_id,
+      recipient: row.recipient,
+      status: row.status,
+      watermark: new Date(row.watermark).getTime(),
+      at: new Date(row.at).getTime(),
+    }));
   }
 }

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { toIso } from '../../common/time';
 import { returnedRows } from '../../database/sql';
-import { ChannelConversations } from '../conversations/channel-conversations';
+import { ChannelConversations, watermarkLockKey } from '../conversations/channel-conversations';
 import type { InboundStatus, ReadItem } from './inbound-notification';
 import type { Routes, WebhookChannel } from './webhook-channels';
 
@@ -27,11 +27,12 @@ export class StatusUpdatesHandler {
   ): Promise<void> {
     const messages: { channelId: string; messageId: string }[] = [];
     for (const { event } of items) {
-      if (event.kind !== 'status' || !('ids' in event.messages)) continue;
+      if (event.kind !== 'status') continue;
       const target = await routes(event.account);
       if (typeof target === 'string') continue;
-      for (const messageId of event.messages.ids)
-        messages.push({ channelId: target.id, messageId });
+      const ids =
+        'ids' in event.messages ? event.messages.ids : [watermarkLockKey(event.messages.recipient)];
+      for (const messageId of ids) messages.push({ channelId: target.id, messageId });
     }
     await this.conversations.lockMessages(db, messages);
   }
@@ -65,6 +66,23 @@ export class StatusUpdatesHandler {
       ),
     ).map((row) => row.message_id);
     if (fresh.length === 0) return; // a resend
+    if ('watermark' in status.messages) {
+      // Kept for a send whose outcome is written after it (DeliveryStatuses.catchUp).
+      await db.query(
+        `INSERT INTO channel_watermarks AS w (channel_id, recipient, status, watermark, at)
+         VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (channel_id, recipient, status) DO UPDATE
+            SET watermark = excluded.watermark, at = excluded.at
+          WHERE w.watermark < excluded.watermark`,
+        [
+          channel.id,
+          status.messages.recipient,
+          status.status,
+          toIso(status.messages.watermark),
+          toIso(status.at),
+        ],
+      );
+    }
     await this.conversations.publishStatus(db, {
       organizationId: channel.organizationId,
       agentId: channel.agentId,

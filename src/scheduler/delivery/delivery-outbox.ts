@@ -9,7 +9,7 @@ import type { ChannelKind } from '../../channels';
 import { returnedRows } from '../../database/sql';
 import { sessionLockHeld } from '../../database/session-lock';
 import { DeliveryEvents } from './delivery-events';
-import { DeliveryStatuses } from './delivery-statuses';
+import { DeliveryStatuses, SentMessage } from './delivery-statuses';
 
 /**
  * A delivery that must end `cancelled` instead of being retried: its follow-up was deleted, or
@@ -72,7 +72,17 @@ export const claimKey = (claim: ClaimRef): string => `${claim.id}/${claim.attemp
  * (sent_at for a send).
  */
 export type DeliveryOutcome = { id: string; attempt: number; at: number } & (
-  | { status: 'sent'; providerMessageId: string | null; messageType: MessageType }
+  | {
+      status: 'sent';
+      providerMessageId: string | null;
+      messageType: MessageType;
+      /**
+       * When the call that sent it started: Meta dates the message between then and `at`, and a
+       * Messenger watermark (Meta's time of the last message delivered or read) is compared
+       * with it. `at`, the answer's time, is later than the watermark of the message itself.
+       */
+      sentAt: number;
+    }
   | {
       status: 'pending';
       retryAt: number;
@@ -310,7 +320,7 @@ export class DeliveryOutbox implements OnModuleInit {
       status: outcome.status,
       finished_at: iso(outcome.at),
       wa_message_id: outcome.status === 'sent' ? outcome.providerMessageId : null,
-      sent_at: outcome.status === 'sent' ? iso(outcome.at) : null,
+      sent_at: outcome.status === 'sent' ? iso(outcome.sentAt) : null,
       next_attempt_at: outcome.status === 'pending' ? iso(outcome.retryAt) : null,
       error_code: outcome.status === 'sent' ? null : outcome.errorCode,
       error_message: outcome.status === 'sent' ? null : outcome.errorMessage,
@@ -340,7 +350,8 @@ export class DeliveryOutbox implements OnModuleInit {
           WHERE d.id = v.id AND d.id = ANY($4::uuid[]) AND d.lease_owner = $2 AND d.status = 'sending'
             -- This attempt's claim, not a later claim of the same row by this same process.
             AND d.attempts = v.attempt
-      RETURNING d.id, d.status, d.organization_id, d.channel_id, d.channel_kind, d.wa_message_id),
+      RETURNING d.id, d.status, d.organization_id, d.channel_id, d.channel_kind, d.wa_message_id,
+                d.phone, d.sent_at),
        attempt AS (
          UPDATE delivery_attempts a
             SET finished_at = v.finished_at,
@@ -350,7 +361,7 @@ export class DeliveryOutbox implements OnModuleInit {
           WHERE a.delivery_id = v.id AND a.delivery_id = ANY($4::uuid[]) AND a.attempt = v.attempt
             AND a.process_id = $2)
        SELECT v.id, w.id IS NOT NULL AS held, w.status, w.organization_id, w.channel_id,
-              w.channel_kind, w.wa_message_id
+              w.channel_kind, w.wa_message_id, w.phone, w.sent_at
          FROM v LEFT JOIN delivery w ON w.id = v.id`;
     const parameters = [JSON.stringify(rows), owner, iso(now), rows.map((row) => row.id)];
     type Written = {
@@ -361,16 +372,26 @@ export class DeliveryOutbox implements OnModuleInit {
       channel_id: string | null;
       channel_kind: ChannelKind | null;
       wa_message_id: string | null;
+      phone: string | null;
+      sent_at: Date | string | null;
     }[];
-    const sent = (rows: Written) =>
+    const sent = (rows: Written): SentMessage[] =>
       rows.flatMap((row) =>
-        row.held && row.status === 'sent' && row.wa_message_id && row.channel_id && row.channel_kind
+        row.held &&
+        row.status === 'sent' &&
+        row.wa_message_id &&
+        row.channel_id &&
+        row.channel_kind &&
+        row.phone &&
+        row.sent_at
           ? [
               {
                 organizationId: row.organization_id as string,
                 channelId: row.channel_id,
                 kind: row.channel_kind,
                 providerMessageId: row.wa_message_id,
+                recipient: row.phone,
+                sentAt: new Date(row.sent_at).getTime(),
               },
             ]
           : [],

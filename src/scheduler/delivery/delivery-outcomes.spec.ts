@@ -34,6 +34,7 @@ describe('DeliveryOutcomes', () => {
       status: 'sent',
       providerMessageId: 'wamid.1',
       messageType: 'text',
+      sentAt: NOW,
     });
     expect(
       outcomes.ofSend(claim, 'text', { kind: 'permanent', code: '100', message: 'bad' }, true),

@@ -14,12 +14,21 @@ export class DeliveryOutcomes {
     private readonly maxAttempts: number,
   ) {}
 
+  /** `calledAt`: when the call that sent it started (its `sent_at`); else now. */
   sent(
     delivery: ClaimedDelivery,
     providerMessageId: string | null,
     messageType: MessageType,
+    calledAt?: number,
   ): DeliveryOutcome {
-    return { ...this.of(delivery), status: 'sent', providerMessageId, messageType };
+    const outcome = this.of(delivery);
+    return {
+      ...outcome,
+      status: 'sent',
+      providerMessageId,
+      messageType,
+      sentAt: calledAt ?? outcome.at,
+    };
   }
 
   /** Not sent, and never will be (the recipient opted out). */
@@ -70,17 +79,19 @@ export class DeliveryOutcomes {
 
   /**
    * What the channel's answer means for the delivery. `templateFallback`: the text may still go
-   * as a template (the delivery has one and did not just send it).
+   * as a template (the delivery has one and did not just send it). `calledAt`: when the call
+   * started.
    */
   ofSend(
     delivery: ClaimedDelivery,
     messageType: MessageType,
     sent: SendOutcome,
     templateFallback: boolean,
+    calledAt?: number,
   ): DeliveryOutcome {
     switch (sent.kind) {
       case 'sent':
-        return this.sent(delivery, sent.messageId, messageType);
+        return this.sent(delivery, sent.messageId, messageType, calledAt);
       case 'transient':
         return this.retryOrFail(delivery, sent.code, sent.message, sent.retryAfterMs);
       case 'resend_as_template':

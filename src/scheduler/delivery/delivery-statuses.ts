@@ -5,11 +5,24 @@ import {
   ChannelRemoval,
   ChannelsService,
   ChannelStatusUpdate,
+  watermarkLockKey,
 } from '../../channels';
 import type { ChannelKind } from '../../channels';
 import { toIso } from '../../common/time';
 import { returnedRows } from '../../database/sql';
 import { DeliveryEvents } from './delivery-events';
+
+/** A delivery whose send's outcome (sent, with the provider's message id) is being written. */
+export interface SentMessage {
+  organizationId: string;
+  channelId: string;
+  kind: ChannelKind;
+  providerMessageId: string;
+  /** Its `phone`: the recipient as the channel names them (E.164, a PSID). */
+  recipient: string;
+  /** Its `sent_at` (ms). */
+  sentAt: number;
+}
 
 /** Which deliveries a status is about, as SQL on `deliveries d` ($1 channel, $2 organization). */
 function matching(update: ChannelStatusUpdate): { where: string; parameters: unknown[] } {
@@ -120,14 +133,17 @@ export class DeliveryStatuses implements OnModuleInit {
     );
   }
 
-  /** In the transaction that writes these sends' outcomes: see ChannelConversations.lockMessages. */
-  async lockSent(
-    db: EntityManager,
-    sent: readonly { channelId: string; providerMessageId: string }[],
-  ): Promise<void> {
+  /**
+   * In the transaction that writes these sends' outcomes: see ChannelConversations.lockMessages.
+   * Each message's id, and its recipient's statuses by watermark (Messenger's delivery and read).
+   */
+  async lockSent(db: EntityManager, sent: readonly SentMessage[]): Promise<void> {
     await this.conversations.lockMessages(
       db,
-      sent.map((s) => ({ channelId: s.channelId, messageId: s.providerMessageId })),
+      sent.flatMap((s) => [
+        { channelId: s.channelId, messageId: s.providerMessageId },
+        { channelId: s.channelId, messageId: watermarkLockKey(s.recipient) },
+      ]),
     );
   }
 
@@ -136,35 +152,43 @@ export class DeliveryStatuses implements OnModuleInit {
    * send's own answer is written. Applied once the outcomes are written (in their transaction when agent
    * events are on).
    */
-  async catchUp(
-    db: EntityManager,
-    sent: readonly {
-      organizationId: string;
-      channelId: string;
-      kind: ChannelKind;
-      providerMessageId: string;
-    }[],
-  ): Promise<void> {
+  async catchUp(db: EntityManager, sent: readonly SentMessage[]): Promise<void> {
     if (sent.length === 0) return;
     const received = await this.conversations.receivedStatuses(
       db,
       sent.map((s) => ({ channelId: s.channelId, kind: s.kind, messageId: s.providerMessageId })),
     );
-    for (const status of received) {
-      const delivery = sent.find(
-        (s) => s.channelId === status.channelId && s.providerMessageId === status.messageId,
-      );
-      if (!delivery) continue;
+    const byMessage = received.flatMap((status) =>
+      sent
+        .filter((s) => s.channelId === status.channelId && s.providerMessageId === status.messageId)
+        .map((delivery) => ({ delivery, status })),
+    );
+    // A watermark covers every message to that person sent up to it.
+    const watermarks = await this.conversations.receivedWatermarks(
+      db,
+      sent.map((s) => ({ channelId: s.channelId, recipient: s.recipient })),
+    );
+    const byWatermark = watermarks.flatMap((status) =>
+      sent
+        .filter(
+          (s) =>
+            s.channelId === status.channelId &&
+            s.recipient === status.recipient &&
+            s.sentAt <= status.watermark,
+        )
+        .map((delivery) => ({ delivery, status })),
+    );
+    for (const { delivery, status } of [...byMessage, ...byWatermark]) {
       await this.apply(db, {
         organizationId: delivery.organizationId,
         agentId: '', // not read by apply: DeliveryEvents finds each delivery's agent
-        channelId: status.channelId,
+        channelId: delivery.channelId,
         kind: delivery.kind,
         status: status.status,
         at: status.at,
-        messages: { ids: [status.messageId] },
-        ...(status.error && { error: status.error }),
-        ...(status.pricing && { pricing: status.pricing }),
+        messages: { ids: [delivery.providerMessageId] },
+        ...('error' in status && status.error && { error: status.error }),
+        ...('pricing' in status && status.pricing && { pricing: status.pricing }),
       });
     }
   }

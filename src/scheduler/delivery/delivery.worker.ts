@@ -343,9 +343,10 @@ export class DeliveryWorker {
     const call = await this.mayCall(owner, delivery, claimedAt, shouldStop);
     if (call !== 'call') return call === 'stop' ? undefined : call;
     this.setState(delivery, 'calling');
+    const calledAt = this.clock.now();
     const sent = await channel.send(delivery.phone, message);
     const templateFallback = message.type === 'text' && delivery.template !== null;
-    return this.outcomes.ofSend(delivery, message.type, sent, templateFallback);
+    return this.outcomes.ofSend(delivery, message.type, sent, templateFallback, calledAt);
   }
 
   /** The batch's reads, the channel and the recipient: what must hold before writing anything. */

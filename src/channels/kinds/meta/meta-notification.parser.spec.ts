@@ -272,6 +272,13 @@ describe('parseMessangerNotification', () => {
       {
         kind: 'status',
         account: '222',
+        status: 'delivered',
+        at: 1763802000000,
+        messages: { recipient: '9', watermark: 1763801999000 },
+      },
+      {
+        kind: 'status',
+        account: '222',
         status: 'read',
         at: 1763802000000,
         messages: { recipient: '9', watermark: 1763801999500 },
@@ -322,6 +329,13 @@ describe('parseMessangerNotification', () => {
         at: 1458668856253,
         messages: { ids: ['mid.1458668856218:ed81099e15d3f4f233'] },
       },
+      {
+        kind: 'status',
+        account: '222',
+        status: 'delivered',
+        at: 1458668856253,
+        messages: { recipient: '9', watermark: 1458668856253 },
+      },
     ]);
   });
 
@@ -351,6 +365,7 @@ describe('parseMessangerNotification', () => {
       'entry[0].messaging[4]: status timestamp_out_of_range',
       'entry[0].messaging[5]: status invalid_field',
       'entry[0].messaging[6]: message invalid_field',
+      'entry[0].messaging[8]: message nul',
     ]);
   });
 });

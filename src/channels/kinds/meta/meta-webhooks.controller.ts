@@ -134,7 +134,7 @@ export class MetaWebhooksController {
     summary: "Meta's notification (Messenger)",
     operationId: 'receiveMessangerWebhook',
     description:
-      "Meta's Messenger notifications (messages, deliveries, reads), signed with X-Hub-Signature-256. Stored before the 200, then processed by any replica.",
+      "Meta's Messenger notifications (messages, postbacks, reactions, referrals, deliveries, reads), signed with X-Hub-Signature-256. Stored before the 200, then processed by any replica.",
   })
   @NotificationDocs(MESSANGER_NOTIFICATION_EXAMPLE)
   async receiveMessanger(
