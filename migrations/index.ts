@@ -19,6 +19,7 @@ import { OneOwnerPerMetaId1764500000500 } from './1764500000500-one-owner-per-me
 import { WebhookItemsSetAside1764500000900 } from './1764500000900-webhook-items-set-aside';
 import { OpenChannelKinds1764600000000 } from './1764600000000-open-channel-kinds';
 import { InboundContent1764700100000 } from './1764700100000-inbound-content';
+import { ChannelIdentities1764700200000 } from './1764700200000-channel-identities';
 
 /** Every migration in order. Migrations are never edited after they land; add a new one. */
 export const MIGRATIONS = [
@@ -43,4 +44,5 @@ export const MIGRATIONS = [
   WebhookItemsSetAside1764500000900,
   OpenChannelKinds1764600000000,
   InboundContent1764700100000,
+  ChannelIdentities1764700200000,
 ];
