@@ -23,6 +23,7 @@ import {
   text,
   unacceptable,
 } from '../meta/meta-notification.reader';
+import { readUserIdUpdate, statusIdentity, systemIdentity } from './whatsapp-identity.reader';
 
 /** The media types: their object is `{ id, mime_type, sha256, caption?, filename?, voice?, animated? }`. */
 const MEDIA_TYPES: ReadonlySet<string> = new Set([
@@ -236,6 +237,7 @@ function readWhatsappMessage(
     opensWindow: type !== 'system',
     keywords: keywordsOf(message, type),
     at,
+    identity: type === 'system' ? systemIdentity(message) : undefined,
   };
 }
 
@@ -275,6 +277,7 @@ function readWhatsappStatus(
     status: name as MessageStatus,
     at,
     messages: { ids: [id] },
+    identity: statusIdentity(status),
     ...(name === 'failed'
       ? {
           error: {
@@ -324,6 +327,17 @@ export function parseWhatsappNotification(body: unknown): ParsedNotification {
       }
       const field =
         isRecord(change) && typeof change.field === 'string' ? change.field : 'messages';
+      if (field === 'user_id_update') {
+        for (const [u, update] of list(value.user_id_update).entries()) {
+          const path = `${where}.value.user_id_update[${u}]`;
+          judge(
+            parsed,
+            { path, item: 'identity', content: update },
+            readUserIdUpdate(update, account),
+          );
+        }
+        continue;
+      }
       if (field !== 'messages') {
         // Kept and counted, for the operator to see what Meta sends that agentline does not apply.
         judge(
