@@ -20,6 +20,7 @@ import { WebhookItemsSetAside1764500000900 } from './1764500000900-webhook-items
 import { OpenChannelKinds1764600000000 } from './1764600000000-open-channel-kinds';
 import { InboundContent1764700100000 } from './1764700100000-inbound-content';
 import { EarlyFailedStatuses1764700100100 } from './1764700100100-early-failed-statuses';
+import { ChannelIdentities1764700200000 } from './1764700200000-channel-identities';
 import { ChannelWatermarks1764700300000 } from './1764700300000-channel-watermarks';
 
 /** Every migration in order. Migrations are never edited after they land; add a new one. */
@@ -46,5 +47,6 @@ export const MIGRATIONS = [
   OpenChannelKinds1764600000000,
   InboundContent1764700100000,
   EarlyFailedStatuses1764700100100,
+  ChannelIdentities1764700200000,
   ChannelWatermarks1764700300000,
 ];

@@ -6,6 +6,7 @@ import { SecretBox } from '../common/crypto/secret-box';
 import { ChannelStore } from './channel-store';
 import { ChannelKind, ChannelLimits, OutboundMessage, SendOutcome } from './channel-transport';
 import { accessTokenAad } from './channels.service';
+import { ChannelIdentities } from './conversations/channel-identities';
 import type { StoredChannel } from './kinds/channel-kind';
 import { ChannelKinds } from './kinds/channel-kinds';
 
@@ -121,6 +122,7 @@ export class ChannelMessageSender {
     private readonly kinds: ChannelKinds,
     private readonly secrets: SecretBox,
     private readonly clock: Clock,
+    private readonly identities: ChannelIdentities,
   ) {}
 
   /** A kind's name in sentences ("The WhatsApp channel is inactive"); its id if not running. */
@@ -251,9 +253,35 @@ export class ChannelMessageSender {
           active = false;
           await this.deactivate(stored, outcome);
         }
+        if (outcome.kind === 'sent' && outcome.recipientForms) {
+          await this.learnForms(stored, to, outcome.recipientForms);
+        }
         return outcome;
       },
     };
+  }
+
+  /**
+   * The provider answered with another form of the recipient (Meta's `wa_id` for a number dialled
+   * in another form): the same person from now on, for opt-outs and the window. A failure is
+   * logged, not thrown: the message went out, and the next send's answer teaches it again.
+   */
+  private async learnForms(channel: StoredChannel, to: string, forms: string[]): Promise<void> {
+    try {
+      await this.identities.link(this.dataSource.manager, {
+        organizationId: channel.organizationId,
+        channelId: channel.id,
+        kind: channel.kind,
+        forms: [to, ...forms],
+        source: 'send_answer',
+        at: this.clock.now(),
+      });
+    } catch (error) {
+      this.logger.warn(
+        { err: error, channelId: channel.id },
+        "The recipient's other form in the provider's answer could not be recorded",
+      );
+    }
   }
 
   /** The organization's channel with this id, whatever its kind: the rules tell a wrong kind. */

@@ -12,7 +12,15 @@ export type OutboundMessage =
 /** What became of one send; a transport never throws, so every failure lands in one of these. */
 export type SendOutcome =
   /** Accepted; `messageId` is Meta's id (wamid), or null when the answer could not be read. */
-  | { kind: 'sent'; messageId: string | null }
+  | {
+      kind: 'sent';
+      messageId: string | null;
+      /**
+       * Other forms of the recipient the provider's answer names (WhatsApp's `contacts[].wa_id` or
+       * `user_id` when they differ from the number dialled): the same person, learned.
+       */
+      recipientForms?: string[];
+    }
   /** Worth retrying later: network trouble, time-outs, rate limits, server errors. */
   | { kind: 'transient'; code: string; message: string; retryAfterMs?: number }
   /** Retrying will not help: the send fails with the provider's code and message. */

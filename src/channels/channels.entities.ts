@@ -1,4 +1,8 @@
-import { ChannelMessageEntity, ChannelOptOutEntity } from './conversations/conversation.entities';
+import {
+  ChannelIdentityEntity,
+  ChannelMessageEntity,
+  ChannelOptOutEntity,
+} from './conversations/conversation.entities';
 import { BUILTIN_CHANNEL_KINDS } from './kinds';
 
 /** The tables Channels own; registered once, by ChannelsModule (TypeORM's autoLoadEntities). */
@@ -6,4 +10,5 @@ export const CHANNELS_ENTITIES = [
   ...BUILTIN_CHANNEL_KINDS.map((descriptor) => descriptor.entity),
   ChannelMessageEntity,
   ChannelOptOutEntity,
+  ChannelIdentityEntity,
 ];

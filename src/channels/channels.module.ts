@@ -22,6 +22,8 @@ import { MetaWebhooksController } from './kinds/meta/meta-webhooks.controller';
 import { InboundMessagesHandler } from './webhooks/inbound-messages.handler';
 import { AccountErrorsHandler } from './webhooks/account-errors.handler';
 import { StatusUpdatesHandler } from './webhooks/status-updates.handler';
+import { IdentityChangesHandler } from './webhooks/identity-changes.handler';
+import { ChannelIdentities } from './conversations/channel-identities';
 import { WebhookChannels } from './webhooks/webhook-channels';
 import { WebhookInbox } from './webhooks/webhook-inbox';
 import { WebhookNotificationApplier } from './webhooks/webhook-notification.applier';
@@ -74,12 +76,14 @@ const GRAPH_API_CONNECTIONS = 1024;
     ChannelKinds,
     ChannelStore,
     ChannelMessageSender,
+    ChannelIdentities,
     ChannelConversations,
     ConversationsService,
     WebhookChannels,
     InboundMessagesHandler,
     StatusUpdatesHandler,
     AccountErrorsHandler,
+    IdentityChangesHandler,
     WebhookNotificationApplier,
     ChannelMessagesService,
     WebhookInbox,

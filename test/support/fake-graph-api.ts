@@ -24,6 +24,10 @@ export interface FakeGraphRequest {
   template?: ReceivedTemplate;
   /** Only for Messenger's Send API (`numberId` is then the Page id, `to` the PSID). */
   messagingType?: string;
+  /** WhatsApp sent to a business-scoped user id: `recipient` instead of `to` (then `to` holds it too). */
+  recipient?: string;
+  /** The request's JSON body, exactly as received. */
+  payload?: unknown;
   accessToken: string;
 }
 
@@ -320,7 +324,12 @@ export class FakeGraphApi {
               status: 200,
               body: {
                 messaging_product: 'whatsapp',
-                contacts: [{ input: request.to, wa_id: request.to.replace(/\D/g, '') }],
+                // Meta's answer to a send to a BSUID names it as user_id, with no wa_id.
+                contacts: [
+                  request.recipient !== undefined
+                    ? { input: request.recipient, user_id: request.recipient }
+                    : { input: request.to, wa_id: request.to.replace(/\D/g, '') },
+                ],
                 messages: [{ id: wamid }],
               },
               delayMs: this.latencyMs,
@@ -489,7 +498,16 @@ export class FakeGraphApi {
 function validate(
   contentType: string | undefined,
   raw: string,
-): string | { to: string; body: string; template?: ReceivedTemplate; messagingType?: string } {
+):
+  | string
+  | {
+      to: string;
+      body: string;
+      template?: ReceivedTemplate;
+      messagingType?: string;
+      recipient?: string;
+      payload?: unknown;
+    } {
   if (!contentType?.toLowerCase().startsWith('application/json')) {
     return '(#100) Content-Type must be application/json';
   }
@@ -510,12 +528,20 @@ function validate(
   if (p.recipient_type !== undefined && p.recipient_type !== 'individual') {
     return '(#100) Param recipient_type must be one of {INDIVIDUAL, GROUP}';
   }
-  if (typeof p.to !== 'string' || !/^\+?\d{6,15}$/.test(p.to)) {
+  // A business-scoped user id goes in `recipient` (Meta's BSUID page); `to` wins when both are given.
+  const bsuid =
+    p.to === undefined &&
+    typeof p.recipient === 'string' &&
+    /^[A-Z]{2}\.[A-Za-z0-9.]+$/.test(p.recipient)
+      ? { recipient: p.recipient }
+      : {};
+  const to = bsuid.recipient ?? p.to;
+  if (typeof to !== 'string' || (!bsuid.recipient && !/^\+?\d{6,15}$/.test(to))) {
     return '(#100) Invalid parameter: to must be a phone number';
   }
   if (p.type === 'template') {
     const template = validateTemplate(p.template);
-    return typeof template === 'string' ? template : { to: p.to, body: '', template };
+    return typeof template === 'string' ? template : { to, body: '', template, ...bsuid, payload };
   }
   if (p.type !== 'text') {
     return '(#100) Invalid parameter: only types "text" and "template" are supported by this fake';
@@ -530,7 +556,7 @@ function validate(
   if (text.preview_url !== undefined && typeof text.preview_url !== 'boolean') {
     return "(#100) Param text['preview_url'] must be a boolean.";
   }
-  return { to: p.to, body: text.body };
+  return { to, body: text.body, ...bsuid, payload };
 }
 
 /** Messenger's Send API: `{recipient: {id}, messaging_type, message: {text}}`. */

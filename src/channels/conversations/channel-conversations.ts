@@ -5,6 +5,7 @@ import { Clock } from '../../common/clock';
 import type { ChannelKind, MessageStatus } from '../channel-transport';
 import { ChannelKinds } from '../kinds/channel-kinds';
 import type { MessagePricing } from '../webhooks/inbound-notification';
+import { ChannelIdentities } from './channel-identities';
 
 /** Meta's customer service window: free-form messages only this long after the client wrote. */
 export const CUSTOMER_SERVICE_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -18,9 +19,14 @@ export interface ConversationState {
   windowOpen: boolean;
 }
 
-/** Which recipient of which channel (`recipient`: E.164 phone for WhatsApp, PSID for Messenger). */
+/**
+ * Which recipient of which channel (`recipient`: E.164 phone or BSUID for WhatsApp, PSID for
+ * Messenger). With its `kind`, the kind's rules give the recipient's other forms (a Brazilian
+ * mobile with and without its ninth digit); every form of the person counts.
+ */
 export interface ConversationKey {
   channelId: string;
+  kind?: ChannelKind;
   recipient: string;
 }
 
@@ -90,6 +96,7 @@ export class ChannelConversations {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly clock: Clock,
     private readonly kinds: ChannelKinds,
+    private readonly identities: ChannelIdentities,
   ) {}
 
   /** The scheduler applies statuses to its deliveries; channels own only the notifications. */
@@ -112,7 +119,12 @@ export class ChannelConversations {
     return states.get(conversationKey(key)) as ConversationState;
   }
 
-  /** Many recipients in two queries (the delivery worker asks for a claimed batch at once). */
+  /**
+   * Many recipients in two queries, however many (the delivery worker asks for a claimed batch at
+   * once): every form of each recipient (ChannelIdentities), then, over all of them at once, whether
+   * any form opted out and when any form last wrote a message that opens the window (its phone as
+   * `sender`, its BSUID as `sender_user_id`; each an index range).
+   */
   async states(
     keys: readonly ConversationKey[],
     db: EntityManager = this.dataSource.manager,
@@ -123,35 +135,32 @@ export class ChannelConversations {
       result.set(conversationKey(key), { optedOut: false, lastInboundAt: null, windowOpen: false });
     }
     if (keys.length === 0) return result;
-    const channelIds = keys.map((key) => key.channelId);
-    const recipients = keys.map((key) => key.recipient);
-    const pairs = `SELECT * FROM unnest($1::uuid[], $2::text[]) AS k(channel_id, recipient)`;
-    const optedOut = (await db.query(
-      `SELECT o.channel_id, o.recipient FROM channel_opt_outs o
-         JOIN (${pairs}) k USING (channel_id, recipient)`,
-      [channelIds, recipients],
-    )) as { channel_id: string; recipient: string }[];
-    for (const row of optedOut) {
-      const state = result.get(
-        conversationKey({ channelId: row.channel_id, recipient: row.recipient }),
-      );
-      if (state) state.optedOut = true;
-    }
-    const lastInbound = (await db.query(
-      `SELECT k.channel_id, k.recipient,
-              (SELECT max(m.received_at) FROM channel_messages m
-                WHERE m.channel_id = k.channel_id AND m.sender = k.recipient AND m.opens_window) AS last_at
-         FROM (${pairs}) k`,
-      [channelIds, recipients],
-    )) as { channel_id: string; recipient: string; last_at: Date | string | null }[];
-    for (const row of lastInbound) {
-      if (row.last_at === null) continue;
-      const state = result.get(
-        conversationKey({ channelId: row.channel_id, recipient: row.recipient }),
-      );
+    const forms = await this.identities.formsOf(db, keys);
+    const rows = (await db.query(
+      `SELECT f.k,
+              bool_or(EXISTS (SELECT 1 FROM channel_opt_outs o
+                               WHERE o.channel_id = f.channel_id AND o.recipient = f.form)) AS opted_out,
+              max(GREATEST(
+                (SELECT max(m.received_at) FROM channel_messages m
+                  WHERE m.channel_id = f.channel_id AND m.sender = f.form AND m.opens_window),
+                (SELECT max(m.received_at) FROM channel_messages m
+                  WHERE m.channel_id = f.channel_id AND m.sender_user_id = f.form AND m.opens_window)
+              )) AS last_at
+         FROM unnest($1::int[], $2::uuid[], $3::text[]) AS f(k, channel_id, form)
+        GROUP BY f.k`,
+      [forms.keys, forms.channelIds, forms.forms],
+    )) as { k: number; opted_out: boolean; last_at: Date | string | null }[];
+    for (const row of rows) {
+      const state = result.get(conversationKey(keys[Number(row.k)]));
       if (!state) continue;
-      state.lastInboundAt = new Date(row.last_at).getTime();
-      state.windowOpen = now - state.lastInboundAt < CUSTOMER_SERVICE_WINDOW_MS;
+      if (row.opted_out) state.optedOut = true;
+      if (row.last_at === null) continue;
+      const lastInboundAt = new Date(row.last_at).getTime();
+      // The same recipient may be asked twice in a batch: the latest message wins.
+      if (state.lastInboundAt === null || lastInboundAt > state.lastInboundAt) {
+        state.lastInboundAt = lastInboundAt;
+        state.windowOpen = now - lastInboundAt < CUSTOMER_SERVICE_WINDOW_MS;
+      }
     }
     return result;
   }

@@ -1,6 +1,10 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import type { ChannelKind } from '../channel-transport';
-import type { MessageContext, SenderProfile } from '../webhooks/inbound-notification';
+import type {
+  IdentitySource,
+  MessageContext,
+  SenderProfile,
+} from '../webhooks/inbound-notification';
 
 /** One message a client wrote to a channel, kept once (unique on channel and Meta's id). */
 @Entity({ name: 'channel_messages' })
@@ -42,4 +46,18 @@ export class ChannelOptOutEntity {
   @Column({ name: 'organization_id', type: 'text' }) organizationId!: string;
   @Column({ type: 'text' }) source!: OptOutSource;
   @Column({ name: 'opted_out_at', type: 'timestamptz' }) optedOutAt!: Date;
+}
+
+/**
+ * Two forms of one person on a channel (a phone and its BSUID, the `wa_id` of a number dialled in
+ * another form, a previous and a current BSUID), stored both ways.
+ */
+@Entity({ name: 'channel_identities' })
+export class ChannelIdentityEntity {
+  @PrimaryColumn({ name: 'channel_id', type: 'uuid' }) channelId!: string;
+  @PrimaryColumn({ type: 'text' }) form!: string;
+  @PrimaryColumn({ type: 'text' }) other!: string;
+  @Column({ name: 'organization_id', type: 'text' }) organizationId!: string;
+  @Column({ type: 'text' }) source!: IdentitySource;
+  @Column({ name: 'learned_at', type: 'timestamptz' }) learnedAt!: Date;
 }

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
-import { DataSource, Repository } from 'typeorm';
+import { DataSource, In, Repository } from 'typeorm';
 import { Principal } from '../../common/auth/principal';
 import { Clock } from '../../common/clock';
 import { notFound, validationFailed } from '../../common/http/problem';
@@ -13,6 +13,7 @@ import type { ChannelKind } from '../channel-transport';
 import { ChannelKinds } from '../kinds/channel-kinds';
 import { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
+import { ChannelIdentities } from './channel-identities';
 import { ChannelMessageEntity, ChannelOptOutEntity } from './conversation.entities';
 import { mediaUrl, MediaUrl } from './conversation.mappers';
 import { ListChannelMessagesQueryDto } from './conversation.dto';
@@ -29,6 +30,7 @@ export class ConversationsService {
     private readonly clock: Clock,
     private readonly store: ChannelStore,
     private readonly kinds: ChannelKinds,
+    private readonly identities: ChannelIdentities,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -105,6 +107,7 @@ export class ConversationsService {
     );
   }
 
+  /** The person opts back in, whichever of their forms (another number form, a BSUID) opted out. */
   async optIn(
     principal: Principal,
     kind: ChannelKind,
@@ -112,10 +115,15 @@ export class ConversationsService {
     rawPhone: string,
   ): Promise<void> {
     await this.assertChannel(principal, kind, channelId);
+    const forms = await this.identities.formsOfOne(this.dataSource.manager, {
+      channelId,
+      kind,
+      recipient: this.phone(rawPhone),
+    });
     await this.optOuts.delete({
       organizationId: principal.organizationId,
       channelId,
-      recipient: this.phone(rawPhone),
+      recipient: In(forms),
     });
   }
 

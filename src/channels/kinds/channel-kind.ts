@@ -57,6 +57,13 @@ export interface ChannelKindDescriptor {
    */
   readonly recipients: 'phone' | 'scoped_id';
   /**
+   * The other forms in which the provider may name the same recipient, known by rule before
+   * anything is learned (WhatsApp: a Brazilian mobile with and without its ninth digit, Mexico's
+   * `521`, Argentina's `549`). Opt-outs and the messaging window look at every form; a kind without
+   * such rules leaves it out.
+   */
+  samePerson?(recipient: string): string[];
+  /**
    * The provider's messaging window: outside it a template may go instead (`template`: templates
    * exist only for such kinds), a send now is refused before it is queued with the `refusal` as
    * the 422's detail, or there is no window and text may go any time (`none`).

@@ -10,6 +10,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { IsOptionalNotNull } from '../../common/http/validation.decorators';
+import { BSUID, BSUID_MAX_LENGTH } from '../kinds/whatsapp/whatsapp-number-forms';
 
 export const MAX_TEMPLATE_PARAMETERS = 20;
 
@@ -60,13 +61,35 @@ export const toMessageTemplate = (template: FollowUpTemplateDto): MessageTemplat
   parameters: template.parameters,
 });
 
-/** `{ to, text }` or `{ to, template }`: a WhatsApp message sent now. */
+/**
+ * `{ to, text }` or `{ to, template }`: a WhatsApp message sent now; `to_user_id` instead of `to`
+ * for a person Meta names only by their business-scoped user id.
+ */
 export class SendWhatsappMessageDto {
-  @ApiProperty({ example: '+34612345678', description: 'E.164 ("+" optional).' })
+  @ApiPropertyOptional({
+    example: '+34612345678',
+    description: 'E.164 ("+" optional). Send `to` or `to_user_id`, exactly one.',
+  })
+  @IsOptionalNotNull()
   @IsString()
   @IsNotEmpty()
   @MaxLength(32)
-  to!: string;
+  to?: string;
+
+  @ApiPropertyOptional({
+    example: 'US.13491208655302741918',
+    maxLength: BSUID_MAX_LENGTH,
+    pattern: BSUID.source,
+    description:
+      "The person's business-scoped user id (BSUID, an item's `from_user_id`), for a user whose phone number Meta withholds; sent to Meta as `recipient`. Send `to` or `to_user_id`, exactly one.",
+  })
+  @IsOptionalNotNull()
+  @IsString()
+  @MaxLength(BSUID_MAX_LENGTH)
+  @Matches(BSUID, {
+    message: '$property must be a business-scoped user id such as US.13491208655302741918',
+  })
+  to_user_id?: string;
 
   @ApiPropertyOptional({
     maxLength: 4096,

@@ -53,7 +53,7 @@ export class ChannelMessagesController {
     summary: 'Send a WhatsApp message now (text inside the 24-hour window, or a template)',
     operationId: 'sendWhatsappMessage',
     description:
-      'Queues a message to one number through the outbox and answers 202 with the delivery; follow its `status` in the channel deliveries. An opted-out number gets a delivery already `skipped`.',
+      'Queues a message to one number (`to`), or to a person Meta names only by their business-scoped user id (`to_user_id`), through the outbox and answers 202 with the delivery (its `phone` is the number or the BSUID); follow its `status` in the channel deliveries. A person opted out in any of their forms (another form of the number, their BSUID) gets a delivery already `skipped`.',
   })
   @ApiAcceptedResponse({ type: DataEnvelope(DeliveryDto) })
   @ApiWhatsappChannelId()
@@ -64,6 +64,10 @@ export class ChannelMessagesController {
       text: {
         summary: 'Text: the number must have written to the channel in the last 24 hours',
         value: { to: '+34612345678', text: 'Your order has shipped; it arrives on Thursday.' },
+      },
+      user_id: {
+        summary: 'Text to a user who hides their number (their `from_user_id`), inside the window',
+        value: { to_user_id: 'US.13491208655302741918', text: 'Yes, it comes in blue and green.' },
       },
       template: {
         summary: 'A template approved for the number in the WhatsApp Manager (any time)',

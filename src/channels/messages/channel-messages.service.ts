@@ -39,6 +39,27 @@ function whatsappContent(dto: SendWhatsappMessageDto): OutgoingMessage['content'
   );
 }
 
+/** Who a WhatsApp message goes to: `to` (a phone) or `to_user_id` (a BSUID), exactly one. */
+function whatsappRecipient(dto: SendWhatsappMessageDto): Recipient {
+  if (dto.to !== undefined && dto.to_user_id === undefined) return dto.to;
+  if (dto.to_user_id !== undefined && dto.to === undefined) return { userId: dto.to_user_id };
+  throw validationFailed(
+    [
+      {
+        field: dto.to === undefined ? 'to' : 'to_user_id',
+        message: 'send to (a phone number) or to_user_id (a business-scoped user id), exactly one',
+      },
+    ],
+    'Send to or to_user_id, exactly one.',
+  );
+}
+
+/**
+ * Whom to send to: an address as the kind's `recipients` say (a phone number, normalised to E.164,
+ * or a scoped id), or a user id the provider gave (WhatsApp's BSUID), taken as given.
+ */
+export type Recipient = string | { userId: string };
+
 /** A phone recipient in E.164, or a 400 naming `to`. */
 function phoneRecipient(to: string): string {
   const phone = toE164(to);
@@ -69,14 +90,21 @@ export class ChannelMessagesService {
     this.outbox = outbox;
   }
 
-  /** WhatsApp: `text` or `template`, exactly one, to a phone number. */
+  /** WhatsApp: `text` or `template`, exactly one, to a phone number or a BSUID. */
   sendWhatsapp(
     principal: Principal,
     channelId: string,
     dto: SendWhatsappMessageDto,
     options: SendOptions = {},
   ): Promise<DeliveryDto> {
-    return this.send(principal, 'whatsapp', channelId, dto.to, () => whatsappContent(dto), options);
+    return this.send(
+      principal,
+      'whatsapp',
+      channelId,
+      whatsappRecipient(dto),
+      () => whatsappContent(dto),
+      options,
+    );
   }
 
   /** Messenger: text to a page-scoped id, inside the 24-hour window only. */
@@ -106,7 +134,7 @@ export class ChannelMessagesService {
     principal: Principal,
     kind: ChannelKind,
     channelId: string,
-    to: string,
+    to: Recipient,
     content: () => OutgoingMessage['content'],
     { agentId, idempotency }: SendOptions = {},
   ): Promise<DeliveryDto> {
@@ -114,9 +142,14 @@ export class ChannelMessagesService {
     if (idempotency?.resourceId) return this.replay(outbox, principal, idempotency.resourceId);
     const descriptor = this.kinds.get(kind);
     const message = content();
-    const recipient = descriptor.recipients === 'phone' ? phoneRecipient(to) : to;
+    const recipient =
+      typeof to === 'object'
+        ? to.userId
+        : descriptor.recipients === 'phone'
+          ? phoneRecipient(to)
+          : to;
     await this.assertUsable(principal, kind, channelId, agentId);
-    const state = await this.conversations.state({ channelId, recipient });
+    const state = await this.conversations.state({ channelId, kind, recipient });
     const { outsideWindow } = descriptor;
     if (typeof outsideWindow === 'object' && !state.optedOut && !state.windowOpen) {
       throw new ProblemException('outside_messaging_window', outsideWindow.refusal(recipient));

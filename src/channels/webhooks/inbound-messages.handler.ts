@@ -11,6 +11,8 @@ import { CHANNELS_CONFIG, ChannelsConfig } from '../channels.config';
 import { ChannelMessageEntity } from '../conversations/conversation.entities';
 import { mediaUrl, toChannelMessageResponse } from '../conversations/conversation.mappers';
 import { ChannelKinds } from '../kinds/channel-kinds';
+import { ChannelIdentities } from '../conversations/channel-identities';
+import { IdentityChangesHandler } from './identity-changes.handler';
 import type { InboundMessage } from './inbound-notification';
 import type { WebhookChannel } from './webhook-channels';
 
@@ -23,6 +25,8 @@ export class InboundMessagesHandler {
     @Inject(CHANNELS_CONFIG) private readonly config: ChannelsConfig,
     @Inject(APP_CONFIG) private readonly appConfig: AppConfig,
     private readonly kinds: ChannelKinds,
+    private readonly identities: ChannelIdentities,
+    private readonly identityChanges: IdentityChangesHandler,
   ) {}
 
   /** Kept once; a new one may opt its sender out or back in, and is told to the agent. */
@@ -82,6 +86,7 @@ export class InboundMessagesHandler {
       ),
     );
     if (inserted.length === 0) return; // a resend
+    await this.learnIdentity(db, channel, message);
     await this.applyKeywords(db, channel, message);
     await this.events.enqueue(db, {
       type: 'message.received',
@@ -95,6 +100,30 @@ export class InboundMessagesHandler {
         ),
       },
     });
+  }
+
+  /**
+   * A message that names its sender by phone and BSUID links the two (opt-outs and the window
+   * then see one person); a notice of a changed number or id says more (IdentityChangesHandler).
+   */
+  private async learnIdentity(
+    db: EntityManager,
+    channel: WebhookChannel,
+    message: InboundMessage,
+  ): Promise<void> {
+    if (message.sender !== null && message.senderUserId !== null) {
+      await this.identities.link(db, {
+        organizationId: channel.organizationId,
+        channelId: channel.id,
+        kind: channel.kind,
+        forms: [message.sender, message.senderUserId],
+        source: 'message',
+        at: message.at,
+      });
+    }
+    if (message.identity) {
+      await this.identityChanges.learn(db, channel, message.identity, message.at);
+    }
   }
 
   /**
@@ -119,10 +148,16 @@ export class InboundMessagesHandler {
         return;
       }
       if (this.config.optInKeywords.has(word)) {
-        await db.query('DELETE FROM channel_opt_outs WHERE channel_id = $1 AND recipient = $2', [
-          channel.id,
+        // The person opts back in, whichever of their forms the opt-out was recorded under.
+        const forms = await this.identities.formsOfOne(db, {
+          channelId: channel.id,
+          kind: channel.kind,
           recipient,
-        ]);
+        });
+        await db.query(
+          'DELETE FROM channel_opt_outs WHERE channel_id = $1 AND recipient = ANY($2::text[])',
+          [channel.id, forms],
+        );
         return;
       }
     }

@@ -55,6 +55,37 @@ export interface InboundMessage {
    */
   keywords: string[];
   at: number;
+  /** What the message says about who its sender is beyond `sender` and `senderUserId` (a changed number or id). */
+  identity?: IdentityLink;
+}
+
+export const IDENTITY_SOURCES = [
+  'send_answer',
+  'message',
+  'status',
+  'user_id_update',
+  'system_message',
+] as const;
+/** Where agentline learned that two forms name one person. */
+export type IdentitySource = (typeof IDENTITY_SOURCES)[number];
+
+/**
+ * Forms that name one person now (a phone number and its BSUID, a previous and a current BSUID),
+ * as Meta reveals them. `left` is a number the person moved away from: its opt-out carries over to
+ * `forms`, but it is not linked to them (a carrier may give it to someone else).
+ */
+export interface IdentityLink {
+  forms: string[];
+  left: string | null;
+  source: IdentitySource;
+}
+
+/** A notification about who a person is, not a message (WhatsApp's `user_id_update`). */
+export interface InboundIdentity {
+  kind: 'identity';
+  account?: string;
+  at: number;
+  link: IdentityLink;
 }
 
 /**
@@ -92,6 +123,8 @@ export interface InboundStatus {
   error?: { code: string; title: string };
   /** What the message costs, when the status says (WhatsApp's `pricing`). */
   pricing?: MessagePricing;
+  /** The recipient's forms the status names (WhatsApp's `recipient_id` and `recipient_user_id`). */
+  identity?: IdentityLink;
 }
 
 /** Meta's pricing of a sent message: its category, whether it is billed, and the model. */
@@ -121,7 +154,7 @@ export interface MetaReportedError {
   details: string | null;
 }
 
-export type InboundEvent = InboundMessage | InboundStatus | InboundAccountErrors;
+export type InboundEvent = InboundMessage | InboundStatus | InboundAccountErrors | InboundIdentity;
 
 /**
  * Why an item was set aside. A label of `agentline_webhook_set_aside_total`, so a closed list:
@@ -145,8 +178,11 @@ export type SetAsideReason =
   /** PostgreSQL refused what it holds (what the checks above did not foresee). */
   | 'database_refused';
 
-/** One message, one status, one Messenger event of another kind, a change as a whole, or its errors. */
-export type ItemKind = 'message' | 'status' | 'event' | 'change' | 'errors';
+/**
+ * One message, one status, one Messenger event of another kind, a change as a whole, its errors, or
+ * a notification about who a person is (WhatsApp's `user_id_update`).
+ */
+export type ItemKind = 'message' | 'status' | 'event' | 'change' | 'errors' | 'identity';
 
 /** Why an item cannot apply, in a label and in words. */
 export interface ItemRefusal {

@@ -3,6 +3,7 @@ import { EntityManager } from 'typeorm';
 import { toIso } from '../../common/time';
 import { returnedRows } from '../../database/sql';
 import { ChannelConversations, watermarkLockKey } from '../conversations/channel-conversations';
+import { IdentityChangesHandler } from './identity-changes.handler';
 import type { InboundStatus, ReadItem } from './inbound-notification';
 import type { Routes, WebhookChannel } from './webhook-channels';
 
@@ -12,7 +13,10 @@ import type { Routes, WebhookChannel } from './webhook-channels';
  */
 @Injectable()
 export class StatusUpdatesHandler {
-  constructor(private readonly conversations: ChannelConversations) {}
+  constructor(
+    private readonly conversations: ChannelConversations,
+    private readonly identityChanges: IdentityChangesHandler,
+  ) {}
 
   /**
    * Every message a status of this notification is about, locked at once and in one order before
@@ -43,6 +47,8 @@ export class StatusUpdatesHandler {
     channel: WebhookChannel,
     status: InboundStatus,
   ): Promise<void> {
+    // A status that names the recipient by phone and BSUID links them, resent or not.
+    if (status.identity) await this.identityChanges.learn(db, channel, status.identity, status.at);
     const keys =
       'ids' in status.messages
         ? status.messages.ids

@@ -4,6 +4,7 @@ import { isRefusedValue } from '../../common/database-errors';
 import { escapeUnstorable } from '../../common/http/input-guards';
 import type { ChannelKind } from '../channel-transport';
 import { AccountErrorsHandler } from './account-errors.handler';
+import { IdentityChangesHandler } from './identity-changes.handler';
 import { InboundMessagesHandler } from './inbound-messages.handler';
 import type { ItemRefusal, ReadItem, SetAsideItem } from './inbound-notification';
 import { StatusUpdatesHandler } from './status-updates.handler';
@@ -71,6 +72,7 @@ export class WebhookNotificationApplier {
     private readonly messages: InboundMessagesHandler,
     private readonly statuses: StatusUpdatesHandler,
     private readonly accountErrors: AccountErrorsHandler,
+    private readonly identityChanges: IdentityChangesHandler,
     private readonly kinds: ChannelKinds,
   ) {}
 
@@ -135,7 +137,9 @@ export class WebhookNotificationApplier {
         ? this.messages.receive(db, channel, event)
         : event.kind === 'status'
           ? this.statuses.updateStatus(db, channel, event)
-          : this.accountErrors.report(db, channel, event);
+          : event.kind === 'identity'
+            ? this.identityChanges.apply(db, channel, event)
+            : this.accountErrors.report(db, channel, event);
     if (!savepoint) {
       await applyEvent();
       return undefined;

@@ -33,6 +33,7 @@ type BatchConversations = Map<string, ConversationState>;
 
 const conversationOf = (delivery: ClaimedDelivery) => ({
   channelId: delivery.channelId,
+  kind: delivery.channelKind,
   recipient: delivery.phone,
 });
 

@@ -19,6 +19,8 @@ export interface GraphMessageInput {
   accessToken: string;
   /** The JSON body of `POST /{senderId}/messages`, as the channel kind's transport builds it. */
   payload: object;
+  /** Reads, from an accepted send's answer, other forms of the recipient (the kind's transport knows the shape). */
+  recipientForms?: (answer: unknown) => string[];
 }
 
 /**
@@ -134,7 +136,13 @@ export class GraphApiClient {
     }
 
     if (statusCode >= 200 && statusCode < 300) {
-      return { kind: 'sent', messageId: readMessageId(text) };
+      const answer = parseJson(text);
+      const forms = input.recipientForms?.(answer) ?? [];
+      return {
+        kind: 'sent',
+        messageId: readMessageId(answer),
+        ...(forms.length > 0 && { recipientForms: forms }),
+      };
     }
     return classify(statusCode, headers, parseGraphError(text), redact);
   }
@@ -206,17 +214,21 @@ function classify(
   return { kind: 'permanent', code, message };
 }
 
-/** WhatsApp answers `{messages: [{id}]}`; Messenger's Send API `{recipient_id, message_id}`. */
-function readMessageId(text: string): string | null {
+/** The answer's JSON, or undefined when it is not JSON. */
+function parseJson(text: string): unknown {
   try {
-    const parsed: unknown = JSON.parse(text);
-    const messages = isRecord(parsed) ? parsed.messages : undefined;
-    const first: unknown = Array.isArray(messages) ? messages[0] : undefined;
-    const id = isRecord(first) ? first.id : isRecord(parsed) ? parsed.message_id : undefined;
-    return typeof id === 'string' && id.length > 0 ? id : null;
+    return JSON.parse(text) as unknown;
   } catch {
-    return null;
+    return undefined;
   }
+}
+
+/** WhatsApp answers `{messages: [{id}]}`; Messenger's Send API `{recipient_id, message_id}`. */
+function readMessageId(parsed: unknown): string | null {
+  const messages = isRecord(parsed) ? parsed.messages : undefined;
+  const first: unknown = Array.isArray(messages) ? messages[0] : undefined;
+  const id = isRecord(first) ? first.id : isRecord(parsed) ? parsed.message_id : undefined;
+  return typeof id === 'string' && id.length > 0 ? id : null;
 }
 
 /** Meta's `{error: {message, type, code, error_data: {details}, is_transient}}`; undefined if not that. */

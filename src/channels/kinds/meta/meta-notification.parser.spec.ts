@@ -162,7 +162,7 @@ describe('parseWhatsappNotification', () => {
     );
     expect(
       events(parsed).map((e) =>
-        e.kind === 'message' ? e.messageId : e.kind === 'status' ? e.messages : e.errors,
+        e.kind === 'message' ? e.messageId : e.kind === 'status' ? e.messages : e.kind,
       ),
     ).toEqual(['wamid.text', { ids: ['wamid.s2'] }]);
     const statuses = 'entry[0].changes[0].value.statuses';

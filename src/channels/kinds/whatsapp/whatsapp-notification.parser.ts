@@ -24,6 +24,7 @@ import {
   text,
   unacceptable,
 } from '../meta/meta-notification.reader';
+import { readUserIdUpdate, statusIdentity, systemIdentity } from './whatsapp-identity.reader';
 
 /** WhatsApp's display names are at most 25 characters; anything longer is not a name. */
 const MAX_PROFILE_LENGTH = 256;
@@ -255,6 +256,7 @@ function readWhatsappMessage(
     opensWindow: type !== 'system',
     keywords: keywordsOf(message, type),
     at,
+    identity: type === 'system' ? systemIdentity(message) : undefined,
   };
 }
 
@@ -302,6 +304,7 @@ function readWhatsappStatus(
         pricing_model: stringOrNull(pricing.pricing_model),
       },
     }),
+    identity: statusIdentity(status),
     ...(name === 'failed'
       ? {
           error: {
@@ -351,6 +354,17 @@ export function parseWhatsappNotification(body: unknown): ParsedNotification {
       }
       const field =
         isRecord(change) && typeof change.field === 'string' ? change.field : 'messages';
+      if (field === 'user_id_update') {
+        for (const [u, update] of list(value.user_id_update).entries()) {
+          const path = `${where}.value.user_id_update[${u}]`;
+          judge(
+            parsed,
+            { path, item: 'identity', content: update },
+            readUserIdUpdate(update, account),
+          );
+        }
+        continue;
+      }
       if (field !== 'messages') {
         // Kept and counted, for the operator to see what Meta sends that agentline does not apply.
         judge(

@@ -4,6 +4,7 @@ import type { ChannelKindDescriptor, StoredChannel } from '../channel-kind';
 import { WhatsappChannelDto } from './whatsapp-channel.dto';
 import { WhatsappChannelEntity } from './whatsapp-channel.entity';
 import { WhatsappTransport } from './whatsapp.transport';
+import { otherNumberForms } from './whatsapp-number-forms';
 
 /** Response types have no secret fields, so a secret cannot leak through them. */
 export function toWhatsappChannelResponse(
@@ -28,6 +29,7 @@ export const WHATSAPP_KIND: ChannelKindDescriptor = {
   senderIdColumn: 'number_id',
   senderIdUniqueIndex: 'whatsapp_channels_number_key',
   recipients: 'phone',
+  samePerson: otherNumberForms,
   outsideWindow: 'template',
   downloadsMedia: true,
   webhookAccountName: 'phone_number_id',

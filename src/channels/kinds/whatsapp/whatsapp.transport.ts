@@ -5,7 +5,9 @@ import {
   SendOutcome,
   SenderCredentials,
 } from '../../channel-transport';
+import { isRecord } from '../../../common/outbound-http';
 import { GraphApiClient } from '../meta/graph-api.client';
+import { isBusinessScopedUserId } from './whatsapp-number-forms';
 
 /** WhatsApp rejects text bodies longer than 4096 characters. */
 export const WHATSAPP_LIMITS: ChannelLimits = { textLength: 4096 };
@@ -15,13 +17,14 @@ export const OUTSIDE_WINDOW_ERROR = '131047';
 
 /**
  * The Cloud API's send-message body (`POST /{phone-number-id}/messages`) for a text or a template
- * with body parameters. `to` is E.164; Meta's examples use digits only, the '+' adds nothing.
+ * with body parameters. `to` is E.164 (Meta's examples use digits only, the '+' adds nothing), or a
+ * business-scoped user id, which Meta takes in `recipient` instead of `to`.
  */
 export function whatsappMessagePayload(to: string, message: OutboundMessage): object {
   const common = {
     messaging_product: 'whatsapp',
     recipient_type: 'individual',
-    to: to.replace(/^\+/, ''),
+    ...(isBusinessScopedUserId(to) ? { recipient: to } : { to: to.replace(/^\+/, '') }),
   };
   if (message.type === 'text') {
     return { ...common, type: 'text', text: { body: message.body, preview_url: false } };
@@ -45,6 +48,27 @@ export function whatsappMessagePayload(to: string, message: OutboundMessage): ob
   };
 }
 
+/**
+ * The forms of the recipient Meta's answer names besides the one dialled: `contacts[].wa_id` (its
+ * number as WhatsApp knows it: a Brazilian mobile without its ninth digit, a Mexican `521`) and
+ * `contacts[].user_id` (its BSUID), as E.164 and as given.
+ */
+export function answeredForms(to: string, answer: unknown): string[] {
+  const contacts = isRecord(answer) && Array.isArray(answer.contacts) ? answer.contacts : [];
+  const forms = new Set<string>();
+  for (const contact of contacts.slice(0, 1)) {
+    if (!isRecord(contact)) continue;
+    if (typeof contact.wa_id === 'string' && /^\d{6,15}$/.test(contact.wa_id)) {
+      forms.add(`+${contact.wa_id}`);
+    }
+    if (typeof contact.user_id === 'string' && isBusinessScopedUserId(contact.user_id)) {
+      forms.add(contact.user_id);
+    }
+  }
+  forms.delete(to);
+  return [...forms];
+}
+
 /** WhatsApp Cloud API messages through the Graph API client; the sender id is the `number_id`. */
 export class WhatsappTransport implements ChannelTransport {
   readonly limits = WHATSAPP_LIMITS;
@@ -56,6 +80,7 @@ export class WhatsappTransport implements ChannelTransport {
       senderId: from.senderId,
       accessToken: from.accessToken,
       payload: whatsappMessagePayload(to, message),
+      recipientForms: (answer) => answeredForms(to, answer),
     });
     // Only text can be refused for the window; a template refused so is final.
     return outcome.kind === 'permanent' &&
