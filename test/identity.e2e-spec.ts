@@ -291,6 +291,21 @@ describe('Identity: one person in every form (e2e)', () => {
       await quiet();
       expect(graph.requests).toBe(0);
     });
+
+    it('the opt-out API takes a BSUID as it takes a phone', async () => {
+      const wa = await givenWhatsappChannel(t, auth);
+      const path = `/v1/channels/whatsapp/${wa.id}/opt-outs/${BSUID}`;
+      await t.http().put(path).set(auth).expect(204);
+      expect(await optOuts(wa)).toEqual([expect.objectContaining({ phone: BSUID, source: 'api' })]);
+      await expectSkipped(wa, { to_user_id: BSUID });
+      await t.http().delete(path).set(auth).expect(204);
+      expect(await optOuts(wa)).toEqual([]);
+      await t
+        .http()
+        .put(`/v1/channels/whatsapp/${wa.id}/opt-outs/US.not%20an%20id`)
+        .set(auth)
+        .expect(400);
+    });
   });
 
   it('a user who wrote with phone and BSUID, then opts out by BSUID, is opted out for the phone too (and back in by either)', async () => {

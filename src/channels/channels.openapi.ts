@@ -19,6 +19,7 @@ export const ApiMessangerChannelId = () =>
 export const ApiPhoneParam = () =>
   ApiParam({
     name: 'phone',
-    description: 'The number, E.164 ("+" optional).',
+    description:
+      'The number, E.164 ("+" optional), or the business-scoped user id (BSUID) of a WhatsApp user whose phone Meta withholds.',
     example: '+34612345678',
   });

@@ -11,6 +11,7 @@ import { toIso } from '../../common/time';
 import { ChannelStore } from '../channel-store';
 import type { ChannelKind } from '../channel-transport';
 import { ChannelKinds } from '../kinds/channel-kinds';
+import { isBusinessScopedUserId } from '../kinds/whatsapp/whatsapp-number-forms';
 import { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
 import { ChannelIdentities } from './channel-identities';
@@ -127,7 +128,9 @@ export class ConversationsService {
     });
   }
 
+  /** A phone number, normalised; or a BSUID (a user Meta names only so), as given. */
   private phone(raw: string): string {
+    if (isBusinessScopedUserId(raw)) return raw;
     const result = toE164(raw);
     if ('problem' in result) {
       throw validationFailed([
