@@ -10,7 +10,7 @@ export class ListChannelMessagesQueryDto extends PaginationQueryDto {
   })
   @IsOptionalNotNull()
   @IsString()
-  @MaxLength(64)
+  @MaxLength(160)
   from?: string;
 }
 
@@ -70,7 +70,7 @@ export class ChannelMessageDto {
   message_id!: string;
   @ApiProperty({
     description:
-      "Meta's type: text, image, audio, video, document, sticker, location, contacts, interactive, button, reaction, order, system, edit, revoke, unsupported (WhatsApp); text, attachments, quick_reply, postback, reaction (Messenger); any other type Meta sends is kept as it comes.",
+      "Meta's type: text, image, audio, video, document, sticker, location, contacts, interactive, button, reaction, order, system, edit, revoke, unsupported (WhatsApp); text, the first attachment's type (image, video, audio, file, sticker, fallback), quick_reply, postback, reaction, referral (Messenger); any other type Meta sends is kept as it comes.",
   })
   type!: string;
   @ApiProperty({

@@ -111,7 +111,9 @@ export class InboundMessagesHandler {
     channel: WebhookChannel,
     message: InboundMessage,
   ): Promise<void> {
-    if (message.sender !== null && message.senderUserId !== null) {
+    // Not a notice (opensWindow false): a changed number's notice names the old number, which is
+    // not the person any more; the notice's own identity says what changed.
+    if (message.sender !== null && message.senderUserId !== null && message.opensWindow) {
       await this.identities.link(db, {
         organizationId: channel.organizationId,
         channelId: channel.id,

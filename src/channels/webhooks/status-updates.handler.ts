@@ -47,8 +47,6 @@ export class StatusUpdatesHandler {
     channel: WebhookChannel,
     status: InboundStatus,
   ): Promise<void> {
-    // A status that names the recipient by phone and BSUID links them, resent or not.
-    if (status.identity) await this.identityChanges.learn(db, channel, status.identity, status.at);
     const keys =
       'ids' in status.messages
         ? status.messages.ids
@@ -71,7 +69,9 @@ export class StatusUpdatesHandler {
         ],
       ),
     ).map((row) => row.message_id);
-    if (fresh.length === 0) return; // a resend
+    if (fresh.length === 0) return; // a resend: its identity was learned the first time
+    // A status that names the recipient by phone and BSUID links them.
+    if (status.identity) await this.identityChanges.learn(db, channel, status.identity, status.at);
     if ('watermark' in status.messages) {
       // Kept for a send whose outcome is written after it (DeliveryStatuses.catchUp).
       await db.query(

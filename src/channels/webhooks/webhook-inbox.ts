@@ -38,12 +38,15 @@ interface ProcessingAttempt {
 
 /** The row's `error`: the notification's problem or its items', each with where it sits. */
 function describeOutcome(outcome: ProcessingOutcome): string | null {
-  if (outcome.unreadable) return outcome.unreadable.detail;
+  if (outcome.unreadable) return escapeUnstorable(outcome.unreadable.detail);
   if (outcome.setAside.length === 0) return null;
-  return outcome.setAside
-    .map((item) => `${item.path}: ${item.detail}`)
-    .join('; ')
-    .slice(0, 2000);
+  // Cut first: a cut may split a surrogate pair, which the escape then makes storable.
+  return escapeUnstorable(
+    outcome.setAside
+      .map((item) => `${item.path}: ${item.detail}`)
+      .join('; ')
+      .slice(0, 2000),
+  );
 }
 
 /** Kept for inspection, not for reading back: the rest is in the notification's body. */
@@ -288,7 +291,8 @@ export class WebhookInbox implements OnApplicationBootstrap, OnApplicationShutdo
         items.map((item) => item.path),
         items.map((item) => item.item),
         items.map((item) => item.reason),
-        items.map((item) => item.detail),
+        // A detail may quote what Meta sent (a field's name): stored whatever it holds.
+        items.map((item) => escapeUnstorable(item.detail)),
         items.map((item) => setAsideContent(item.content)),
       ],
     );

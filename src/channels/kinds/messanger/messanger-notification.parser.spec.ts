@@ -29,6 +29,20 @@ const attachment = (type: string, url: string, extra: Record<string, unknown> = 
 });
 
 describe('parseMessangerNotification with Meta documented payloads', () => {
+  it('judges an unknown event kind whose name holds a NUL before quoting it', () => {
+    const payload = structuredClone(meta.msText);
+    const [entry] = payload.entry as { messaging: Record<string, unknown>[] }[];
+    entry.messaging[0] = {
+      sender: { id: PSID },
+      recipient: { id: PAGE },
+      timestamp: 1,
+      'bad\u0000kind': {},
+    };
+    expect(setAside(parseMessangerNotification(payload))).toEqual([
+      'entry[0].messaging[0]: event nul',
+    ]);
+  });
+
   it('reads a text message: no content, its text a keyword, opens the window', () => {
     expect(messageOf(meta.msText)).toEqual({
       kind: 'message',

@@ -19,6 +19,7 @@ import {
   readInstant,
   recordAt,
   refuse,
+  safely,
   text,
   unacceptable,
 } from '../meta/meta-notification.reader';
@@ -262,12 +263,13 @@ function readMessangerEvent(item: unknown): InboundEvent[] | ItemRefusal | undef
   if (name === 'empty') {
     return refuse('invalid_field', 'has no event (message, postback, delivery, read, ...)');
   }
+  // Before its event's name is quoted in a detail.
+  const bad = unacceptable(item);
+  if (bad) return bad;
   if (itemKind(name) === 'event') {
     return refuse('unsupported_field', `agentline does not apply "${name.slice(0, 64)}" events`);
   }
   if (!isRecord(item[name])) return refuse('invalid_field', `${name} is not an object`);
-  const bad = unacceptable(item);
-  if (bad) return bad;
   const sender = readSender(item);
   if (isRefusal(sender)) return sender;
   const account = readAccount(recordAt(item, 'recipient')?.id, 'recipient.id');
@@ -361,7 +363,7 @@ export function parseMessangerNotification(body: unknown): ParsedNotification {
         item: isRecord(item) ? itemKind(eventName(item)) : ('event' as const),
         content: item,
       };
-      const verdict = readMessangerEvent(item);
+      const verdict = safely(() => readMessangerEvent(item));
       if (Array.isArray(verdict)) for (const event of verdict) judge(parsed, source, event);
       else judge(parsed, source, verdict);
     }
@@ -369,7 +371,7 @@ export function parseMessangerNotification(body: unknown): ParsedNotification {
       judge(
         parsed,
         { path: `entry[${e}].standby[${i}]`, item: 'event', content: item },
-        readStandbyEvent(item),
+        safely(() => readStandbyEvent(item)),
       );
     }
   }

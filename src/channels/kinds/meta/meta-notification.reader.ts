@@ -50,7 +50,8 @@ export function readId(value: unknown, name: string): string | ItemRefusal {
   if (value.length > MAX_ID_LENGTH) {
     return refuse('too_long', `${name} is longer than ${MAX_ID_LENGTH} characters`);
   }
-  return value;
+  // Ids reach queries and details before any item is judged whole (the account of a change).
+  return unacceptable(value) ?? value;
 }
 
 /** The account an item is for; Meta sends it as a string, a number is read as its digits. */
@@ -84,6 +85,21 @@ export function readInstant(
     );
   }
   return ms;
+}
+
+/**
+ * A reader's verdict, or, should it throw on a shape nobody foresaw (a parser never throws: a
+ * throw would fail the whole notification on every try), the item set aside for it.
+ */
+export function safely<T>(read: () => T): T | ItemRefusal {
+  try {
+    return read();
+  } catch (error) {
+    return refuse(
+      'invalid_field',
+      `could not be read (${error instanceof Error ? error.name : 'error'})`,
+    );
+  }
 }
 
 export function judge(

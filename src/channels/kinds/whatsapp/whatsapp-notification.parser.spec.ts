@@ -387,6 +387,42 @@ describe('parseWhatsappNotification: what is not a message', () => {
     expect(read(payload).content).toMatchObject({ latitude: 37.5, longitude: null });
   });
 
+  it('never throws: an edit nested thousands deep is read one level, its sibling kept', () => {
+    const payload = structuredClone(meta.waText);
+    const [entry] = payload.entry as { changes: { value: { messages: unknown[] } }[] }[];
+    let edit: Record<string, unknown> = { type: 'text', text: { body: 'innermost' } };
+    for (let depth = 0; depth < 20_000; depth++) {
+      edit = { type: 'edit', edit: { original_message_id: 'wamid.x', message: edit } };
+    }
+    entry.changes[0].value.messages.push({
+      from: '16505551234',
+      id: 'wamid.nested',
+      timestamp: '1749416383',
+      ...edit,
+    });
+    let parsed: ParsedNotification | undefined;
+    expect(() => (parsed = parseWhatsappNotification(payload))).not.toThrow();
+    expect(parsed?.read[0].event).toMatchObject({ kind: 'message', type: 'text' });
+    expect(parsed?.read.length ?? 0).toBeGreaterThanOrEqual(1);
+  });
+
+  it('judges a NUL in a field name or an account id before quoting or querying it', () => {
+    const field = structuredClone(meta.waText);
+    const [fieldEntry] = field.entry as { changes: { field: string }[] }[];
+    fieldEntry.changes[0].field = 'account\u0000alerts';
+    expect(parseWhatsappNotification(field).setAside).toEqual([
+      expect.objectContaining({ item: 'change', reason: 'nul' }),
+    ]);
+    const account = structuredClone(meta.waText);
+    const [accountEntry] = account.entry as {
+      changes: { value: { metadata: { phone_number_id: string } } }[];
+    }[];
+    accountEntry.changes[0].value.metadata.phone_number_id = '1065\u00004';
+    expect(parseWhatsappNotification(account).setAside).toEqual([
+      expect.objectContaining({ item: 'change', reason: 'nul' }),
+    ]);
+  });
+
   it('refuses a sender that is neither a phone nor a user id', () => {
     const payload = structuredClone(meta.waText);
     const message = element(payload) as Record<string, unknown>;

@@ -20,6 +20,7 @@ import {
   readInstant,
   recordAt,
   refuse,
+  safely,
   STATUSES,
   text,
   unacceptable,
@@ -79,8 +80,11 @@ function whatsappText(message: Record<string, unknown>, type: string): string | 
     case 'system':
       return text(content?.text) ?? text(content?.body);
     case 'edit': {
+      // One level: Meta does not nest edits, and a body that does must not recurse deeply.
       const edited = recordAt(content, 'message');
-      return edited && typeof edited.type === 'string' ? whatsappText(edited, edited.type) : null;
+      return edited && typeof edited.type === 'string' && edited.type !== 'edit'
+        ? whatsappText(edited, edited.type)
+        : null;
     }
     default:
       return null;
@@ -174,20 +178,36 @@ function whatsappContext(message: Record<string, unknown>): MessageContext | nul
   };
 }
 
+/** A change's `contacts[]`, by `wa_id` and `user_id`: looked up once per message. */
+interface Contacts {
+  byKey: Map<unknown, Record<string, unknown>>;
+  only?: Record<string, unknown>;
+}
+
+function indexContacts(contacts: unknown[]): Contacts {
+  const records = contacts.filter(isRecord);
+  const byKey = new Map<unknown, Record<string, unknown>>();
+  for (const contact of records) {
+    for (const key of [contact.wa_id, contact.user_id]) {
+      if (typeof key === 'string' && !byKey.has(key)) byKey.set(key, contact);
+    }
+  }
+  return { byKey, only: records.length === 1 ? records[0] : undefined };
+}
+
 /**
  * The profile Meta gives beside the messages (`contacts[]`): the one whose `wa_id` or `user_id`
  * is the sender's, or the only one.
  */
 function senderProfile(
-  contacts: unknown[],
+  contacts: Contacts,
   from: string | undefined,
   userId: string | null,
 ): SenderProfile | null {
-  const records = contacts.filter(isRecord);
   const contact =
-    records.find(
-      (c) => (from !== undefined && c.wa_id === from) || (userId !== null && c.user_id === userId),
-    ) ?? (records.length === 1 ? records[0] : undefined);
+    (from !== undefined ? contacts.byKey.get(from) : undefined) ??
+    (userId !== null ? contacts.byKey.get(userId) : undefined) ??
+    contacts.only;
   const profile = recordAt(contact, 'profile');
   if (!profile) return null;
   // Outside the message element, so not judged with it: a name PostgreSQL cannot store is
@@ -214,7 +234,7 @@ function keywordsOf(message: Record<string, unknown>, type: string): string[] {
 function readWhatsappMessage(
   message: unknown,
   account: string | undefined,
-  contacts: unknown[],
+  contacts: Contacts,
 ): InboundMessage | ItemRefusal {
   if (!isRecord(message)) return refuse('invalid_field', 'is not an object');
   const bad = unacceptable(message);
@@ -354,13 +374,18 @@ export function parseWhatsappNotification(body: unknown): ParsedNotification {
       }
       const field =
         isRecord(change) && typeof change.field === 'string' ? change.field : 'messages';
+      const badField = unacceptable(field);
+      if (badField) {
+        judge(parsed, source, badField);
+        continue;
+      }
       if (field === 'user_id_update') {
         for (const [u, update] of list(value.user_id_update).entries()) {
           const path = `${where}.value.user_id_update[${u}]`;
           judge(
             parsed,
             { path, item: 'identity', content: update },
-            readUserIdUpdate(update, account),
+            safely(() => readUserIdUpdate(update, account)),
           );
         }
         continue;
@@ -377,18 +402,22 @@ export function parseWhatsappNotification(body: unknown): ParsedNotification {
         );
         continue;
       }
-      const contacts = list(value.contacts);
+      const contacts = indexContacts(list(value.contacts));
       for (const [m, message] of list(value.messages).entries()) {
         const source = { path: `${where}.value.messages[${m}]`, item: 'message' as const };
         judge(
           parsed,
           { ...source, content: message },
-          readWhatsappMessage(message, account, contacts),
+          safely(() => readWhatsappMessage(message, account, contacts)),
         );
       }
       for (const [s, status] of list(value.statuses).entries()) {
         const source = { path: `${where}.value.statuses[${s}]`, item: 'status' as const };
-        judge(parsed, { ...source, content: status }, readWhatsappStatus(status, account));
+        judge(
+          parsed,
+          { ...source, content: status },
+          safely(() => readWhatsappStatus(status, account)),
+        );
       }
       const errors = readErrors(list(value.errors).slice(0, MAX_REPORTED_ERRORS));
       if (errors.length > 0) {
