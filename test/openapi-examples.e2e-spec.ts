@@ -251,7 +251,8 @@ describe('OpenAPI examples, run as Swagger UI runs them (e2e)', () => {
     // wrote to the page just now (inside Messenger's 24-hour window).
     await run('sendWhatsappMessage', { id: whatsapp.id });
     await run('sendMessangerMessage', { id: messanger.id });
-    await eventually(async () => expect(graph.messages).toHaveLength(3));
+    // WhatsApp: text, to_user_id (a user known by BSUID) and template; Messenger: text.
+    await eventually(async () => expect(graph.messages).toHaveLength(4));
     await run('listWhatsappDeliveries', { id: whatsapp.id });
     await run('listMessangerDeliveries', { id: messanger.id });
     await run('optOutWhatsappNumber', { id: whatsapp.id });
