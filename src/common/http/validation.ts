@@ -39,6 +39,25 @@ function knownFields(dto: Type<unknown>): ReadonlySet<string> {
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   value !== null && typeof value === 'object' && !Array.isArray(value);
 
+/** A NUL, an unpaired surrogate, a number beyond a double or an object too wide: a `400`. */
+function refuseUnacceptable(value: unknown, metadata: ArgumentMetadata): void {
+  const unacceptable = findUnacceptableValue(
+    value,
+    metadata.type === 'body' ? '' : (metadata.data ?? ''),
+  );
+  if (unacceptable) {
+    throw validationFailed(
+      [
+        {
+          field: unacceptable.field || metadata.type,
+          message: UNACCEPTABLE_MESSAGES[unacceptable.reason],
+        },
+      ],
+      UNACCEPTABLE_DETAILS[unacceptable.reason],
+    );
+  }
+}
+
 /**
  * The global pipe: DTO classes validate strictly (unknown fields are 400) and a body that is not a
  * JSON object is refused before class-transformer can turn an array into something else.
@@ -61,30 +80,17 @@ export class StrictValidationPipe implements PipeTransform {
 
   async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     if (metadata.type === 'custom') return value;
-    const unacceptable = findUnacceptableValue(
-      value,
-      metadata.type === 'body' ? '' : (metadata.data ?? ''),
-    );
-    if (unacceptable) {
-      throw validationFailed(
-        [
-          {
-            field: unacceptable.field || metadata.type,
-            message: UNACCEPTABLE_MESSAGES[unacceptable.reason],
-          },
-        ],
-        UNACCEPTABLE_DETAILS[unacceptable.reason],
-      );
-    }
     const dto =
       typeof metadata.metatype === 'function' && metadata.metatype.name.endsWith('Dto')
         ? (metadata.metatype as Type<unknown>)
         : undefined;
-    if (!dto) return this.inner.transform(value, metadata);
-    if (metadata.type === 'body' && !isPlainObject(value)) {
-      throw validationFailed([], 'The request body must be a JSON object.');
+    if (!dto || !isPlainObject(value)) {
+      if (dto && metadata.type === 'body') {
+        throw validationFailed([], 'The request body must be a JSON object.');
+      }
+      refuseUnacceptable(value, metadata);
+      return this.inner.transform(value, metadata);
     }
-    if (!isPlainObject(value)) return this.inner.transform(value, metadata);
 
     const fields = knownFields(dto);
     const freeForm = freeFormFields(dto);
@@ -112,6 +118,8 @@ export class StrictValidationPipe implements PipeTransform {
         UNACCEPTABLE_DETAILS.too_many_keys,
       );
     }
+    // After the count, which stops at the bound: this one walks every key of the body.
+    refuseUnacceptable(value, metadata);
     if (unknown.length === 0) {
       const instance = (await this.inner.transform(known, metadata)) as Record<string, unknown>;
       return Object.assign(instance, callerJson);
