@@ -234,6 +234,36 @@ describe('Inbound WhatsApp content (e2e)', () => {
     });
   });
 
+  it('sets aside a message nested too deeply to write out, and applies the one beside it', async () => {
+    const channel = await givenWhatsappChannel(t, auth);
+    const payload = forWhatsappNumber(meta.waText, channel.number_id);
+    const [entry] = payload.entry as { changes: { value: { messages: unknown[] } }[] }[];
+    entry.changes[0].value.messages.push('DEEP');
+    // Written out by hand: JSON.stringify itself cannot go 30,000 objects deep.
+    const level = '{"type":"edit","edit":{"message":';
+    const deep =
+      '{"from":"16505551234","id":"wamid.nested","timestamp":"1749416383","type":"edit","edit":{"original_message_id":"wamid.x","message":' +
+      level.repeat(15_000) +
+      '{"type":"text","text":{"body":"innermost"}}' +
+      '}}'.repeat(15_001);
+    const raw = JSON.stringify(payload).replace('"DEEP"', deep);
+    await postToWebhook(t, 'whatsapp', channel.id, raw, META_SECRET).expect(200);
+    const rows = await eventually(async () => {
+      const found = (await t.app
+        .get(DataSource)
+        .query('SELECT item, reason, path FROM webhook_items_set_aside WHERE channel_id = $1', [
+          channel.id,
+        ])) as { item: string; reason: string; path: string }[];
+      expect(found).toHaveLength(1);
+      return found;
+    });
+    expect(rows[0]).toMatchObject({
+      item: 'message',
+      path: 'entry[0].changes[0].value.messages[1]',
+    });
+    expect((await list(channel)).items.map((item) => item.type)).toEqual(['text']);
+  });
+
   it('sets aside errors it cannot store, and applies the message beside them', async () => {
     const channel = await givenWhatsappChannel(t, auth);
     const payload = structuredClone(meta.waValueErrors);

@@ -57,7 +57,13 @@ const MAX_SET_ASIDE_CONTENT = 10_000;
  * PostgreSQL refused in the item is storable here; a cut never leaves half a surrogate pair.
  */
 function setAsideContent(content: unknown): string {
-  const json = JSON.stringify(content) ?? 'null';
+  let json: string;
+  try {
+    json = JSON.stringify(content) ?? 'null';
+  } catch {
+    // Nested deeper than JSON.stringify's stack: the notification's body still holds it.
+    return '"(not written out: nested too deeply; see the notification body)"';
+  }
   if (json.length <= MAX_SET_ASIDE_CONTENT) return json;
   const cut = json.slice(0, MAX_SET_ASIDE_CONTENT);
   return /[\ud800-\udbff]$/.test(cut) ? cut.slice(0, -1) : cut;
