@@ -185,24 +185,33 @@ export class ChannelMessageSender {
     ref: ChannelRef,
     requirement: ChannelRequirement,
   ): Promise<ChannelCredentials | ChannelUnusable> {
-    const stored = await this.findOne(ref);
-    if (!stored) return { reason: 'not_found' };
-    const unusable = this.unusable(stored, requirement);
-    if (unusable) return unusable;
-    let accessToken: string;
-    try {
-      accessToken = this.secrets.decrypt(
-        stored.accessTokenEncrypted,
-        accessTokenAad(this.kinds.get(stored.kind).table, stored.id),
-      );
-    } catch {
-      return { reason: 'token_unreadable' };
-    }
+    const unlocked = this.unlocked(await this.findOne(ref), requirement);
+    if ('reason' in unlocked) return unlocked;
+    const { stored, accessToken } = unlocked;
     return {
       channel: stored,
       accessToken,
       tokenRejected: (rejection) => this.deactivate(stored, rejection),
     };
+  }
+
+  /** The channel checked against the rules, its token decrypted: what sending and media share. */
+  private unlocked(
+    stored: StoredChannel | undefined,
+    requirement: ChannelRequirement,
+  ): { stored: StoredChannel; accessToken: string } | ChannelUnusable {
+    if (!stored) return { reason: 'not_found' };
+    const unusable = this.unusable(stored, requirement);
+    if (unusable) return unusable;
+    try {
+      const accessToken = this.secrets.decrypt(
+        stored.accessTokenEncrypted,
+        accessTokenAad(this.kinds.get(stored.kind).table, stored.id),
+      );
+      return { stored, accessToken };
+    } catch {
+      return { reason: 'token_unreadable' };
+    }
   }
 
   /** The usability rules, in the order callers report them. */
@@ -224,37 +233,28 @@ export class ChannelMessageSender {
     stored: StoredChannel | undefined,
     requirement: ChannelRequirement,
   ): OpenChannel | ChannelUnusable {
-    if (!stored) return { reason: 'not_found' };
-    const unusable = this.unusable(stored, requirement);
-    if (unusable) return unusable;
-    const transport = this.kinds.transport(stored.kind);
-    let accessToken: string;
-    try {
-      accessToken = this.secrets.decrypt(
-        stored.accessTokenEncrypted,
-        accessTokenAad(this.kinds.get(stored.kind).table, stored.id),
-      );
-    } catch {
-      return { reason: 'token_unreadable' };
-    }
+    const unlocked = this.unlocked(stored, requirement);
+    if ('reason' in unlocked) return unlocked;
+    const { stored: channel, accessToken } = unlocked;
+    const transport = this.kinds.transport(channel.kind);
     let active = true;
     return {
-      id: stored.id,
+      id: channel.id,
       limits: transport.limits,
       unusable: () => (active ? undefined : { reason: 'inactive' }),
       send: async (to, message) => {
         const outcome = await transport.send(
-          { senderId: stored.senderId, accessToken },
+          { senderId: channel.senderId, accessToken },
           to,
           message,
         );
         if (outcome.kind === 'token_rejected' && active) {
           // This process stops using it at once, whatever the database says.
           active = false;
-          await this.deactivate(stored, outcome);
+          await this.deactivate(channel, outcome);
         }
         if (outcome.kind === 'sent' && outcome.recipientForms) {
-          await this.learnForms(stored, to, outcome.recipientForms);
+          await this.learnForms(channel, to, outcome.recipientForms);
         }
         return outcome;
       },
