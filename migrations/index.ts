@@ -22,6 +22,7 @@ import { InboundContent1764700100000 } from './1764700100000-inbound-content';
 import { EarlyFailedStatuses1764700100100 } from './1764700100100-early-failed-statuses';
 import { ChannelIdentities1764700200000 } from './1764700200000-channel-identities';
 import { ChannelWatermarks1764700300000 } from './1764700300000-channel-watermarks';
+import { WhatsappTemplates1764800000000 } from './1764800000000-whatsapp-templates';
 
 /** Every migration in order. Migrations are never edited after they land; add a new one. */
 export const MIGRATIONS = [
@@ -49,4 +50,5 @@ export const MIGRATIONS = [
   EarlyFailedStatuses1764700100100,
   ChannelIdentities1764700200000,
   ChannelWatermarks1764700300000,
+  WhatsappTemplates1764800000000,
 ];

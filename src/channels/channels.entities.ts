@@ -4,6 +4,7 @@ import {
   ChannelOptOutEntity,
 } from './conversations/conversation.entities';
 import { BUILTIN_CHANNEL_KINDS } from './kinds';
+import { WhatsappTemplateEntity } from './kinds/whatsapp/templates/whatsapp-template.entity';
 
 /** The tables Channels own; registered once, by ChannelsModule (TypeORM's autoLoadEntities). */
 export const CHANNELS_ENTITIES = [
@@ -11,4 +12,5 @@ export const CHANNELS_ENTITIES = [
   ChannelMessageEntity,
   ChannelOptOutEntity,
   ChannelIdentityEntity,
+  WhatsappTemplateEntity,
 ];

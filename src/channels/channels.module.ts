@@ -31,6 +31,7 @@ import { AgentEventsModule } from '../agent-events';
 import { GraphApiClient } from './kinds/meta/graph-api.client';
 import { retentionOf } from '../database/retention';
 import { WEBHOOK_INBOX_RETENTION } from './webhooks/webhook-inbox.retention';
+import { WhatsappTemplateCatalog } from './kinds/whatsapp/templates/whatsapp-template-catalog';
 
 /**
  * Sockets kept open to Graph. Callers bound their own concurrency (the delivery worker to
@@ -89,8 +90,10 @@ const GRAPH_API_CONNECTIONS = 1024;
     WebhookInbox,
     retentionOf(WEBHOOK_INBOX_RETENTION),
     ChannelEvents,
+    WhatsappTemplateCatalog,
   ],
   exports: [
+    WhatsappTemplateCatalog,
     CHANNELS_CONFIG,
     ChannelKinds,
     ChannelMessageSender,

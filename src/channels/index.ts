@@ -35,3 +35,9 @@ export {
 export type { DeliveryStatus, MessageType } from './messages/delivery.dto';
 export type { MessagePricing as DeliveryPricing } from './webhooks/inbound-notification';
 export type { MessageOutbox, OutgoingMessage } from './messages/message-outbox';
+export { WhatsappTemplateCatalog } from './kinds/whatsapp/templates/whatsapp-template-catalog';
+export type {
+  CatalogTemplate,
+  TemplateLookup,
+  TemplateRef,
+} from './kinds/whatsapp/templates/whatsapp-template-catalog';

@@ -29,6 +29,17 @@ export class WhatsappChannelEntity {
   statusReasonCode!: string | null;
   @Column({ name: 'status_reason_message', type: 'text', nullable: true })
   statusReasonMessage!: string | null;
+  /** The WhatsApp Business Account (WABA) whose template catalog agentline keeps; null: none. */
+  @Column({ name: 'business_account_id', type: 'text', nullable: true })
+  businessAccountId!: string | null;
+  /** When the template catalog was last synced; null: never (templates go as given). */
+  @Column({ name: 'templates_synced_at', type: 'timestamptz', nullable: true })
+  templatesSyncedAt!: Date | null;
+  /** Why the last sync failed (kept until one succeeds), and when. */
+  @Column({ name: 'templates_sync_error', type: 'text', nullable: true })
+  templatesSyncError!: string | null;
+  @Column({ name: 'templates_sync_failed_at', type: 'timestamptz', nullable: true })
+  templatesSyncFailedAt!: Date | null;
   /** Removed (DELETE): kept for what points at it, invisible to the API and to sending. */
   @Column({ name: 'deleted_at', type: 'timestamptz', nullable: true }) deletedAt!: Date | null;
 }
