@@ -1,13 +1,29 @@
+import type {
+  TemplateButton,
+  TemplateHeader,
+} from './kinds/whatsapp/templates/template-message.dto';
+
 /**
  * A kind of channel, as its URLs, table and `deliveries.channel_kind` spell it (`messanger` kept as
  * the contract has it): one of the registered descriptors (src/channels/kinds/).
  */
 export type ChannelKind = string;
 
-/** What a channel sends: free text, or a pre-approved template with its body parameters. */
+/**
+ * What a channel sends: free text, or a pre-approved template with its body parameters
+ * (positional, or named), and its header and button parameters (WhatsApp's template components).
+ */
 export type OutboundMessage =
   | { type: 'text'; body: string }
-  | { type: 'template'; name: string; languageCode: string; bodyParameters: string[] };
+  | {
+      type: 'template';
+      name: string;
+      languageCode: string;
+      bodyParameters: string[];
+      namedParameters?: Record<string, string>;
+      header?: TemplateHeader;
+      buttons?: TemplateButton[];
+    };
 
 /** What became of one send; a transport never throws, so every failure lands in one of these. */
 export type SendOutcome =

@@ -31,6 +31,7 @@ import { AgentEventsModule } from '../agent-events';
 import { GraphApiClient } from './kinds/meta/graph-api.client';
 import { retentionOf } from '../database/retention';
 import { WEBHOOK_INBOX_RETENTION } from './webhooks/webhook-inbox.retention';
+import { TemplateSendChecks } from './kinds/whatsapp/templates/template-send-checks';
 import { WhatsappTemplateCatalog } from './kinds/whatsapp/templates/whatsapp-template-catalog';
 
 /**
@@ -91,9 +92,11 @@ const GRAPH_API_CONNECTIONS = 1024;
     retentionOf(WEBHOOK_INBOX_RETENTION),
     ChannelEvents,
     WhatsappTemplateCatalog,
+    TemplateSendChecks,
   ],
   exports: [
     WhatsappTemplateCatalog,
+    TemplateSendChecks,
     CHANNELS_CONFIG,
     ChannelKinds,
     ChannelMessageSender,

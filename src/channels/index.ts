@@ -36,6 +36,13 @@ export type { DeliveryStatus, MessageType } from './messages/delivery.dto';
 export type { MessagePricing as DeliveryPricing } from './webhooks/inbound-notification';
 export type { MessageOutbox, OutgoingMessage } from './messages/message-outbox';
 export { WhatsappTemplateCatalog } from './kinds/whatsapp/templates/whatsapp-template-catalog';
+export { TemplateSendChecks } from './kinds/whatsapp/templates/template-send-checks';
+export {
+  describeTemplateProblems,
+  templateProblems,
+} from './kinds/whatsapp/templates/template-checks';
+export { fillTemplateStrings } from './kinds/whatsapp/templates/template-message.dto';
+export type { MessageTemplate } from './kinds/whatsapp/templates/template-message.dto';
 export type {
   CatalogTemplate,
   TemplateLookup,

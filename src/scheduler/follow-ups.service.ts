@@ -10,6 +10,7 @@ import {
   describeUnusable,
   ListDeliveriesQueryDto,
   MAX_LISTED_ATTEMPTS,
+  TemplateSendChecks,
   toMessageTemplate,
 } from '../channels';
 import type { ChannelKind } from '../channels';
@@ -64,6 +65,7 @@ export class FollowUpsService {
     private readonly engine: SchedulerEngine,
     private readonly workers: SchedulerWorkers,
     private readonly idempotencyKeys: IdempotencyKeys,
+    private readonly templates: TemplateSendChecks,
   ) {}
 
   /**
@@ -98,6 +100,8 @@ export class FollowUpsService {
     if (errors.length > 0 || !schedule) throw validationFailed(errors);
 
     const channelType = await this.assertUsableChannel(principal, kind, dto);
+    const template = dto.template ? toMessageTemplate(dto.template) : null;
+    if (template) await this.templates.assertSendable(dto.channel_id, template);
 
     const firstRun = schedule.firstRun();
     const followUp = this.followUps.create({
@@ -113,7 +117,7 @@ export class FollowUpsService {
       prompt: dto.prompt,
       title: dto.title,
       description: dto.description ?? null,
-      template: dto.template ? toMessageTemplate(dto.template) : null,
+      template,
       status: firstRun === null ? 'completed' : 'active',
       anchorAt: new Date(now),
       nextRunAt: firstRun === null ? null : new Date(firstRun),

@@ -2,12 +2,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
-/** A template send: its name, language and body parameters, in order. */
-export interface ReceivedTemplate {
-  name: string;
-  languageCode: string;
-  bodyParameters: string[];
-}
+import { ReceivedTemplate, validateTemplate } from './fake-graph-template-shapes';
+
+export type { ReceivedTemplate } from './fake-graph-template-shapes';
 
 /** A send that the fake accepted (answered 2xx). */
 export interface ReceivedMessage extends FakeGraphRequest {
@@ -577,36 +574,6 @@ function validateMessenger(
   if (message.text.length > 2000)
     return '(#100) Length of param message[text] must be less than or equal to 2000';
   return { to: recipient.id, body: message.text, messagingType: String(p.messaging_type) };
-}
-
-/** `{name, language: {code}, components?: [{type: "body", parameters: [{type: "text", text}]}]}` */
-function validateTemplate(value: unknown): string | ReceivedTemplate {
-  const template = value as Record<string, unknown> | undefined;
-  if (typeof template?.name !== 'string' || template.name === '') {
-    return '(#100) The parameter template["name"] is required.';
-  }
-  const language = template.language as Record<string, unknown> | undefined;
-  if (typeof language?.code !== 'string' || language.code === '') {
-    return '(#100) The parameter template["language"]["code"] is required.';
-  }
-  const components = template.components ?? [];
-  if (!Array.isArray(components)) return '(#100) Param template["components"] must be an array.';
-  const bodyParameters: string[] = [];
-  for (const component of components as Record<string, unknown>[]) {
-    if (component?.type !== 'body' || !Array.isArray(component.parameters)) {
-      return '(#100) Invalid parameter: only a body component is supported by this fake';
-    }
-    if (component.parameters.length === 0) {
-      return '(#131008) Required parameter is missing: a body component needs parameters';
-    }
-    for (const parameter of component.parameters as Record<string, unknown>[]) {
-      if (parameter?.type !== 'text' || typeof parameter.text !== 'string') {
-        return '(#100) Invalid parameter: body parameters must be {type: "text", text}';
-      }
-      bodyParameters.push(parameter.text);
-    }
-  }
-  return { name: template.name, languageCode: language.code, bodyParameters };
 }
 
 function safeDecode(value: string): string {

@@ -1,65 +1,17 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import {
-  ArrayMaxSize,
-  IsArray,
-  IsNotEmpty,
-  IsString,
-  Matches,
-  MaxLength,
-  ValidateNested,
-} from 'class-validator';
+import { IsNotEmpty, IsString, Matches, MaxLength, ValidateNested } from 'class-validator';
 import { IsOptionalNotNull } from '../../common/http/validation.decorators';
+import { FollowUpTemplateDto } from '../kinds/whatsapp/templates/template-message.dto';
 import { BSUID, BSUID_MAX_LENGTH } from '../kinds/whatsapp/whatsapp-number-forms';
 
-export const MAX_TEMPLATE_PARAMETERS = 20;
-
-/**
- * A pre-approved WhatsApp template, sent instead of text to a number outside the 24-hour window.
- * Meta's rules: lowercase letters, digits and `_`; a language code such as `en` or `en_US`.
- * Sending now and follow-ups take the same one; it keeps the follow-ups' name, which OpenAPI
- * publishes as its schema's.
- */
-export class FollowUpTemplateDto {
-  @ApiProperty({ example: 'weekly_check_in', maxLength: 512, pattern: '^[a-z0-9_]+$' })
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(512)
-  @Matches(/^[a-z0-9_]+$/, { message: '$property must be lowercase letters, digits and _ only' })
-  name!: string;
-
-  @ApiProperty({ example: 'en_US', pattern: '^[a-z]{2,3}(_[A-Z]{2})?$' })
-  @IsString()
-  @Matches(/^[a-z]{2,3}(_[A-Za-z]{2,4})?$/, {
-    message: '$property must be a language code such as en or en_US',
-  })
-  language!: string;
-
-  @ApiProperty({
-    type: [String],
-    example: ['{{title}}', '{{message}}'],
-    description: `The body's parameters in order (at most ${MAX_TEMPLATE_PARAMETERS}), filled like the prompt: {{title}}, {{description}}, {{phone}} and {{message}} (the composed text).`,
-  })
-  @IsArray()
-  @ArrayMaxSize(MAX_TEMPLATE_PARAMETERS)
-  @IsString({ each: true })
-  @MaxLength(1024, { each: true })
-  parameters!: string[];
-}
-
-/** A WhatsApp template as a message or a follow-up stores it: its name, language and parameters. */
-export interface MessageTemplate {
-  name: string;
-  language: string;
-  parameters: string[];
-}
-
-/** Only the template's own fields (never what else the validated object may carry). */
-export const toMessageTemplate = (template: FollowUpTemplateDto): MessageTemplate => ({
-  name: template.name,
-  language: template.language,
-  parameters: template.parameters,
-});
+// The template a send or a follow-up carries lives in the WhatsApp kind's folder.
+export {
+  FollowUpTemplateDto,
+  MAX_TEMPLATE_PARAMETERS,
+  toMessageTemplate,
+} from '../kinds/whatsapp/templates/template-message.dto';
+export type { MessageTemplate } from '../kinds/whatsapp/templates/template-message.dto';
 
 /**
  * `{ to, text }` or `{ to, template }`: a WhatsApp message sent now; `to_user_id` instead of `to`
@@ -105,7 +57,7 @@ export class SendWhatsappMessageDto {
   @ApiPropertyOptional({
     type: FollowUpTemplateDto,
     description:
-      'A pre-approved template, the only kind of message Meta delivers outside the 24-hour window; its parameters are sent as given. Send `text` or `template`, not both.',
+      "A pre-approved template, the only kind of message Meta delivers outside the 24-hour window; its parameters are sent as given. With the channel's template catalog it must exist in that language, be APPROVED and get exactly the parameters its components need (else 422 template_invalid). Send `text` or `template`, not both.",
   })
   @IsOptionalNotNull()
   @ValidateNested()

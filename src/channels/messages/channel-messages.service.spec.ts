@@ -2,6 +2,7 @@ import { ProblemException } from '../../common/http/problem';
 import type { ChannelMessageSender } from '../channel-message-sender';
 import type { ChannelConversations } from '../conversations/channel-conversations';
 import type { ChannelKinds } from '../kinds/channel-kinds';
+import type { TemplateSendChecks } from '../kinds/whatsapp/templates/template-send-checks';
 import { ChannelMessagesService } from './channel-messages.service';
 import type { MessageOutbox } from './message-outbox';
 
@@ -22,6 +23,7 @@ describe('ChannelMessagesService without an outbox', () => {
     untouched<ChannelMessageSender>('channels'),
     untouched<ChannelConversations>('conversations'),
     untouched<ChannelKinds>('kinds'),
+    untouched<TemplateSendChecks>('templates'),
   );
 
   it.each([
@@ -45,6 +47,7 @@ describe('ChannelMessagesService without an outbox', () => {
       untouched<ChannelMessageSender>('channels'),
       untouched<ChannelConversations>('conversations'),
       untouched<ChannelKinds>('kinds'),
+      untouched<TemplateSendChecks>('templates'),
     );
     withOutbox.useOutbox(untouched<MessageOutbox>('outbox'));
     expect(() => withOutbox.useOutbox(untouched<MessageOutbox>('outbox'))).toThrow(

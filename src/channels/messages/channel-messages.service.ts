@@ -7,6 +7,7 @@ import { ChannelMessageSender, describeUnusable } from '../channel-message-sende
 import type { ChannelKind } from '../channel-transport';
 import { ChannelConversations } from '../conversations/channel-conversations';
 import { ChannelKinds } from '../kinds/channel-kinds';
+import { TemplateSendChecks } from '../kinds/whatsapp/templates/template-send-checks';
 import type { Page } from '../conversations/conversations.service';
 import {
   SendMessangerMessageDto,
@@ -82,6 +83,7 @@ export class ChannelMessagesService {
     private readonly channels: ChannelMessageSender,
     private readonly conversations: ChannelConversations,
     private readonly kinds: ChannelKinds,
+    private readonly templates: TemplateSendChecks,
   ) {}
 
   /** The scheduler hands its outbox over at init: channels never import the scheduler. */
@@ -149,6 +151,7 @@ export class ChannelMessagesService {
           ? phoneRecipient(to)
           : to;
     await this.assertUsable(principal, kind, channelId, agentId);
+    if ('template' in message) await this.templates.assertSendable(channelId, message.template);
     const state = await this.conversations.state({ channelId, kind, recipient });
     const { outsideWindow } = descriptor;
     if (typeof outsideWindow === 'object' && !state.optedOut && !state.windowOpen) {

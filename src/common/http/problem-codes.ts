@@ -60,6 +60,10 @@ export const PROBLEM_CODES = {
     status: 422,
     when: 'Sending now on Messenger to someone who has not written to the page in the last 24 hours.',
   },
+  template_invalid: {
+    status: 422,
+    when: "A WhatsApp follow-up's or send-now's template, on a channel whose template catalog is known, does not exist in its language, is not `APPROVED`, or does not get exactly what its components need (body parameters by count or by name, the header's parameter of the header's format, dynamic URL and copy-code button parameters); `errors` names each fault. Without a catalog the template is sent as given.",
+  },
   provider_not_configured: {
     status: 422,
     when: "The tool's OAuth2 provider has no client configured on this service.",

@@ -7,10 +7,13 @@ import {
   ChannelUnusable,
   conversationKey,
   ConversationState,
+  fillTemplateStrings,
   isUnusable,
   OpenChannel,
   OutboundMessage,
+  WhatsappTemplateCatalog,
 } from '../../channels';
+import { BatchTemplates, readBatchTemplates, templateRefusal } from './batch-templates';
 import { Clock } from '../../common/clock';
 import { DatabaseAvailability } from '../../database/database-availability';
 import {
@@ -38,8 +41,8 @@ const conversationOf = (delivery: ClaimedDelivery) => ({
 });
 
 /**
- * A template's body parameter: the prompt's placeholders filled, `{{message}}` the composed text.
- * Meta refuses parameters with new lines, tabs or more than four spaces in a row.
+ * A template's parameter (body, header, button): the prompt's placeholders filled, `{{message}}`
+ * the composed text. Meta refuses parameters with new lines, tabs or more than four spaces in a row.
  */
 export function templateParameter(
   parameter: string,
@@ -69,21 +72,26 @@ export function chooseMessage(
   if (!template || (!isTemplateOnly(delivery) && !delivery.templateRequired && windowOpen)) {
     return { type: 'text', body };
   }
-  return {
-    type: 'template',
-    name: template.name,
-    languageCode: template.language,
-    // A send now's parameters go as given; a follow-up's are filled like its prompt.
-    bodyParameters: template.parameters.map((parameter) =>
-      delivery.followUpId === null
-        ? parameter
-        : templateParameter(parameter, {
+  // A send now's strings go as given; a follow-up's are filled like its prompt.
+  const filled =
+    delivery.followUpId === null
+      ? template
+      : fillTemplateStrings(template, (text) =>
+          templateParameter(text, {
             title: delivery.title,
             description: delivery.description,
             phone: delivery.phone,
             message: body,
           }),
-    ),
+        );
+  return {
+    type: 'template',
+    name: filled.name,
+    languageCode: filled.language,
+    bodyParameters: filled.parameters ?? [],
+    ...(filled.named_parameters && { namedParameters: filled.named_parameters }),
+    ...(filled.header && { header: filled.header }),
+    ...(filled.buttons && { buttons: filled.buttons }),
   };
 }
 
@@ -130,6 +138,7 @@ export class DeliveryWorker {
     @Inject(SCHEDULER_CONFIG) private readonly config: SchedulerConfig,
     private readonly availability: DatabaseAvailability,
     private readonly metrics: Metrics,
+    private readonly templates: WhatsappTemplateCatalog,
   ) {
     // Well inside the half heartbeat time-out that the claim checked this process's beat against.
     this.freshClaimMs = Math.min(FRESH_CLAIM_MS, config.delivery.heartbeatTimeoutMs / 4);
@@ -174,14 +183,19 @@ export class DeliveryWorker {
       claimed.forEach((delivery) =>
         this.held.set(claimKey(refOf(delivery)), { claim: refOf(delivery), state: 'claimed' }),
       );
-      // Both reads at once, on two connections: the batch's sends wait for them.
-      const [channels, conversations] = await Promise.all([
+      // The reads at once, on their own connections: the batch's sends wait for them.
+      const [channels, conversations, templates] = await Promise.all([
         this.openChannels(claimed).catch((error: unknown) => {
           this.logger.warn({ err: error }, 'could not read channel credentials');
           return undefined;
         }),
         this.conversations.states(claimed.map(conversationOf)).catch((error: unknown) => {
           this.logger.warn({ err: error }, 'could not read opt-outs and 24-hour windows');
+          return undefined;
+        }),
+        // Unread, templates go as they are: Meta still refuses one it would not send.
+        readBatchTemplates(this.templates, claimed).catch((error: unknown) => {
+          this.logger.warn({ err: error }, 'could not read the template catalog');
           return undefined;
         }),
       ]);
@@ -192,6 +206,7 @@ export class DeliveryWorker {
           claimedAt,
           channels,
           conversations,
+          templates,
           recorder,
           shouldStop,
         ).finally(() => this.inFlight.delete(sending));
@@ -269,6 +284,7 @@ export class DeliveryWorker {
     claimedAt: number,
     channels: BatchChannels | undefined,
     conversations: BatchConversations | undefined,
+    templates: BatchTemplates | undefined,
     recorder: OutcomeRecorder,
     shouldStop: () => boolean,
   ): Promise<void> {
@@ -287,6 +303,7 @@ export class DeliveryWorker {
           claimedAt,
           channels,
           conversations,
+          templates,
           shouldStop,
         );
         if (!outcome) return; // stopping or taken over: not sent
@@ -333,6 +350,7 @@ export class DeliveryWorker {
     claimedAt: number,
     channels: BatchChannels | undefined,
     conversations: BatchConversations | undefined,
+    templates: BatchTemplates | undefined,
     shouldStop: () => boolean,
   ): Promise<DeliveryOutcome | undefined> {
     const ready = this.precheck(delivery, channels, conversations);
@@ -341,6 +359,11 @@ export class DeliveryWorker {
     const body = await this.compose(delivery, channel);
     if (typeof body !== 'string') return body;
     const message = chooseMessage(delivery, body, conversation.windowOpen);
+    const refusal =
+      message.type === 'template' && delivery.template
+        ? templateRefusal(templates?.get(delivery.id), delivery.template)
+        : undefined;
+    if (refusal) return this.outcomes.failed(delivery, refusal.code, refusal.message);
     const call = await this.mayCall(owner, delivery, claimedAt, shouldStop);
     if (call !== 'call') return call === 'stop' ? undefined : call;
     this.setState(delivery, 'calling');

@@ -1,14 +1,14 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import type { MessageTemplate } from '../../channels';
 
 export const FOLLOW_UP_STATUSES = ['active', 'paused', 'completed'] as const;
 export type FollowUpStatus = (typeof FOLLOW_UP_STATUSES)[number];
 
-/** A WhatsApp template: its name, language code and body parameters (filled like the prompt). */
-export interface FollowUpTemplate {
-  name: string;
-  language: string;
-  parameters: string[];
-}
+/**
+ * A WhatsApp template: its name, language code, body parameters, header and buttons (filled like
+ * the prompt), as the channels module stores a template.
+ */
+export type FollowUpTemplate = MessageTemplate;
 
 /** A recurring WhatsApp message from an agent to a list of clients. */
 @Entity({ name: 'follow_ups' })

@@ -7,6 +7,7 @@ import {
 } from '../../channel-transport';
 import { isRecord } from '../../../common/outbound-http';
 import { GraphApiClient } from '../meta/graph-api.client';
+import { whatsappTemplatePayload } from './templates/whatsapp-template.payload';
 import { isBusinessScopedUserId } from './whatsapp-number-forms';
 
 /** WhatsApp rejects text bodies longer than 4096 characters. */
@@ -17,7 +18,7 @@ export const OUTSIDE_WINDOW_ERROR = '131047';
 
 /**
  * The Cloud API's send-message body (`POST /{phone-number-id}/messages`) for a text or a template
- * with body parameters. `to` is E.164 (Meta's examples use digits only, the '+' adds nothing), or a
+ * (its components: whatsappTemplatePayload). `to` is E.164 (Meta's examples use digits only, the '+' adds nothing), or a
  * business-scoped user id, which Meta takes in `recipient` instead of `to`.
  */
 export function whatsappMessagePayload(to: string, message: OutboundMessage): object {
@@ -29,23 +30,7 @@ export function whatsappMessagePayload(to: string, message: OutboundMessage): ob
   if (message.type === 'text') {
     return { ...common, type: 'text', text: { body: message.body, preview_url: false } };
   }
-  return {
-    ...common,
-    type: 'template',
-    template: {
-      name: message.name,
-      language: { code: message.languageCode },
-      // Meta refuses an empty body component: a template without parameters has none.
-      ...(message.bodyParameters.length > 0 && {
-        components: [
-          {
-            type: 'body',
-            parameters: message.bodyParameters.map((text) => ({ type: 'text', text })),
-          },
-        ],
-      }),
-    },
-  };
+  return { ...common, type: 'template', template: whatsappTemplatePayload(message) };
 }
 
 /**
