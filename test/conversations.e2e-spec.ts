@@ -106,7 +106,7 @@ describe('Conversations on WhatsApp (e2e)', () => {
       [{ ...TEMPLATE, name: 'Weekly Check-in' }, 'template.name'],
       [{ ...TEMPLATE, language: 'english' }, 'template.language'],
       [{ ...TEMPLATE, parameters: 'x' }, 'template.parameters'],
-      [{ name: 'ok', language: 'en' }, 'template.parameters'],
+      [{ name: 'ok', language: 'en', parameters: [1] }, 'template.parameters'],
       [null, 'template'],
     ] as const) {
       const res = await t

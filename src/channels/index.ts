@@ -36,7 +36,10 @@ export type { DeliveryStatus, MessageType } from './messages/delivery.dto';
 export type { MessagePricing as DeliveryPricing } from './webhooks/inbound-notification';
 export type { MessageOutbox, OutgoingMessage } from './messages/message-outbox';
 export { WhatsappTemplateCatalog } from './kinds/whatsapp/templates/whatsapp-template-catalog';
-export { TemplateSendChecks } from './kinds/whatsapp/templates/template-send-checks';
+export {
+  TEMPLATE_INVALID,
+  TemplateSendChecks,
+} from './kinds/whatsapp/templates/template-send-checks';
 export {
   describeTemplateProblems,
   templateProblems,

@@ -30,7 +30,7 @@ import {
   SchedulePreviewDto,
   SchedulePreviewQueryDto,
 } from './dto/follow-up.dto';
-import { DeliveryPageDto, ListDeliveriesQueryDto } from '../channels';
+import { DeliveryPageDto, ListDeliveriesQueryDto, TEMPLATE_INVALID } from '../channels';
 import { toDeliveryResponse } from './delivery/delivery.mapper';
 import { toFollowUpResponse } from './follow-up.mapper';
 import { FollowUpEntity } from './entities/follow-up.entity';
@@ -68,7 +68,7 @@ export class FollowUpsController {
     operationId: 'createWhatsappFollowUp',
   })
   @ApiCreatedResponse({ type: FollowUpDto })
-  @ApiProblemResponses(413, 415, CHANNEL_NOT_USABLE, ...IDEMPOTENCY_PROBLEMS)
+  @ApiProblemResponses(413, 415, CHANNEL_NOT_USABLE, TEMPLATE_INVALID, ...IDEMPOTENCY_PROBLEMS)
   @ApiBody({
     type: CreateFollowUpDto,
     examples: {
@@ -83,6 +83,27 @@ export class FollowUpsController {
           prompt: 'Remind {{title}}: ask whether the client needs anything else.',
           title: 'Weekly check-in',
           time_zone: 'Europe/Madrid',
+        },
+      },
+      weekly_template: {
+        summary:
+          'Weekly, with a template (image header, named variables, URL button) for clients outside the 24-hour window; replace channel_id as above',
+        value: {
+          agent_id: 'agent_support_es',
+          channel_id: '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b',
+          client_phone_numbers: ['+34612345678'],
+          frequency: 'weekly',
+          prompt: 'Tell {{title}} about this week: {{description}}.',
+          title: 'Ana',
+          description: '20% off every plant',
+          time_zone: 'Europe/Madrid',
+          template: {
+            name: 'spring_sale',
+            language: 'en_US',
+            named_parameters: { first_name: '{{title}}', offer: '{{description}}' },
+            header: { type: 'image', link: 'https://shop.example.com/spring.jpg' },
+            buttons: [{ index: 0, sub_type: 'url', parameter: 'spring?to={{phone}}' }],
+          },
         },
       },
     },

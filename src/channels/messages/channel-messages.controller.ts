@@ -20,6 +20,7 @@ import {
 } from '../../common/idempotency/idempotency.interceptor';
 import type { IdempotentRequest } from '../../common/idempotency/idempotency-keys';
 import { ApiMessangerChannelId, ApiWhatsappChannelId } from '../channels.openapi';
+import { TEMPLATE_INVALID } from '../kinds/whatsapp/templates/template-send-checks';
 import { ChannelMessagesService } from './channel-messages.service';
 import { SendMessangerMessageDto, SendWhatsappMessageDto } from './channel-message.dto';
 import { DeliveryDto, DeliveryPageDto, ListDeliveriesQueryDto } from './delivery.dto';
@@ -57,7 +58,7 @@ export class ChannelMessagesController {
   })
   @ApiAcceptedResponse({ type: DataEnvelope(DeliveryDto) })
   @ApiWhatsappChannelId()
-  @ApiProblemResponses(413, 415, CHANNEL_INACTIVE, ...IDEMPOTENCY_PROBLEMS)
+  @ApiProblemResponses(413, 415, CHANNEL_INACTIVE, TEMPLATE_INVALID, ...IDEMPOTENCY_PROBLEMS)
   @ApiBody({
     type: SendWhatsappMessageDto,
     examples: {
@@ -74,6 +75,20 @@ export class ChannelMessagesController {
         value: {
           to: '+34612345678',
           template: { name: 'order_update', language: 'en_US', parameters: ['Thursday'] },
+        },
+      },
+      rich_template: {
+        summary:
+          'A template with an image header, named variables and a URL button (with a catalog, checked against it)',
+        value: {
+          to: '+34612345678',
+          template: {
+            name: 'spring_sale',
+            language: 'en_US',
+            named_parameters: { first_name: 'Ana', offer: '20% off every plant' },
+            header: { type: 'image', link: 'https://shop.example.com/spring.jpg' },
+            buttons: [{ index: 0, sub_type: 'url', parameter: 'spring' }],
+          },
         },
       },
     },

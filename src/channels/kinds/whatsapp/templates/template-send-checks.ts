@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { ProblemExample } from '../../../../common/http/openapi.decorators';
 import { ProblemException } from '../../../../common/http/problem';
 import { describeTemplateProblems, templateProblems } from './template-checks';
 import type { MessageTemplate } from './template-message.dto';
@@ -28,3 +29,10 @@ export class TemplateSendChecks {
     }
   }
 }
+
+/** The 422 a template the catalog refuses gets, as OpenAPI shows it. */
+export const TEMPLATE_INVALID: ProblemExample = {
+  code: 'template_invalid',
+  detail:
+    'The template cannot be sent as given: template "spring_sale" does not exist in fr; the account has it in en_US, es.',
+};

@@ -13,11 +13,14 @@ type TemplateMessage = Extract<OutboundMessage, { type: 'template' }>;
 export function whatsappTemplatePayload(message: TemplateMessage): object {
   const body = [
     ...message.bodyParameters.map((text) => ({ type: 'text', text })),
-    ...Object.entries(message.namedParameters ?? {}).map(([name, text]) => ({
-      type: 'text',
-      parameter_name: name,
-      text,
-    })),
+    // By name: their order means nothing to Meta, and jsonb does not keep the order given.
+    ...Object.entries(message.namedParameters ?? {})
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([name, text]) => ({
+        type: 'text',
+        parameter_name: name,
+        text,
+      })),
   ];
   const components = [
     ...(message.header ? [{ type: 'header', parameters: [headerParameter(message.header)] }] : []),
