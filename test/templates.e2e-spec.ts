@@ -3,6 +3,7 @@ import { eventually } from './support/eventually';
 import { aFollowUp, anOutgoingMessage } from './support/factories';
 import { FakeAgentEndpoint } from './support/fake-agent-endpoint';
 import { FakeGraphApi, graphErrorReply } from './support/fake-graph-api';
+import { validateTemplate } from './support/fake-graph-template-shapes';
 import {
   givenFollowUp,
   givenOutgoingMessage,
@@ -581,6 +582,106 @@ describe('Templates checked before they go out (e2e)', () => {
         return items;
       });
       expect(failed.last_error?.code).toBe(String(code));
+    });
+  });
+
+  describe('the fake Graph API refuses the template bodies Meta refuses', () => {
+    const template = (...components: unknown[]) => ({
+      name: 'spring_sale',
+      language: { code: 'en_US' },
+      components,
+    });
+    const body = (...parameters: unknown[]) => ({ type: 'body', parameters });
+    const header = (parameter: unknown) => ({ type: 'header', parameters: [parameter] });
+    const button = (sub_type: string, index: unknown, parameter: unknown) => ({
+      type: 'button',
+      sub_type,
+      index,
+      parameters: [parameter],
+    });
+
+    it.each([
+      ['an empty body component', template(body())],
+      ['a body parameter with a new line', template(body({ type: 'text', text: 'a\nb' }))],
+      [
+        'a body parameter of 1,025 characters',
+        template(body({ type: 'text', text: 'x'.repeat(1025) })),
+      ],
+      [
+        'named and positional body parameters mixed',
+        template(
+          body(
+            { type: 'text', text: 'a', parameter_name: 'first_name' },
+            { type: 'text', text: 'b' },
+          ),
+        ),
+      ],
+      [
+        'two body components',
+        template(body({ type: 'text', text: 'a' }), body({ type: 'text', text: 'b' })),
+      ],
+      [
+        'an image header with id and link',
+        template(header({ type: 'image', image: { id: '1', link: 'https://a.example/x.jpg' } })),
+      ],
+      ['an image header with neither', template(header({ type: 'image', image: {} }))],
+      ['a header text of 61 characters', template(header({ type: 'text', text: 'x'.repeat(61) }))],
+      [
+        'a location header without longitude',
+        template(header({ type: 'location', location: { latitude: 1 } })),
+      ],
+      ['a header of an unknown type', template(header({ type: 'gif', gif: { id: '1' } }))],
+      ['a button without index', template(button('url', undefined, { type: 'text', text: 'x' }))],
+      ['a button index of 10', template(button('url', '10', { type: 'text', text: 'x' }))],
+      [
+        'a url button with a payload',
+        template(button('url', '0', { type: 'payload', payload: 'x' })),
+      ],
+      [
+        'a quick reply with text',
+        template(button('quick_reply', '0', { type: 'text', text: 'x' })),
+      ],
+      [
+        'a coupon code of 16 characters',
+        template(button('copy_code', '0', { type: 'coupon_code', coupon_code: 'A'.repeat(16) })),
+      ],
+      ['a flow button without action', template(button('flow', '0', { type: 'action' }))],
+      [
+        'two buttons at one index',
+        template(
+          button('url', '0', { type: 'text', text: 'x' }),
+          button('url', '0', { type: 'text', text: 'y' }),
+        ),
+      ],
+      [
+        'a component of an unknown type',
+        template({ type: 'footer', parameters: [{ type: 'text', text: 'x' }] }),
+      ],
+    ])('%s', (_, sent) => {
+      expect(validateTemplate(sent)).toEqual(expect.stringMatching(/^\(#1(00|31008)\)/));
+    });
+
+    it("accepts Meta's documented shapes", () => {
+      expect(
+        validateTemplate(
+          template(
+            header({
+              type: 'document',
+              document: { id: '1013859600285441', filename: 'menu.pdf' },
+            }),
+            body(
+              { type: 'text', text: 'Ana' },
+              {
+                type: 'currency',
+                currency: { fallback_value: '$100.99', code: 'USD', amount_1000: 100990 },
+              },
+              { type: 'date_time', date_time: { fallback_value: 'February 25, 1977' } },
+            ),
+            button('copy_code', 1, { type: 'coupon_code', coupon_code: '25OFF' }),
+            button('flow', '2', { type: 'action', action: { flow_token: 'unused' } }),
+          ),
+        ),
+      ).toMatchObject({ name: 'spring_sale', languageCode: 'en_US', bodyParameters: ['Ana'] });
     });
   });
 });

@@ -744,6 +744,85 @@ describe('Tool execution (e2e)', () => {
       });
     });
 
+    it("ScheduleFollowUp takes a template's parameters, header and buttons from flat, strict-mode parameters", async () => {
+      const { formatted_schema: spec } = (
+        await t.http().get('/v1/tools/specs?toolkit=Agentline&format=openai').set(auth).expect(200)
+      ).body.data.items.find((item: { name: string }) => item.name === 'ScheduleFollowUp');
+      expect(spec.function.strict).toBe(true);
+      expect(spec.function.parameters.properties.template_buttons.type).toEqual(['array', 'null']);
+
+      const own = await channel();
+      const schedule = await attach('Agentline.ScheduleFollowUp');
+      const base = {
+        channel_id: own.id,
+        client_phone_numbers: ['+34612345678'],
+        frequency: 'weekly',
+        prompt: 'Tell {{title}} about the sale.',
+        title: 'Ana',
+      };
+      const created = await run(schedule.id, {
+        ...base,
+        template_name: 'spring_sale',
+        template_language: 'en_US',
+        template_parameters: null,
+        template_named_parameters: ['first_name={{title}}', 'offer=20% off = a deal'],
+        template_header_type: 'image',
+        template_header_link: 'https://shop.example.com/spring.jpg',
+        template_buttons: ['0:url:spring?to={{phone}}'],
+      });
+      expect(created.status).toBe('succeeded');
+      expect((created.output.value as { template: unknown }).template).toEqual({
+        name: 'spring_sale',
+        language: 'en_US',
+        parameters: [],
+        named_parameters: { first_name: '{{title}}', offer: '20% off = a deal' },
+        header: { type: 'image', link: 'https://shop.example.com/spring.jpg' },
+        buttons: [{ index: 0, sub_type: 'url', parameter: 'spring?to={{phone}}' }],
+      });
+
+      for (const [input, error] of [
+        [
+          { template_buttons: ['url:spring'] },
+          'template_buttons item "url:spring" must be index:sub_type:parameter',
+        ],
+        [
+          { template_named_parameters: ['first_name'] },
+          'template_named_parameters item "first_name" must be name=value',
+        ],
+        [
+          { template_header_link: 'https://a.example/x.jpg' },
+          'template_header_link go with template_header_type',
+        ],
+        [{ template_buttons: ['0:call:x'] }, 'sub_type'],
+      ] as const) {
+        const failed = await run(schedule.id, {
+          ...base,
+          template_name: 'spring_sale',
+          template_language: 'en_US',
+          ...input,
+        });
+        expect(failed.status).toBe('failed');
+        expect(failed.output.error).toContain(error);
+      }
+      const nameless = await run(schedule.id, { ...base, template_parameters: ['x'] });
+      expect(nameless.output.error).toContain('need template_name and template_language');
+
+      // With the channel's catalog, the template is checked as over HTTP.
+      await t.app.get(DataSource).query(
+        `UPDATE whatsapp_channels SET business_account_id = '102290129340398', templates_synced_at = now()
+          WHERE id = $1`,
+        [own.id],
+      );
+      const unknown = await run(schedule.id, {
+        ...base,
+        template_name: 'spring_sale',
+        template_language: 'en_US',
+      });
+      expect(unknown.output.error).toContain(
+        `template "spring_sale" does not exist in the channel's WhatsApp Business Account`,
+      );
+    });
+
     it('PreviewSchedule lists the next occurrences, in ms and local time', async () => {
       const result = await runTool('Agentline.PreviewSchedule', {
         frequency: 'daily',

@@ -1,4 +1,5 @@
 import { Clock } from '../common/clock';
+import { followUpToolBody } from './follow-up-template.tool-input';
 import { isUuid } from '../common/ids';
 import {
   CreateFollowUpDto,
@@ -31,10 +32,16 @@ export function followUpExecutors(
   workers: SchedulerWorkers,
 ): Record<string, ToolExecutor> {
   return {
-    /** The body of POST /v1/scheduler/follow-up/whatsapp, its agent_id being the tool's agent. */
+    /**
+     * The body of POST /v1/scheduler/follow-up/whatsapp, its agent_id being the tool's agent (the
+     * flat template parameters become its `template`, see follow-up-template.tool-input.ts).
+     */
     'Agentline.ScheduleFollowUp': {
       async execute(input, context) {
-        const dto = await validDto(CreateFollowUpDto, { ...input, agent_id: context.agentId });
+        const dto = await validDto(CreateFollowUpDto, {
+          ...followUpToolBody(input),
+          agent_id: context.agentId,
+        });
         // Created in the name of whoever attached the tool: that is who gave the agent this power.
         const principal = {
           organizationId: context.organizationId,
