@@ -536,10 +536,11 @@ describe('Templates checked before they go out (e2e)', () => {
   describe("Meta's template errors fail the delivery for good", () => {
     const TEMPLATE_ERRORS: [number, string][] = [
       [132000, 'Number of parameters does not match the expected number of params'],
-      [132001, 'Template name does not exist in the translation'],
-      [132005, 'Translated text too long'],
+      [132001, 'Template does not exist'],
+      [132005, 'Template hydrated text too long'],
       [132007, 'Template Format Character Policy Violated'],
-      [132012, 'Parameter format does not match format in the created template'],
+      [132012, 'Template parameter format mismatch'],
+      [132018, 'There was an issue with the parameters in your template'],
       [132015, 'Template is Paused'],
       [132016, 'Template is Disabled'],
       [132068, 'Flow is blocked'],
