@@ -1,3 +1,4 @@
+import type { Clock } from '../../common/clock';
 import { ProblemException } from '../../common/http/problem';
 import type { ChannelMessageSender } from '../channel-message-sender';
 import type { ChannelConversations } from '../conversations/channel-conversations';
@@ -22,6 +23,7 @@ describe('ChannelMessagesService without an outbox', () => {
     untouched<ChannelMessageSender>('channels'),
     untouched<ChannelConversations>('conversations'),
     untouched<ChannelKinds>('kinds'),
+    untouched<Clock>('clock'),
   );
 
   it.each([
@@ -45,6 +47,7 @@ describe('ChannelMessagesService without an outbox', () => {
       untouched<ChannelMessageSender>('channels'),
       untouched<ChannelConversations>('conversations'),
       untouched<ChannelKinds>('kinds'),
+      untouched<Clock>('clock'),
     );
     withOutbox.useOutbox(untouched<MessageOutbox>('outbox'));
     expect(() => withOutbox.useOutbox(untouched<MessageOutbox>('outbox'))).toThrow(

@@ -15,7 +15,21 @@ export const DELIVERY_STATUSES = [
   'skipped',
 ] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
-export const MESSAGE_TYPES = ['text', 'template'] as const;
+export const MESSAGE_TYPES = [
+  'text',
+  'template',
+  // Rich sends now (a kind's own message, stored in the delivery's content).
+  'image',
+  'video',
+  'audio',
+  'document',
+  'sticker',
+  'location',
+  'contacts',
+  'interactive',
+  'reaction',
+  'attachment',
+] as const;
 export type MessageType = (typeof MESSAGE_TYPES)[number];
 
 export class ListDeliveriesQueryDto extends PaginationQueryDto {

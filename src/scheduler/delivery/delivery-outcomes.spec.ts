@@ -19,6 +19,7 @@ const aClaim = (overrides: Partial<ClaimedDelivery> = {}): ClaimedDelivery => ({
   description: null,
   template: { name: 'reminder', language: 'en_US', parameters: ['{{title}}: {{message}}'] },
   templateRequired: false,
+  content: null,
   ...overrides,
 });
 

@@ -8,6 +8,7 @@ import {
 import { isRecord } from '../../../common/outbound-http';
 import { GraphApiClient } from '../meta/graph-api.client';
 import { isBusinessScopedUserId } from './whatsapp-number-forms';
+import { whatsappRichPayload } from './whatsapp-rich.payload';
 
 /** WhatsApp rejects text bodies longer than 4096 characters. */
 export const WHATSAPP_LIMITS: ChannelLimits = { textLength: 4096 };
@@ -29,6 +30,7 @@ export function whatsappMessagePayload(to: string, message: OutboundMessage): ob
   if (message.type === 'text') {
     return { ...common, type: 'text', text: { body: message.body, preview_url: false } };
   }
+  if (message.type === 'rich') return { ...common, ...whatsappRichPayload(message.content) };
   return {
     ...common,
     type: 'template',
@@ -82,9 +84,9 @@ export class WhatsappTransport implements ChannelTransport {
       payload: whatsappMessagePayload(to, message),
       recipientForms: (answer) => answeredForms(to, answer),
     });
-    // Only text can be refused for the window; a template refused so is final.
+    // Only free-form messages (text, rich) are refused for the window; a template refused so is final.
     return outcome.kind === 'permanent' &&
-      message.type === 'text' &&
+      message.type !== 'template' &&
       this.resendsAsTemplate(outcome.code)
       ? { ...outcome, kind: 'resend_as_template' }
       : outcome;
