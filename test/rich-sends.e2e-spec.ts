@@ -8,6 +8,7 @@ import {
   WhatsappChannel,
 } from './support/given';
 import { ManualClock } from './support/manual-clock';
+import { toolRequests } from './support/tool-requests';
 import { bearer, newOrganization, startApp, TestApp, tokenFor } from './support/test-app';
 
 const SECRET = 'meta-app-secret-rich-sends';
@@ -107,6 +108,25 @@ describe('Rich sends now (e2e)', () => {
       .items;
   const fields = (res: { body: { errors?: { field: string }[] } }) =>
     (res.body.errors ?? []).map((error) => error.field);
+  const { attach, run, execute } = toolRequests(
+    () => t,
+    () => auth,
+  );
+  /** A send tool's parameters as an OpenAI strict-mode model fills them: every one, unused ones null. */
+  const strictInput = async (name: string, given: Record<string, unknown>) => {
+    const spec = (
+      await t.http().get('/v1/tools/specs?format=openai&limit=200').set(auth).expect(200)
+    ).body.data.items.find((item: { qualified_name: string }) => item.qualified_name === name);
+    const schema = spec.formatted_schema.function;
+    expect(schema.strict).toBe(true);
+    expect(schema.parameters.additionalProperties).toBe(false);
+    expect(schema.parameters.required).toEqual(Object.keys(schema.parameters.properties));
+    return Object.fromEntries(
+      Object.keys(schema.parameters.properties).map((key) => [key, given[key] ?? null]),
+    );
+  };
+  const runTool = async (name: string, given: Record<string, unknown>) =>
+    run((await attach(name)).id, await strictInput(name, given));
 
   describe('WhatsApp', () => {
     const common = { messaging_product: 'whatsapp', recipient_type: 'individual', to: CLIENT };
@@ -480,6 +500,131 @@ describe('Rich sends now (e2e)', () => {
       expect(graph.requests).toBe(1);
     });
 
+    it('Agentline.SendWhatsappMessage sends rich messages from flat, strict-mode parameters', async () => {
+      const buttons = await runTool('Agentline.SendWhatsappMessage', {
+        channel_id: wa.id,
+        to: `+${CLIENT}`,
+        text: 'Which size?',
+        buttons: ['Small', 'Large'],
+        header_text: 'Blue kettle',
+        reply_to: INBOUND,
+      });
+      expect(buttons).toMatchObject({
+        status: 'succeeded',
+        output: { value: { status: 'pending', message_type: 'interactive' } },
+      });
+      const [first] = await graph.waitForMessages(1);
+      expect(first.payload).toEqual({
+        ...common,
+        context: { message_id: INBOUND },
+        type: 'interactive',
+        interactive: {
+          type: 'button',
+          header: { type: 'text', text: 'Blue kettle' },
+          body: { text: 'Which size?' },
+          action: {
+            buttons: [
+              { type: 'reply', reply: { id: 'Small', title: 'Small' } },
+              { type: 'reply', reply: { id: 'Large', title: 'Large' } },
+            ],
+          },
+        },
+      });
+      for (const [given, expected] of [
+        [
+          {
+            media_type: 'document',
+            media_link: 'https://cdn.example.com/i.pdf',
+            filename: 'i.pdf',
+          },
+          {
+            type: 'document',
+            document: { link: 'https://cdn.example.com/i.pdf', filename: 'i.pdf' },
+          },
+        ],
+        [
+          { latitude: 40.4, longitude: -3.7, location_name: 'Store' },
+          { type: 'location', location: { latitude: 40.4, longitude: -3.7, name: 'Store' } },
+        ],
+        [
+          { text: 'Pick a time', list_button: 'Times', list_rows: ['10:00', '16:00'] },
+          {
+            type: 'interactive',
+            interactive: {
+              type: 'list',
+              body: { text: 'Pick a time' },
+              action: {
+                button: 'Times',
+                sections: [
+                  {
+                    rows: [
+                      { id: '10:00', title: '10:00' },
+                      { id: '16:00', title: '16:00' },
+                    ],
+                  },
+                ],
+              },
+            },
+          },
+        ],
+        [
+          { reaction_message_id: INBOUND, reaction_emoji: '❤️' },
+          { type: 'reaction', reaction: { message_id: INBOUND, emoji: '❤️' } },
+        ],
+        [
+          { contact_name: 'Ana García', contact_phone: '+34 612 345 678' },
+          {
+            type: 'contacts',
+            contacts: [
+              { name: { formatted_name: 'Ana García' }, phones: [{ phone: '+34 612 345 678' }] },
+            ],
+          },
+        ],
+      ] as const) {
+        graph.reset();
+        const result = await runTool('Agentline.SendWhatsappMessage', {
+          channel_id: wa.id,
+          to: CLIENT,
+          ...given,
+        });
+        expect(result.status).toBe('succeeded');
+        const [message] = await graph.waitForMessages(1);
+        expect(message.payload).toEqual({ ...common, ...expected });
+      }
+    });
+
+    it('Agentline.SendWhatsappMessage refuses what the API refuses, naming the field', async () => {
+      for (const [given, error] of [
+        [
+          { text: 'Pick', buttons: ['Same', 'Same'] },
+          /interactive\.action\.buttons\.1\.reply\.id: must be unique/,
+        ],
+        [{ buttons: ['A'] }, /text is required/],
+        [{ text: 'Pick', buttons: ['A'], cta_url: 'https://x.example' }, /one at a time/],
+        [{ caption: 'Hi' }, /caption goes with media_type/],
+        [{ media_type: 'audio', media_id: '1', caption: 'Hi' }, /audio\.caption/],
+      ] as const) {
+        const result = await runTool('Agentline.SendWhatsappMessage', {
+          channel_id: wa.id,
+          to: CLIENT,
+          ...given,
+        });
+        expect(result.status).toBe('failed');
+        expect(result.output.error).toMatch(error);
+      }
+      // The published schema's bounds are enforced before the tool runs.
+      const tool = await attach('Agentline.SendWhatsappMessage');
+      const input = await strictInput('Agentline.SendWhatsappMessage', {
+        channel_id: wa.id,
+        to: CLIENT,
+        text: 'Pick',
+        buttons: ['A', 'B', 'C', 'D'],
+      });
+      const tooMany = await execute(tool.id, input).expect(400);
+      expect(JSON.stringify(tooMany.body)).toContain('buttons');
+      expect(graph.requests).toBe(0);
+    });
+
     it('the fake refuses what Meta refuses', async () => {
       const post = (body: object) =>
         fetch(`${graph.url}/${wa.number_id}/messages`, {
@@ -605,6 +750,59 @@ describe('Rich sends now (e2e)', () => {
           }),
         ]),
       );
+    });
+
+    it('Agentline.SendMessangerMessage sends quick replies, attachments and tags', async () => {
+      await personWrote(clock.now() - 2 * DAY);
+      const tagged = await runTool('Agentline.SendMessangerMessage', {
+        channel_id: fb.id,
+        to: PSID,
+        text: 'Did it arrive?',
+        quick_replies: ['Yes', 'No'],
+        tag: 'POST_PURCHASE_UPDATE',
+      });
+      expect(tagged).toMatchObject({
+        status: 'succeeded',
+        output: { value: { message_type: 'text' } },
+      });
+      const [first] = await graph.waitForMessages(1);
+      expect(first.payload).toEqual(
+        fbPayload({
+          messaging_type: 'MESSAGE_TAG',
+          tag: 'POST_PURCHASE_UPDATE',
+          message: {
+            text: 'Did it arrive?',
+            quick_replies: [
+              { content_type: 'text', title: 'Yes', payload: 'Yes' },
+              { content_type: 'text', title: 'No', payload: 'No' },
+            ],
+          },
+        }),
+      );
+      graph.reset();
+      await personWrote(clock.now());
+      const file = await runTool('Agentline.SendMessangerMessage', {
+        channel_id: fb.id,
+        to: PSID,
+        attachment_type: 'file',
+        attachment_url: 'https://cdn.example.com/receipt.pdf',
+      });
+      expect(file.output.value).toMatchObject({ message_type: 'attachment' });
+      const [second] = await graph.waitForMessages(1);
+      expect(second.payload).toEqual(
+        fbPayload({
+          messaging_type: 'RESPONSE',
+          message: {
+            attachment: { type: 'file', payload: { url: 'https://cdn.example.com/receipt.pdf' } },
+          },
+        }),
+      );
+      const untagged = await runTool('Agentline.SendMessangerMessage', {
+        channel_id: fb.id,
+        to: '1111111111',
+        text: 'Hello?',
+      });
+      expect(untagged.output.error).toContain('24 hours');
     });
 
     it('refuses HUMAN_AGENT more than 7 days after the person wrote, and unknown tags', async () => {
