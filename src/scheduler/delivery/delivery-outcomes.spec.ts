@@ -123,4 +123,12 @@ describe('chooseMessage', () => {
       body: 'Hola',
     });
   });
+
+  it("sends a send-now's rich message in and out of the window (Meta decides: 131047 fails it)", () => {
+    const content = { type: 'image' as const, image: { media_id: '1' }, reply_to: 'wamid.A' };
+    const sendNow = aClaim({ followUpId: null, template: null, content });
+    for (const windowOpen of [true, false]) {
+      expect(chooseMessage(sendNow, '', windowOpen)).toEqual({ type: 'rich', content });
+    }
+  });
 });
