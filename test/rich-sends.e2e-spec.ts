@@ -377,7 +377,7 @@ describe('Rich sends now (e2e)', () => {
         'interactive.action.sections.0.rows.0.description',
       ],
       [
-        'an untitled section among two',
+        'an untitled section',
         {
           interactive: {
             ...LIST,
@@ -557,6 +557,7 @@ describe('Rich sends now (e2e)', () => {
                 button: 'Times',
                 sections: [
                   {
+                    title: 'Times',
                     rows: [
                       { id: '10:00', title: '10:00' },
                       { id: '16:00', title: '16:00' },

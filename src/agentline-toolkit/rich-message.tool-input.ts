@@ -69,7 +69,13 @@ function interactive(input: ToolInput): Record<string, unknown> | undefined {
             type: 'list',
             action: {
               button: input.list_button,
-              sections: [{ rows: titles(input.list_rows).map((title) => ({ id: title, title })) }],
+              // Meta asks every section for a title: the list's one is its button's text.
+              sections: [
+                {
+                  title: input.list_button,
+                  rows: titles(input.list_rows).map((title) => ({ id: title, title })),
+                },
+              ],
             },
           }
         : {

@@ -212,12 +212,8 @@ function listError(action: Json): string | undefined {
     if (!isObject(section) || !Array.isArray(section.rows) || section.rows.length === 0) {
       return invalid('a section needs rows');
     }
-    if (sections.length > 1 && !isText(section.title, 24)) {
-      return invalid('each section needs a title (1 to 24 characters) when there are several');
-    }
-    if (section.title !== undefined && !isText(section.title, 24)) {
-      return invalid('a section title is 1 to 24 characters');
-    }
+    if (!isText(section.title, 24))
+      return invalid('each section needs a title (1 to 24 characters)');
     for (const row of section.rows as unknown[]) {
       if (!isObject(row) || !isText(row.id, 200) || !isText(row.title, 24)) {
         return invalid('a row needs an id (200) and a title (1 to 24 characters)');

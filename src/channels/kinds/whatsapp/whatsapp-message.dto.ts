@@ -342,9 +342,10 @@ export class WhatsappContactDto {
 
 /** `{ text }` of an interactive body or footer. */
 export class WhatsappInteractiveTextDto {
-  @ApiProperty({ example: 'Which size would you like?' })
+  @ApiProperty({ example: 'Which size would you like?', maxLength: INTERACTIVE_LIMITS.listBody })
   @IsString()
   @IsNotEmpty()
+  @MaxLength(INTERACTIVE_LIMITS.listBody)
   text!: string;
 }
 
@@ -445,16 +446,11 @@ export class WhatsappListRowDto {
 }
 
 export class WhatsappListSectionDto {
-  @ApiPropertyOptional({
-    maxLength: INTERACTIVE_LIMITS.sectionTitle,
-    example: 'This week',
-    description: 'Required when the list has more than one section.',
-  })
-  @IsOptionalNotNull()
+  @ApiProperty({ maxLength: INTERACTIVE_LIMITS.sectionTitle, example: 'This week' })
   @IsString()
   @IsNotEmpty()
   @MaxLength(INTERACTIVE_LIMITS.sectionTitle)
-  title?: string;
+  title!: string;
 
   @ApiProperty({ type: [WhatsappListRowDto] })
   @IsArray()

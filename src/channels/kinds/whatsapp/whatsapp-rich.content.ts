@@ -176,16 +176,6 @@ function checkSections(sections: NonNullable<WhatsappInteractiveDto['action']['s
       `a list has at most ${INTERACTIVE_LIMITS.rows} rows in all its sections`,
     );
   }
-  if (sections.length > 1) {
-    sections.forEach((section, index) => {
-      if (section.title === undefined) {
-        refuse(
-          `interactive.action.sections.${index}.title`,
-          'required when a list has more than one section',
-        );
-      }
-    });
-  }
   const paths = sections.flatMap((section, s) =>
     section.rows.map((_row, r) => `interactive.action.sections.${s}.rows.${r}.id`),
   );
