@@ -487,6 +487,39 @@ describe('Rich sends now (e2e)', () => {
       );
     });
 
+    it("answers 404 for another organization's channel, before any call", async () => {
+      const theirs = await givenWhatsappChannel(t, bearer(tokenFor({ org: newOrganization() })));
+      const res = await send('whatsapp', theirs.id, { to: CLIENT, interactive: CTA }).expect(404);
+      expect(res.body.code).toBe('not_found');
+      expect(graph.requests).toBe(0);
+    });
+
+    it('fails a delivery whose file Meta cannot fetch (131053), and retries a 429', async () => {
+      graph.enqueue(
+        { status: 429, body: {}, headers: { 'Retry-After': '1' } },
+        graphErrorReply(400, 131053, 'Media upload error'),
+      );
+      await send('whatsapp', wa.id, {
+        to: CLIENT,
+        video: { link: 'https://cdn.example.com/huge.mp4' },
+      }).expect(202);
+      await eventually(async () =>
+        expect((await deliveries('whatsapp', wa.id))[0]).toMatchObject({
+          status: 'pending',
+          last_error: { code: 'http_429' },
+        }),
+      );
+      clock.advance(10 * 60_000);
+      await eventually(async () =>
+        expect((await deliveries('whatsapp', wa.id))[0]).toMatchObject({
+          status: 'failed',
+          attempts: 2,
+          message_type: 'video',
+          last_error: { code: '131053' },
+        }),
+      );
+    });
+
     it('fails a rich message Meta refuses outside the 24-hour window (131047), as text', async () => {
       graph.enqueue(graphErrorReply(400, 131047, 'Re-engagement message'));
       await send('whatsapp', wa.id, { to: CLIENT, image: { media_id: '1' } }).expect(202);
