@@ -17,8 +17,8 @@ export const WHATSAPP_LIMITS: ChannelLimits = { textLength: 4096 };
 export const OUTSIDE_WINDOW_ERROR = '131047';
 
 /**
- * The Cloud API's send-message body (`POST /{phone-number-id}/messages`) for a text or a template
- * with body parameters. `to` is E.164 (Meta's examples use digits only, the '+' adds nothing), or a
+ * The Cloud API's send-message body (`POST /{phone-number-id}/messages`) for a text, a template
+ * with body parameters, or a rich message (whatsapp-rich.payload.ts). `to` is E.164 (Meta's examples use digits only, the '+' adds nothing), or a
  * business-scoped user id, which Meta takes in `recipient` instead of `to`.
  */
 export function whatsappMessagePayload(to: string, message: OutboundMessage): object {
