@@ -2,6 +2,7 @@ import type {
   TemplateButton,
   TemplateHeader,
 } from './kinds/whatsapp/templates/template-message.dto';
+import type { MessageType } from './messages/delivery.dto';
 
 /**
  * A kind of channel, as its URLs, table and `deliveries.channel_kind` spell it (`messanger` kept as
@@ -10,8 +11,19 @@ import type {
 export type ChannelKind = string;
 
 /**
- * What a channel sends: free text, or a pre-approved template with its body parameters
- * (positional, or named), and its header and button parameters (WhatsApp's template components).
+ * A kind's own message beyond plain text and templates (WhatsApp media, location, contacts,
+ * interactive, reaction, a quoted reply; Messenger quick replies, attachments, message tags): the
+ * send request as the kind's folder validated it, kept with the delivery and read back by the
+ * kind's transport, which alone knows its fields.
+ */
+export interface RichMessage {
+  type: MessageType;
+  [field: string]: unknown;
+}
+
+/**
+ * What a channel sends: free text, a pre-approved template with its body parameters (positional,
+ * or named) and its header and button parameters (WhatsApp's template components), or rich.
  */
 export type OutboundMessage =
   | { type: 'text'; body: string }
@@ -23,7 +35,12 @@ export type OutboundMessage =
       namedParameters?: Record<string, string>;
       header?: TemplateHeader;
       buttons?: TemplateButton[];
-    };
+    }
+  | { type: 'rich'; content: RichMessage };
+
+/** What the delivery says went out: the rich message's own type, else text or template. */
+export const sentMessageType = (message: OutboundMessage): MessageType =>
+  message.type === 'rich' ? message.content.type : message.type;
 
 /** What became of one send; a transport never throws, so every failure lands in one of these. */
 export type SendOutcome =

@@ -1,7 +1,8 @@
 /** What other modules may use of channels (docs/architecture.md, "Module boundaries"). */
 export { ChannelMessageSender, describeUnusable, isUnusable } from './channel-message-sender';
 export type { ChannelDeactivation, ChannelUnusable, OpenChannel } from './channel-message-sender';
-export type { ChannelKind, OutboundMessage, SendOutcome } from './channel-transport';
+export { sentMessageType } from './channel-transport';
+export type { ChannelKind, OutboundMessage, RichMessage, SendOutcome } from './channel-transport';
 export { CHANNELS_CONFIG, readChannelsConfig } from './channels.config';
 export type { ChannelsConfig } from './channels.config';
 export { ChannelsModule } from './channels.module';

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { contextError, messengerShapeError, whatsappShapeError } from './fake-graph-message-shapes';
 
 import { ReceivedTemplate, validateTemplate } from './fake-graph-template-shapes';
 
@@ -540,9 +541,9 @@ function validate(
     const template = validateTemplate(p.template);
     return typeof template === 'string' ? template : { to, body: '', template, ...bsuid, payload };
   }
-  if (p.type !== 'text') {
-    return '(#100) Invalid parameter: only types "text" and "template" are supported by this fake';
-  }
+  if (p.type !== 'text') return whatsappShapeError(p) ?? { to, body: '', ...bsuid, payload };
+  const context = contextError(p.context);
+  if (context) return context;
   const text = p.text as Record<string, unknown> | undefined;
   if (typeof text?.body !== 'string' || text.body.length === 0) {
     return '(#100) The parameter text["body"] is required.';
@@ -556,10 +557,13 @@ function validate(
   return { to, body: text.body, ...bsuid, payload };
 }
 
-/** Messenger's Send API: `{recipient: {id}, messaging_type, message: {text}}`. */
+/**
+ * Messenger's Send API: `{recipient: {id}, messaging_type, message: {text}}`, or a tag, quick
+ * replies or an attachment (fake-graph-message-shapes.ts).
+ */
 function validateMessenger(
   p: Record<string, unknown>,
-): string | { to: string; body: string; messagingType: string } {
+): string | { to: string; body: string; messagingType: string; payload: unknown } {
   const recipient = p.recipient as Record<string, unknown> | undefined;
   if (typeof recipient?.id !== 'string' || !/^\d+$/.test(recipient.id)) {
     return '(#100) The parameter recipient is required';
@@ -568,12 +572,14 @@ function validateMessenger(
     return '(#100) Param messaging_type must be one of {RESPONSE, UPDATE, MESSAGE_TAG}';
   }
   const message = p.message as Record<string, unknown> | undefined;
-  if (typeof message?.text !== 'string' || message.text.length === 0) {
-    return '(#100) The parameter message is required';
-  }
-  if (message.text.length > 2000)
-    return '(#100) Length of param message[text] must be less than or equal to 2000';
-  return { to: recipient.id, body: message.text, messagingType: String(p.messaging_type) };
+  const refused = messengerShapeError(p);
+  if (refused) return refused;
+  return {
+    to: recipient.id,
+    body: typeof message?.text === 'string' ? message.text : '',
+    messagingType: String(p.messaging_type),
+    payload: p,
+  };
 }
 
 function safeDecode(value: string): string {

@@ -4,6 +4,8 @@ import { IsNotEmpty, IsString, Matches, MaxLength, ValidateNested } from 'class-
 import { IsOptionalNotNull } from '../../common/http/validation.decorators';
 import { FollowUpTemplateDto } from '../kinds/whatsapp/templates/template-message.dto';
 import { BSUID, BSUID_MAX_LENGTH } from '../kinds/whatsapp/whatsapp-number-forms';
+import { WhatsappRichFieldsDto } from '../kinds/whatsapp/whatsapp-message.dto';
+import { MessangerRichFieldsDto } from '../kinds/messanger/messanger-message.dto';
 
 // The template a send or a follow-up carries lives in the WhatsApp kind's folder.
 export {
@@ -14,10 +16,11 @@ export {
 export type { MessageTemplate } from '../kinds/whatsapp/templates/template-message.dto';
 
 /**
- * `{ to, text }` or `{ to, template }`: a WhatsApp message sent now; `to_user_id` instead of `to`
- * for a person Meta names only by their business-scoped user id.
+ * `{ to, text }`, `{ to, template }` or one rich message (WhatsApp's own fields, in the kind's
+ * folder): a WhatsApp message sent now; `to_user_id` instead of `to` for a person Meta names only
+ * by their business-scoped user id.
  */
-export class SendWhatsappMessageDto {
+export class SendWhatsappMessageDto extends WhatsappRichFieldsDto {
   @ApiPropertyOptional({
     example: '+34612345678',
     description: 'E.164 ("+" optional). Send `to` or `to_user_id`, exactly one.',
@@ -45,7 +48,8 @@ export class SendWhatsappMessageDto {
 
   @ApiPropertyOptional({
     maxLength: 4096,
-    description: 'Free-form text (inside the 24-hour window). Send `text` or `template`, not both.',
+    description:
+      'Free-form text (inside the 24-hour window). Send exactly one of `text`, `template` or a rich message field.',
     example: 'Your order has shipped; it arrives on Thursday.',
   })
   @IsOptionalNotNull()
@@ -57,7 +61,7 @@ export class SendWhatsappMessageDto {
   @ApiPropertyOptional({
     type: FollowUpTemplateDto,
     description:
-      "A pre-approved template, the only kind of message Meta delivers outside the 24-hour window; its parameters are sent as given. With the channel's template catalog it must exist in that language, be APPROVED and get exactly the parameters its components need (else 422 template_invalid). Send `text` or `template`, not both.",
+      "A pre-approved template, the only kind of message Meta delivers outside the 24-hour window; its parameters are sent as given. With the channel's template catalog it must exist in that language, be APPROVED and get exactly the parameters its components need (else 422 template_invalid). Send exactly one of `text`, `template` or a rich message field.",
   })
   @IsOptionalNotNull()
   @ValidateNested()
@@ -65,8 +69,11 @@ export class SendWhatsappMessageDto {
   template?: FollowUpTemplateDto;
 }
 
-/** `{ to, text }`: a Messenger reply sent now, inside Messenger's 24-hour window. */
-export class SendMessangerMessageDto {
+/**
+ * `{ to, text }` (with `quick_replies`) or `{ to, attachment }`: a Messenger reply sent now,
+ * inside Messenger's 24-hour window, or outside it with a message `tag`.
+ */
+export class SendMessangerMessageDto extends MessangerRichFieldsDto {
   @ApiProperty({
     example: '6543210987654321',
     description: 'The page-scoped id (PSID) of the person.',
@@ -75,9 +82,15 @@ export class SendMessangerMessageDto {
   @Matches(/^\d{1,32}$/, { message: '$property must be a page-scoped id (digits)' })
   to!: string;
 
-  @ApiProperty({ maxLength: 2000, example: 'Your order has shipped; it arrives on Thursday.' })
+  @ApiPropertyOptional({
+    maxLength: 2000,
+    example: 'Your order has shipped; it arrives on Thursday.',
+    description:
+      'The text (with `quick_replies` if any). Send `text` or `attachment`, exactly one.',
+  })
+  @IsOptionalNotNull()
   @IsString()
   @IsNotEmpty()
   @MaxLength(2000)
-  text!: string;
+  text?: string;
 }

@@ -21,6 +21,8 @@ import {
 import type { IdempotentRequest } from '../../common/idempotency/idempotency-keys';
 import { ApiMessangerChannelId, ApiWhatsappChannelId } from '../channels.openapi';
 import { TEMPLATE_INVALID } from '../kinds/whatsapp/templates/template-send-checks';
+import { MESSANGER_MESSAGE_EXAMPLES } from '../kinds/messanger/messanger-message.examples';
+import { WHATSAPP_RICH_EXAMPLES } from '../kinds/whatsapp/whatsapp-message.examples';
 import { ChannelMessagesService } from './channel-messages.service';
 import { SendMessangerMessageDto, SendWhatsappMessageDto } from './channel-message.dto';
 import { DeliveryDto, DeliveryPageDto, ListDeliveriesQueryDto } from './delivery.dto';
@@ -51,10 +53,11 @@ export class ChannelMessagesController {
   @Idempotent()
   @HttpCode(202)
   @ApiOperation({
-    summary: 'Send a WhatsApp message now (text inside the 24-hour window, or a template)',
+    summary:
+      'Send a WhatsApp message now (text or a rich message inside the 24-hour window, or a template)',
     operationId: 'sendWhatsappMessage',
     description:
-      'Queues a message to one number (`to`), or to a person Meta names only by their business-scoped user id (`to_user_id`), through the outbox and answers 202 with the delivery (its `phone` is the number or the BSUID); follow its `status` in the channel deliveries. A person opted out in any of their forms (another form of the number, their BSUID) gets a delivery already `skipped`.',
+      "Queues a message to one number (`to`), or to a person Meta names only by their business-scoped user id (`to_user_id`), through the outbox and answers 202 with the delivery (its `phone` is the number or the BSUID, its `message_type` what it sends); follow its `status` in the channel deliveries. The message is exactly one of `text`, `template`, `image`, `video`, `audio`, `document`, `sticker`, `location`, `contacts`, `interactive` or `reaction`, optionally quoting a message (`reply_to`); Meta's limits are checked first, each refusal naming the field. A person opted out in any of their forms (another form of the number, their BSUID) gets a delivery already `skipped`.",
   })
   @ApiAcceptedResponse({ type: DataEnvelope(DeliveryDto) })
   @ApiWhatsappChannelId()
@@ -91,6 +94,7 @@ export class ChannelMessagesController {
           },
         },
       },
+      ...WHATSAPP_RICH_EXAMPLES,
     },
   })
   async sendWhatsapp(
@@ -106,14 +110,15 @@ export class ChannelMessagesController {
   @Idempotent()
   @HttpCode(202)
   @ApiOperation({
-    summary: 'Reply on Messenger now (inside its 24-hour window)',
+    summary: 'Reply on Messenger now (inside its 24-hour window, or with a message tag)',
     operationId: 'sendMessangerMessage',
     description:
-      "Queues a reply to a person (PSID) through the outbox and answers 202 with the delivery; 422 outside Messenger's 24-hour window.",
+      "Queues a reply to a person (PSID) through the outbox and answers 202 with the delivery: `text` (with `quick_replies`) or an `attachment`. 422 outside Messenger's 24-hour window, unless a `tag` allows it (HUMAN_AGENT: within 7 days of the person's last message).",
   })
   @ApiAcceptedResponse({ type: DataEnvelope(DeliveryDto) })
   @ApiMessangerChannelId()
   @ApiProblemResponses(413, 415, OUTSIDE_WINDOW, ...IDEMPOTENCY_PROBLEMS)
+  @ApiBody({ type: SendMessangerMessageDto, examples: MESSANGER_MESSAGE_EXAMPLES })
   async sendMessanger(
     @CurrentPrincipal() principal: Principal,
     @Param('id') id: string,

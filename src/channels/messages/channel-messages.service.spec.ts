@@ -1,3 +1,4 @@
+import type { Clock } from '../../common/clock';
 import { ProblemException } from '../../common/http/problem';
 import type { ChannelMessageSender } from '../channel-message-sender';
 import type { ChannelConversations } from '../conversations/channel-conversations';
@@ -24,6 +25,7 @@ describe('ChannelMessagesService without an outbox', () => {
     untouched<ChannelConversations>('conversations'),
     untouched<ChannelKinds>('kinds'),
     untouched<TemplateSendChecks>('templates'),
+    untouched<Clock>('clock'),
   );
 
   it.each([
@@ -48,6 +50,7 @@ describe('ChannelMessagesService without an outbox', () => {
       untouched<ChannelConversations>('conversations'),
       untouched<ChannelKinds>('kinds'),
       untouched<TemplateSendChecks>('templates'),
+      untouched<Clock>('clock'),
     );
     withOutbox.useOutbox(untouched<MessageOutbox>('outbox'));
     expect(() => withOutbox.useOutbox(untouched<MessageOutbox>('outbox'))).toThrow(

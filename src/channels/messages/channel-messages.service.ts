@@ -1,13 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { Principal } from '../../common/auth/principal';
+import { Clock } from '../../common/clock';
 import { notFound, ProblemException, validationFailed } from '../../common/http/problem';
 import type { IdempotentRequest } from '../../common/idempotency/idempotency-keys';
 import { describePhoneProblem, toE164 } from '../../common/phone-number';
 import { ChannelMessageSender, describeUnusable } from '../channel-message-sender';
 import type { ChannelKind } from '../channel-transport';
-import { ChannelConversations } from '../conversations/channel-conversations';
+import { ChannelConversations, ConversationState } from '../conversations/channel-conversations';
 import { ChannelKinds } from '../kinds/channel-kinds';
 import { TemplateSendChecks } from '../kinds/whatsapp/templates/template-send-checks';
+import { messangerRichMessage, tagRefusal } from '../kinds/messanger/messanger-rich.payload';
+import { whatsappRichMessage } from '../kinds/whatsapp/whatsapp-rich.content';
 import type { Page } from '../conversations/conversations.service';
 import {
   SendMessangerMessageDto,
@@ -23,22 +26,29 @@ export interface SendOptions {
   idempotency?: IdempotentRequest;
 }
 
-/** `text` or `template`, exactly one: the message itself, or a 400 naming the field at fault. */
+/**
+ * `text`, `template` or a rich message, exactly one (whatsapp-rich.content.ts): the message
+ * itself, or a 400 naming the field at fault.
+ */
 function whatsappContent(dto: SendWhatsappMessageDto): OutgoingMessage['content'] {
-  if (dto.text !== undefined && dto.template === undefined) return { text: dto.text };
-  if (dto.template !== undefined && dto.text === undefined) {
-    return { template: toMessageTemplate(dto.template) };
-  }
-  throw validationFailed(
-    [
-      {
-        field: dto.text === undefined ? 'text' : 'template',
-        message: 'send text or template, exactly one',
-      },
-    ],
-    'Send text or a template, exactly one.',
-  );
+  const rich = whatsappRichMessage(dto);
+  if (rich) return { rich, ...(dto.text !== undefined && { text: dto.text }) };
+  if (dto.text !== undefined) return { text: dto.text };
+  return { template: toMessageTemplate(dto.template as NonNullable<typeof dto.template>) };
 }
+
+/** Messenger: plain text, or quick replies, an attachment or a tag (messanger-rich.payload.ts). */
+function messangerContent(dto: SendMessangerMessageDto): OutgoingMessage['content'] {
+  const rich = messangerRichMessage(dto);
+  if (rich) return { rich, ...(dto.text !== undefined && { text: dto.text }) };
+  return { text: dto.text as string };
+}
+
+/**
+ * A message that may go outside the kind's messaging window (a Messenger message tag): why it may
+ * not go now, or undefined when it may.
+ */
+type OutsideWindowRule = (state: ConversationState) => string | undefined;
 
 /** Who a WhatsApp message goes to: `to` (a phone) or `to_user_id` (a BSUID), exactly one. */
 function whatsappRecipient(dto: SendWhatsappMessageDto): Recipient {
@@ -84,6 +94,7 @@ export class ChannelMessagesService {
     private readonly conversations: ChannelConversations,
     private readonly kinds: ChannelKinds,
     private readonly templates: TemplateSendChecks,
+    private readonly clock: Clock,
   ) {}
 
   /** The scheduler hands its outbox over at init: channels never import the scheduler. */
@@ -109,21 +120,24 @@ export class ChannelMessagesService {
     );
   }
 
-  /** Messenger: text to a page-scoped id, inside the 24-hour window only. */
+  /**
+   * Messenger: text (with quick replies) or an attachment to a page-scoped id, inside the 24-hour
+   * window, or outside it with a message tag.
+   */
   sendMessanger(
     principal: Principal,
     channelId: string,
     dto: SendMessangerMessageDto,
     options: SendOptions = {},
   ): Promise<DeliveryDto> {
-    return this.send(
-      principal,
-      'messanger',
-      channelId,
-      dto.to,
-      () => ({ text: dto.text }),
-      options,
-    );
+    const { tag } = dto;
+    return this.send(principal, 'messanger', channelId, dto.to, () => messangerContent(dto), {
+      ...options,
+      ...(tag !== undefined && {
+        outsideWindow: (state: ConversationState) =>
+          tagRefusal(tag, state.lastInboundAt, this.clock.now()),
+      }),
+    });
   }
 
   /**
@@ -138,7 +152,13 @@ export class ChannelMessagesService {
     channelId: string,
     to: Recipient,
     content: () => OutgoingMessage['content'],
-    { agentId, idempotency }: SendOptions = {},
+    {
+      agentId,
+      idempotency,
+      outsideWindow: allowed,
+    }: SendOptions & {
+      outsideWindow?: OutsideWindowRule;
+    } = {},
   ): Promise<DeliveryDto> {
     const outbox = this.requireOutbox();
     if (idempotency?.resourceId) return this.replay(outbox, principal, idempotency.resourceId);
@@ -155,7 +175,8 @@ export class ChannelMessagesService {
     const state = await this.conversations.state({ channelId, kind, recipient });
     const { outsideWindow } = descriptor;
     if (typeof outsideWindow === 'object' && !state.optedOut && !state.windowOpen) {
-      throw new ProblemException('outside_messaging_window', outsideWindow.refusal(recipient));
+      const refusal = allowed ? allowed(state) : outsideWindow.refusal(recipient);
+      if (refusal !== undefined) throw new ProblemException('outside_messaging_window', refusal);
     }
     return outbox.queue({
       organizationId: principal.organizationId,

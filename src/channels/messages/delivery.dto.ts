@@ -15,7 +15,21 @@ export const DELIVERY_STATUSES = [
   'skipped',
 ] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
-export const MESSAGE_TYPES = ['text', 'template'] as const;
+export const MESSAGE_TYPES = [
+  'text',
+  'template',
+  // Rich sends now (a kind's own message, stored in the delivery's content).
+  'image',
+  'video',
+  'audio',
+  'document',
+  'sticker',
+  'location',
+  'contacts',
+  'interactive',
+  'reaction',
+  'attachment',
+] as const;
 export type MessageType = (typeof MESSAGE_TYPES)[number];
 
 export class ListDeliveriesQueryDto extends PaginationQueryDto {
@@ -128,7 +142,8 @@ export class DeliveryDto {
   pricing!: DeliveryPricingDto | null;
   @ApiProperty({
     enum: MESSAGE_TYPES,
-    description: 'text inside the 24-hour window; template outside it when the follow-up has one.',
+    description:
+      "What was (or will be) sent: text inside the 24-hour window, template outside it when there is one, or a send now's rich type (image, video, audio, document, sticker, location, contacts, interactive, reaction; Messenger attachment).",
   })
   message_type!: MessageType;
   @ApiProperty({ type: 'integer' }) created_at!: number;

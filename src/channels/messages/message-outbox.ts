@@ -1,5 +1,5 @@
 import type { IdempotentRequest } from '../../common/idempotency/idempotency-keys';
-import type { ChannelKind } from '../channel-transport';
+import type { ChannelKind, RichMessage } from '../channel-transport';
 import type { Page } from '../conversations/conversations.service';
 import type { MessageTemplate } from './channel-message.dto';
 import type { DeliveryDto, ListDeliveriesQueryDto } from './delivery.dto';
@@ -11,7 +11,8 @@ export interface OutgoingMessage {
   kind: ChannelKind;
   /** An E.164 phone (WhatsApp) or a page-scoped id (Messenger). */
   recipient: string;
-  content: { text: string } | { template: MessageTemplate };
+  /** Text, a template, or a kind's rich message (with its text, if it has one). */
+  content: { text: string } | { template: MessageTemplate } | { rich: RichMessage; text?: string };
   /** The recipient opted out of the channel: the delivery is recorded `skipped`, never sent. */
   optedOut: boolean;
   /** The key this request holds: the delivery is recorded as its resource, atomically. */

@@ -5,7 +5,7 @@ import { ChannelDeactivation, ChannelMessageSender } from '../../channels';
 import { toIso as iso } from '../../common/time';
 import type { FollowUpTemplate } from '../entities/follow-up.entity';
 import type { MessageType } from '../entities/delivery.entity';
-import type { ChannelKind } from '../../channels';
+import type { ChannelKind, RichMessage } from '../../channels';
 import { returnedRows } from '../../database/sql';
 import { sessionLockHeld } from '../../database/session-lock';
 import { DeliveryEvents } from './delivery-events';
@@ -53,6 +53,8 @@ export interface ClaimedDelivery {
   template: FollowUpTemplate | null;
   /** Meta refused text for it (131047): only the template may go now. */
   templateRequired: boolean;
+  /** A send now's rich message (a kind's own: media, interactive, quick replies…), or null. */
+  content: RichMessage | null;
 }
 
 /** One claim of a delivery: a process can hold the same row again, under a later attempt. */
@@ -151,6 +153,7 @@ interface ClaimRow {
   description: string | null;
   template: FollowUpTemplate | null;
   template_required: boolean;
+  content: RichMessage | null;
 }
 
 /**
@@ -226,13 +229,13 @@ export class DeliveryOutbox implements OnModuleInit {
               AND ${beatsFreshly('$2', '$5')}
         RETURNING d.id, d.organization_id, d.follow_up_id, d.channel_id, d.channel_kind,
                   d.occurrence_at, d.phone, d.attempts, d.message_text, d.template,
-                  d.template_required),
+                  d.template_required, d.content),
          logged AS (
            INSERT INTO delivery_attempts (delivery_id, attempt, organization_id, process_id, started_at)
            SELECT id, attempts, organization_id, $2, $4 FROM claimed)
          SELECT c.id, c.organization_id, c.follow_up_id, c.channel_id, c.channel_kind,
                 c.occurrence_at, c.phone, c.attempts, c.message_text, c.template_required,
-                COALESCE(c.template, f.template) AS template,
+                c.content, COALESCE(c.template, f.template) AS template,
                 COALESCE(f.prompt, '') AS prompt, COALESCE(f.title, '') AS title, f.description
            FROM claimed c LEFT JOIN follow_ups f ON f.id = c.follow_up_id`,
         [granted, options.owner, options.leaseMs, iso(options.now), options.heartbeatTimeoutMs],
@@ -252,6 +255,7 @@ export class DeliveryOutbox implements OnModuleInit {
         description: row.description,
         template: row.template,
         templateRequired: row.template_required,
+        content: row.content,
       }));
     });
   }

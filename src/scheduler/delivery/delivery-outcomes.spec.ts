@@ -19,6 +19,7 @@ const aClaim = (overrides: Partial<ClaimedDelivery> = {}): ClaimedDelivery => ({
   description: null,
   template: { name: 'reminder', language: 'en_US', parameters: ['{{title}}: {{message}}'] },
   templateRequired: false,
+  content: null,
   ...overrides,
 });
 
@@ -121,5 +122,13 @@ describe('chooseMessage', () => {
       type: 'text',
       body: 'Hola',
     });
+  });
+
+  it("sends a send-now's rich message in and out of the window (Meta decides: 131047 fails it)", () => {
+    const content = { type: 'image' as const, image: { media_id: '1' }, reply_to: 'wamid.A' };
+    const sendNow = aClaim({ followUpId: null, template: null, content });
+    for (const windowOpen of [true, false]) {
+      expect(chooseMessage(sendNow, '', windowOpen)).toEqual({ type: 'rich', content });
+    }
   });
 });

@@ -11,6 +11,7 @@ import {
   isUnusable,
   OpenChannel,
   OutboundMessage,
+  sentMessageType,
   WhatsappTemplateCatalog,
 } from '../../channels';
 import { BatchTemplates, readBatchTemplates, templateRefusal } from './batch-templates';
@@ -55,13 +56,14 @@ export function templateParameter(
     .trim();
 }
 
-/** A message sent now with only a template: no text of its own to send. */
+/** A message sent now without text of its own: only a template, or a rich message (no body). */
 const isTemplateOnly = (delivery: ClaimedDelivery): boolean =>
   delivery.followUpId === null && delivery.messageText === null;
 
 /**
- * What goes out: free-form text only inside the 24-hour window; outside it (or when the text was
- * refused for the window, or only a template was given) the template when there is one.
+ * What goes out: free-form text (or a send now's rich message) only inside the 24-hour window;
+ * outside it (or when it was refused for the window, or only a template was given) the template
+ * when there is one.
  */
 export function chooseMessage(
   delivery: ClaimedDelivery,
@@ -70,7 +72,7 @@ export function chooseMessage(
 ): OutboundMessage {
   const template = delivery.template;
   if (!template || (!isTemplateOnly(delivery) && !delivery.templateRequired && windowOpen)) {
-    return { type: 'text', body };
+    return delivery.content ? { type: 'rich', content: delivery.content } : { type: 'text', body };
   }
   // A send now's strings go as given; a follow-up's are filled like its prompt.
   const filled =
@@ -369,8 +371,14 @@ export class DeliveryWorker {
     this.setState(delivery, 'calling');
     const calledAt = this.clock.now();
     const sent = await channel.send(delivery.phone, message);
-    const templateFallback = message.type === 'text' && delivery.template !== null;
-    return this.outcomes.ofSend(delivery, message.type, sent, templateFallback, calledAt);
+    const templateFallback = message.type !== 'template' && delivery.template !== null;
+    return this.outcomes.ofSend(
+      delivery,
+      sentMessageType(message),
+      sent,
+      templateFallback,
+      calledAt,
+    );
   }
 
   /** The batch's reads, the channel and the recipient: what must hold before writing anything. */

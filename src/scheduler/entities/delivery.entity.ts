@@ -1,5 +1,11 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import type { ChannelKind, DeliveryPricing, DeliveryStatus, MessageType } from '../../channels';
+import type {
+  ChannelKind,
+  DeliveryPricing,
+  DeliveryStatus,
+  MessageType,
+  RichMessage,
+} from '../../channels';
 import type { FollowUpTemplate } from './follow-up.entity';
 
 // The statuses and message types the API answers (channels publish the deliveries it stores).
@@ -22,6 +28,8 @@ export class DeliveryEntity {
   /** A send now's own message: its text, or its template (a follow-up's come from the follow-up). */
   @Column({ name: 'message_text', type: 'text', nullable: true }) messageText!: string | null;
   @Column({ type: 'jsonb', nullable: true }) template!: FollowUpTemplate | null;
+  /** A send now's rich message (its kind's own, e.g. a WhatsApp image), sent again on a retry. */
+  @Column({ type: 'jsonb', nullable: true }) content!: RichMessage | null;
   @Column({ name: 'occurrence_at', type: 'timestamptz' }) occurrenceAt!: Date;
   @Column({ type: 'text' }) phone!: string;
   @Column({ type: 'text' }) status!: DeliveryStatus;

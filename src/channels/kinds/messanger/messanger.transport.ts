@@ -6,15 +6,18 @@ import {
   SenderCredentials,
 } from '../../channel-transport';
 import { GraphApiClient } from '../meta/graph-api.client';
+import { messangerRichPayload } from './messanger-rich.payload';
 
 /** Messenger's Send API refuses text longer than 2000 characters. */
 export const MESSANGER_LIMITS: ChannelLimits = { textLength: 2000 };
 
 /**
  * The Send API's body (`POST /{page-id}/messages` with the Page access token): a reply inside the
- * 24-hour window (`messaging_type: RESPONSE`) to a page-scoped id.
+ * 24-hour window (`messaging_type: RESPONSE`) to a page-scoped id, or a rich message (quick
+ * replies, an attachment, a tag).
  */
 export function messangerMessagePayload(to: string, message: OutboundMessage): object | undefined {
+  if (message.type === 'rich') return messangerRichPayload(to, message.content);
   if (message.type !== 'text') return undefined;
   return { recipient: { id: to }, messaging_type: 'RESPONSE', message: { text: message.body } };
 }

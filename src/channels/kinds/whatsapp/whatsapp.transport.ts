@@ -9,6 +9,7 @@ import { isRecord } from '../../../common/outbound-http';
 import { GraphApiClient } from '../meta/graph-api.client';
 import { whatsappTemplatePayload } from './templates/whatsapp-template.payload';
 import { isBusinessScopedUserId } from './whatsapp-number-forms';
+import { whatsappRichPayload } from './whatsapp-rich.payload';
 
 /** WhatsApp rejects text bodies longer than 4096 characters. */
 export const WHATSAPP_LIMITS: ChannelLimits = { textLength: 4096 };
@@ -17,8 +18,9 @@ export const WHATSAPP_LIMITS: ChannelLimits = { textLength: 4096 };
 export const OUTSIDE_WINDOW_ERROR = '131047';
 
 /**
- * The Cloud API's send-message body (`POST /{phone-number-id}/messages`) for a text or a template
- * (its components: whatsappTemplatePayload). `to` is E.164 (Meta's examples use digits only, the '+' adds nothing), or a
+ * The Cloud API's send-message body (`POST /{phone-number-id}/messages`) for a text, a template
+ * (its components: whatsappTemplatePayload) or a rich message (whatsapp-rich.payload.ts). `to` is
+ * E.164 (Meta's examples use digits only, the '+' adds nothing), or a
  * business-scoped user id, which Meta takes in `recipient` instead of `to`.
  */
 export function whatsappMessagePayload(to: string, message: OutboundMessage): object {
@@ -30,6 +32,7 @@ export function whatsappMessagePayload(to: string, message: OutboundMessage): ob
   if (message.type === 'text') {
     return { ...common, type: 'text', text: { body: message.body, preview_url: false } };
   }
+  if (message.type === 'rich') return { ...common, ...whatsappRichPayload(message.content) };
   return { ...common, type: 'template', template: whatsappTemplatePayload(message) };
 }
 
@@ -67,9 +70,9 @@ export class WhatsappTransport implements ChannelTransport {
       payload: whatsappMessagePayload(to, message),
       recipientForms: (answer) => answeredForms(to, answer),
     });
-    // Only text can be refused for the window; a template refused so is final.
+    // Only free-form messages (text, rich) are refused for the window; a template refused so is final.
     return outcome.kind === 'permanent' &&
-      message.type === 'text' &&
+      message.type !== 'template' &&
       this.resendsAsTemplate(outcome.code)
       ? { ...outcome, kind: 'resend_as_template' }
       : outcome;
