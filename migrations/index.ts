@@ -23,6 +23,7 @@ import { EarlyFailedStatuses1764700100100 } from './1764700100100-early-failed-s
 import { ChannelIdentities1764700200000 } from './1764700200000-channel-identities';
 import { ChannelWatermarks1764700300000 } from './1764700300000-channel-watermarks';
 import { WhatsappTemplates1764800000000 } from './1764800000000-whatsapp-templates';
+import { TemplateSyncAndMarketingOptOuts1764800300000 } from './1764800300000-template-sync-and-marketing-opt-outs';
 
 /** Every migration in order. Migrations are never edited after they land; add a new one. */
 export const MIGRATIONS = [
@@ -51,4 +52,5 @@ export const MIGRATIONS = [
   ChannelIdentities1764700200000,
   ChannelWatermarks1764700300000,
   WhatsappTemplates1764800000000,
+  TemplateSyncAndMarketingOptOuts1764800300000,
 ];

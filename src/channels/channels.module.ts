@@ -32,6 +32,8 @@ import { GraphApiClient } from './kinds/meta/graph-api.client';
 import { retentionOf } from '../database/retention';
 import { WEBHOOK_INBOX_RETENTION } from './webhooks/webhook-inbox.retention';
 import { WhatsappTemplateCatalog } from './kinds/whatsapp/templates/whatsapp-template-catalog';
+import { WhatsappTemplateSync } from './kinds/whatsapp/templates/whatsapp-template-sync';
+import { WhatsappTemplatesController } from './kinds/whatsapp/templates/whatsapp-templates.controller';
 
 /**
  * Sockets kept open to Graph. Callers bound their own concurrency (the delivery worker to
@@ -49,6 +51,7 @@ const GRAPH_API_CONNECTIONS = 1024;
     MetaWebhooksController,
     ChannelMessagesController,
     WhatsappMediaController,
+    WhatsappTemplatesController,
   ],
   providers: [
     { provide: CHANNELS_CONFIG, useFactory: () => readChannelsConfig(process.env) },
@@ -91,6 +94,7 @@ const GRAPH_API_CONNECTIONS = 1024;
     retentionOf(WEBHOOK_INBOX_RETENTION),
     ChannelEvents,
     WhatsappTemplateCatalog,
+    WhatsappTemplateSync,
   ],
   exports: [
     WhatsappTemplateCatalog,
