@@ -15,7 +15,9 @@ export class TemplateSyncAndMarketingOptOuts1764800300000 implements MigrationIn
     await db.query(
       'ALTER TABLE whatsapp_channels ADD COLUMN templates_sync_requested_at timestamptz',
     );
-    await db.query('ALTER TABLE whatsapp_channels ADD COLUMN templates_sync_lease_until timestamptz');
+    await db.query(
+      'ALTER TABLE whatsapp_channels ADD COLUMN templates_sync_lease_until timestamptz',
+    );
     // Template webhooks name the account (entry.id), not a number: the organization's channels of it.
     await db.query(
       `CREATE INDEX whatsapp_channels_business_account_idx
@@ -31,9 +33,22 @@ export class TemplateSyncAndMarketingOptOuts1764800300000 implements MigrationIn
         opted_out_at timestamptz NOT NULL,
         PRIMARY KEY (channel_id, recipient)
       )`);
+    // The new items a notification can set aside: a preference, a template update.
+    await db.query(`
+      ALTER TABLE webhook_items_set_aside
+        DROP CONSTRAINT webhook_items_set_aside_item_check,
+        ADD CONSTRAINT webhook_items_set_aside_item_check
+          CHECK (item IN ('message', 'status', 'event', 'change', 'errors', 'identity',
+                          'preference', 'template'))`);
   }
 
   async down(db: QueryRunner): Promise<void> {
+    await db.query(`DELETE FROM webhook_items_set_aside WHERE item IN ('preference', 'template')`);
+    await db.query(`
+      ALTER TABLE webhook_items_set_aside
+        DROP CONSTRAINT webhook_items_set_aside_item_check,
+        ADD CONSTRAINT webhook_items_set_aside_item_check
+          CHECK (item IN ('message', 'status', 'event', 'change', 'errors', 'identity'))`);
     await db.query('DROP TABLE channel_marketing_opt_outs');
     await db.query('DROP INDEX whatsapp_channels_business_account_idx');
     await db.query('ALTER TABLE whatsapp_channels DROP COLUMN templates_sync_lease_until');

@@ -34,6 +34,8 @@ import { WEBHOOK_INBOX_RETENTION } from './webhooks/webhook-inbox.retention';
 import { WhatsappTemplateCatalog } from './kinds/whatsapp/templates/whatsapp-template-catalog';
 import { WhatsappTemplateSync } from './kinds/whatsapp/templates/whatsapp-template-sync';
 import { WhatsappTemplatesController } from './kinds/whatsapp/templates/whatsapp-templates.controller';
+import { WhatsappTemplateUpdatesHandler } from './kinds/whatsapp/templates/whatsapp-template-updates.handler';
+import { MarketingPreferencesHandler } from './webhooks/marketing-preferences.handler';
 
 /**
  * Sockets kept open to Graph. Callers bound their own concurrency (the delivery worker to
@@ -95,6 +97,8 @@ const GRAPH_API_CONNECTIONS = 1024;
     ChannelEvents,
     WhatsappTemplateCatalog,
     WhatsappTemplateSync,
+    WhatsappTemplateUpdatesHandler,
+    MarketingPreferencesHandler,
   ],
   exports: [
     WhatsappTemplateCatalog,

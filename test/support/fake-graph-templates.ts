@@ -149,7 +149,10 @@ export class FakeGraphTemplates {
     }
     const limit = limitText === null ? GRAPH_DEFAULT_LIMIT : Number(limitText);
     if (!Number.isInteger(limit) || limit < 1) {
-      return { status: 400, body: graphErrorBody(100, '(#100) Param limit must be a positive integer') };
+      return {
+        status: 400,
+        body: graphErrorBody(100, '(#100) Param limit must be a positive integer'),
+      };
     }
     const account = this.accounts.get(wabaId);
     if (!account) {
@@ -177,7 +180,11 @@ export class FakeGraphTemplates {
     const size = Math.min(limit, this.maxPageSize);
     const page = account.templates.slice(start, start + size);
     const end = start + page.length;
-    const next = new URLSearchParams({ fields: fields.join(','), limit: String(limit), after: cursor(end) });
+    const next = new URLSearchParams({
+      fields: fields.join(','),
+      limit: String(limit),
+      after: cursor(end),
+    });
     return {
       status: 200,
       body: {
@@ -195,7 +202,9 @@ export class FakeGraphTemplates {
 
 function pick(template: FakeTemplate, fields: string[]): Record<string, unknown> {
   const node: Record<string, unknown> = { parameter_format: 'POSITIONAL', ...template };
-  return Object.fromEntries(fields.filter((field) => field in node).map((field) => [field, node[field]]));
+  return Object.fromEntries(
+    fields.filter((field) => field in node).map((field) => [field, node[field]]),
+  );
 }
 
 /**
@@ -303,7 +312,11 @@ export function metaTemplates(): FakeTemplate[] {
       category: 'AUTHENTICATION',
       parameter_format: 'POSITIONAL',
       components: [
-        { type: 'BODY', text: '*{{1}}* is your verification code.', add_security_recommendation: true },
+        {
+          type: 'BODY',
+          text: '*{{1}}* is your verification code.',
+          add_security_recommendation: true,
+        },
         { type: 'FOOTER', text: 'This code expires in 10 minutes.', code_expiration_minutes: 10 },
         { type: 'BUTTONS', buttons: [{ type: 'OTP', otp_type: 'COPY_CODE', text: 'Copy code' }] },
       ],

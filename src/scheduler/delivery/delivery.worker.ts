@@ -10,6 +10,7 @@ import {
   isUnusable,
   OpenChannel,
   OutboundMessage,
+  WhatsappTemplateCatalog,
 } from '../../channels';
 import { Clock } from '../../common/clock';
 import { DatabaseAvailability } from '../../database/database-availability';
@@ -30,6 +31,8 @@ import { SCHEDULER_CONFIG, SchedulerConfig } from '../scheduler.config';
 type BatchChannels = Map<string, OpenChannel | ChannelUnusable>;
 /** The batch's recipients (opt-out, 24-hour window), read once per batch, by conversationKey. */
 type BatchConversations = Map<string, ConversationState>;
+/** The batch's deliveries whose template the channel's catalog says is MARKETING, by id. */
+type BatchMarketing = ReadonlySet<string>;
 
 const conversationOf = (delivery: ClaimedDelivery) => ({
   channelId: delivery.channelId,
@@ -60,13 +63,18 @@ const isTemplateOnly = (delivery: ClaimedDelivery): boolean =>
  * What goes out: free-form text only inside the 24-hour window; outside it (or when the text was
  * refused for the window, or only a template was given) the template when there is one.
  */
+/** Whether what goes out is the template (see chooseMessage). */
+export const sendsTemplate = (delivery: ClaimedDelivery, windowOpen: boolean): boolean =>
+  delivery.template !== null &&
+  (isTemplateOnly(delivery) || delivery.templateRequired || !windowOpen);
+
 export function chooseMessage(
   delivery: ClaimedDelivery,
   body: string,
   windowOpen: boolean,
 ): OutboundMessage {
   const template = delivery.template;
-  if (!template || (!isTemplateOnly(delivery) && !delivery.templateRequired && windowOpen)) {
+  if (!template || !sendsTemplate(delivery, windowOpen)) {
     return { type: 'text', body };
   }
   return {
@@ -130,6 +138,7 @@ export class DeliveryWorker {
     @Inject(SCHEDULER_CONFIG) private readonly config: SchedulerConfig,
     private readonly availability: DatabaseAvailability,
     private readonly metrics: Metrics,
+    private readonly catalog: WhatsappTemplateCatalog,
   ) {
     // Well inside the half heartbeat time-out that the claim checked this process's beat against.
     this.freshClaimMs = Math.min(FRESH_CLAIM_MS, config.delivery.heartbeatTimeoutMs / 4);
@@ -174,8 +183,8 @@ export class DeliveryWorker {
       claimed.forEach((delivery) =>
         this.held.set(claimKey(refOf(delivery)), { claim: refOf(delivery), state: 'claimed' }),
       );
-      // Both reads at once, on two connections: the batch's sends wait for them.
-      const [channels, conversations] = await Promise.all([
+      // The reads at once, on their own connections: the batch's sends wait for them.
+      const [channels, conversations, marketing] = await Promise.all([
         this.openChannels(claimed).catch((error: unknown) => {
           this.logger.warn({ err: error }, 'could not read channel credentials');
           return undefined;
@@ -184,6 +193,7 @@ export class DeliveryWorker {
           this.logger.warn({ err: error }, 'could not read opt-outs and 24-hour windows');
           return undefined;
         }),
+        this.marketingTemplates(claimed),
       ]);
       for (const delivery of claimed) {
         const sending: Promise<void> = this.send(
@@ -192,6 +202,7 @@ export class DeliveryWorker {
           claimedAt,
           channels,
           conversations,
+          marketing,
           recorder,
           shouldStop,
         ).finally(() => this.inFlight.delete(sending));
@@ -200,6 +211,36 @@ export class DeliveryWorker {
     }
     await this.settled();
     return taken;
+  }
+
+  /**
+   * The deliveries whose template the channel's catalog says is MARKETING (one lookup for the
+   * batch): those go to nobody who told Meta to stop marketing messages. Unknown when the catalog
+   * cannot be read: the template goes, and Meta refuses it with 131050 if it must.
+   */
+  private async marketingTemplates(claimed: ClaimedDelivery[]): Promise<BatchMarketing> {
+    const withTemplate = claimed.filter((delivery) => delivery.template !== null);
+    if (withTemplate.length === 0) return new Set();
+    try {
+      const lookups = await this.catalog.lookupMany(
+        withTemplate.map(({ channelId, template }) => ({
+          channelId,
+          name: template?.name ?? '',
+          language: template?.language ?? '',
+        })),
+      );
+      return new Set(
+        withTemplate
+          .filter((_, index) => {
+            const lookup = lookups[index];
+            return lookup.catalog && lookup.template?.category === 'MARKETING';
+          })
+          .map((delivery) => delivery.id),
+      );
+    } catch (error) {
+      this.logger.warn({ err: error }, "could not read the templates' categories");
+      return new Set();
+    }
   }
 
   /** The batch's channels, one query per kind (the claim keeps each delivery's organization). */
@@ -269,6 +310,7 @@ export class DeliveryWorker {
     claimedAt: number,
     channels: BatchChannels | undefined,
     conversations: BatchConversations | undefined,
+    marketing: BatchMarketing,
     recorder: OutcomeRecorder,
     shouldStop: () => boolean,
   ): Promise<void> {
@@ -287,6 +329,7 @@ export class DeliveryWorker {
           claimedAt,
           channels,
           conversations,
+          marketing,
           shouldStop,
         );
         if (!outcome) return; // stopping or taken over: not sent
@@ -333,11 +376,23 @@ export class DeliveryWorker {
     claimedAt: number,
     channels: BatchChannels | undefined,
     conversations: BatchConversations | undefined,
+    marketing: BatchMarketing,
     shouldStop: () => boolean,
   ): Promise<DeliveryOutcome | undefined> {
     const ready = this.precheck(delivery, channels, conversations);
     if ('status' in ready) return ready;
     const { channel, conversation } = ready;
+    if (
+      conversation.marketingOptedOut &&
+      marketing.has(delivery.id) &&
+      sendsTemplate(delivery, conversation.windowOpen)
+    ) {
+      return this.outcomes.skipped(
+        delivery,
+        'opted_out_marketing',
+        `${delivery.phone} stopped marketing messages from this business (Meta), and ${delivery.template?.name ?? 'the template'} is a MARKETING template.`,
+      );
+    }
     const body = await this.compose(delivery, channel);
     if (typeof body !== 'string') return body;
     const message = chooseMessage(delivery, body, conversation.windowOpen);

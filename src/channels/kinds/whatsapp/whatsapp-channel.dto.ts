@@ -18,7 +18,9 @@ const BUSINESS_ACCOUNT_DESCRIPTION =
 const businessAccountRules = () => [
   IsString(),
   IsNotEmpty(),
-  Matches(BUSINESS_ACCOUNT_ID, { message: '$property must be a WhatsApp Business Account id: digits' }),
+  Matches(BUSINESS_ACCOUNT_ID, {
+    message: '$property must be a WhatsApp Business Account id: digits',
+  }),
 ];
 
 /** On create: optional, never null (absent: no catalog). */

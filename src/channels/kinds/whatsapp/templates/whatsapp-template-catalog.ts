@@ -72,7 +72,12 @@ export class WhatsappTemplateCatalog {
       ...(query.status !== undefined && { status: query.status }),
     };
     const order = { name: 'ASC', language: 'ASC' } as const;
-    const page = await findPage(this.dataSource.manager, WhatsappTemplateEntity, { where, order }, query);
+    const page = await findPage(
+      this.dataSource.manager,
+      WhatsappTemplateEntity,
+      { where, order },
+      query,
+    );
     return { ...page, items: page.items.map(toTemplateResponse) };
   }
 

@@ -80,7 +80,10 @@ export class WhatsappTemplateSync implements OnApplicationBootstrap, OnApplicati
       config.templateSyncMs > 0 ? config.templateSyncMs : 60_000,
       (error) => {
         if (!this.availability.reportFailure(error)) {
-          this.logger.warn({ err: error }, 'template catalogs could not be synced; trying again later');
+          this.logger.warn(
+            { err: error },
+            'template catalogs could not be synced; trying again later',
+          );
         }
       },
     );
@@ -153,7 +156,11 @@ export class WhatsappTemplateSync implements OnApplicationBootstrap, OnApplicati
   ): Promise<StoredChannel> {
     const { businessAccountId, ...common } = update;
     const current = await this.channels.get('whatsapp', principal, id);
-    const own = this.ownColumnsOnUpdate(current, businessAccountId, common.accessToken !== undefined);
+    const own = this.ownColumnsOnUpdate(
+      current,
+      businessAccountId,
+      common.accessToken !== undefined,
+    );
     const channel = await this.channels.update('whatsapp', principal, id, { ...common, own });
     if (own && 'business_account_id' in own) {
       await this.forgetCatalog(channel.id, channel.organizationId);
@@ -271,7 +278,10 @@ export class WhatsappTemplateSync implements OnApplicationBootstrap, OnApplicati
     } catch (error) {
       if (this.availability.reportFailure(error)) return;
       await this.recordFailure(sync, 'the catalog could not be stored').catch(() => undefined);
-      this.logger.warn({ err: error, channelId: sync.id }, 'a template catalog could not be stored');
+      this.logger.warn(
+        { err: error, channelId: sync.id },
+        'a template catalog could not be stored',
+      );
     } finally {
       await this.release(sync).catch(() => undefined);
     }
@@ -341,7 +351,9 @@ export class WhatsappTemplateSync implements OnApplicationBootstrap, OnApplicati
         organizationId: channel.organizationId,
         agentId: channel.agentId,
         channelId: channel.id,
-        data: { ...toWhatsappChannelResponse(channel, webhookUrl(this.appConfig.publicUrl, channel)) },
+        data: {
+          ...toWhatsappChannelResponse(channel, webhookUrl(this.appConfig.publicUrl, channel)),
+        },
       });
     });
   }

@@ -105,7 +105,10 @@ export class WhatsappTemplatesClient {
     const templates: ListedTemplate[] = [];
     let after: string | undefined;
     for (let page = 1; page <= MAX_TEMPLATE_PAGES; page++) {
-      const query = new URLSearchParams({ fields: TEMPLATE_FIELDS, limit: String(TEMPLATE_PAGE_SIZE) });
+      const query = new URLSearchParams({
+        fields: TEMPLATE_FIELDS,
+        limit: String(TEMPLATE_PAGE_SIZE),
+      });
       if (after !== undefined) query.set('after', after);
       const answer = await this.page(`${path}?${query.toString()}`, accessToken);
       if ('failure' in answer) return answer;
@@ -159,7 +162,9 @@ export class WhatsappTemplatesClient {
 }
 
 /** `{ data: [...], paging: { cursors: { after }, next } }`; a failure when it is not that. */
-function readPage(text: string): { templates: ListedTemplate[]; after?: string } | TemplateListingFailure {
+function readPage(
+  text: string,
+): { templates: ListedTemplate[]; after?: string } | TemplateListingFailure {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
