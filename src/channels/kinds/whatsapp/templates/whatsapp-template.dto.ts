@@ -6,7 +6,7 @@ import { TEMPLATE_CATEGORIES, TEMPLATE_STATUSES } from './whatsapp-template.enti
 
 /** `GET /v1/channels/whatsapp/{id}/templates`: exact filters, paged like every list. */
 export class ListWhatsappTemplatesQueryDto extends PaginationQueryDto {
-  @ApiPropertyOptional({ description: "Only this template's languages.", example: 'order_update' })
+  @ApiPropertyOptional({ description: "Only this template's languages.", example: 'order_shipped' })
   @IsOptionalNotNull()
   @IsString()
   @MaxLength(512)
@@ -30,7 +30,7 @@ export class ListWhatsappTemplatesQueryDto extends PaginationQueryDto {
 
 /** One template in one language, as Meta last listed it (or a template webhook changed it). */
 export class WhatsappTemplateDto {
-  @ApiProperty({ example: 'order_update' }) name!: string;
+  @ApiProperty({ example: 'order_shipped' }) name!: string;
   @ApiProperty({ example: 'en_US' }) language!: string;
   @ApiProperty({
     description: `Meta's status: ${TEMPLATE_STATUSES.join(', ')} (kept as Meta sends it).`,
