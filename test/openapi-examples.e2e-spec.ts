@@ -201,9 +201,8 @@ describe('OpenAPI examples, run as Swagger UI runs them (e2e)', () => {
     await run('authorizeTool', { id: google });
 
     // Channels, and Meta's side of them. The example's business account has templates at Meta.
-    const exampleAccount = find('createWhatsappChannel').operation.requestBody?.content[
-      'application/json'
-    ].schema;
+    const exampleAccount =
+      find('createWhatsappChannel').operation.requestBody?.content['application/json'].schema;
     const account = (resolve(exampleAccount ?? {}).properties?.business_account_id ?? {}).example;
     graph.templates.set(String(account), metaTemplates());
     const whatsapp = data((await run('createWhatsappChannel')).schema);
