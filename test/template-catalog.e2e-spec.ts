@@ -7,7 +7,14 @@ import { metaTemplates } from './support/fake-graph-templates';
 import { givenWhatsappChannel, WhatsappChannel } from './support/given';
 import { ManualClock } from './support/manual-clock';
 import { postToWebhook } from './support/meta-webhooks';
-import { bearer, newOrganization, startApp, TestApp, tokenFor } from './support/test-app';
+import {
+  bearer,
+  createTestDatabase,
+  newOrganization,
+  startApp,
+  TestApp,
+  tokenFor,
+} from './support/test-app';
 
 const SECRET = 'meta-app-secret-templates';
 const EVENTS_SECRET = 'whsec_dGVtcGxhdGUtY2F0YWxvZy1ldmVudHMtc2VjcmV0LTAxMjM=';
@@ -787,5 +794,63 @@ describe('Template catalog: the periodic sync (e2e)', () => {
     await eventually(async () => expect((await list()).total_count).toBe(6));
     graph.templates.set(waba, metaTemplates().slice(0, 1));
     await eventually(async () => expect((await list()).total_count).toBe(1));
+  });
+});
+
+/**
+ * Two replicas on one PostgreSQL, each sweeping every 100 ms and asked for syncs on demand: an
+ * account is never listed by both at once. PGlite serves one application, so PostgreSQL only.
+ */
+const onPostgres = process.env.TEST_DATABASE_URL ? describe : describe.skip;
+
+onPostgres('Template catalog on replicas (e2e, PostgreSQL)', () => {
+  let graph: FakeGraphApi;
+  let database: { url: string; drop: () => Promise<void> };
+  let replicas: TestApp[];
+
+  beforeAll(async () => {
+    graph = await FakeGraphApi.start();
+    database = (await createTestDatabase())!;
+    const env = { DATABASE_URL: database.url, GRAPH_API_URL: graph.url, TEMPLATE_SYNC_MS: '100' };
+    replicas = [await startApp(env), await startApp(env)];
+  });
+  afterAll(async () => {
+    for (const app of replicas) await app.close();
+    await database.drop();
+    await graph.close();
+  });
+
+  it('never syncs one channel on two replicas at once', async () => {
+    const auth = bearer(tokenFor({ org: newOrganization() }));
+    graph.templates.delayMs = 150;
+    const channels = [];
+    for (let i = 0; i < 3; i++) {
+      const waba = aWaba();
+      graph.templates.set(waba, metaTemplates());
+      channels.push(
+        await givenWhatsappChannel(replicas[i % 2], auth, { business_account_id: waba }),
+      );
+    }
+    const deadline = Date.now() + 2_000;
+    while (Date.now() < deadline) {
+      await Promise.all(
+        channels.flatMap((channel) =>
+          replicas.map((replica) =>
+            replica
+              .http()
+              .post(`/v1/channels/whatsapp/${channel.id}/templates/sync`)
+              .set(auth)
+              .expect(202),
+          ),
+        ),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    await eventually(async () => expect(graph.templates.inFlight).toBe(0));
+    for (const waba of graph.templates.maxInFlightByAccount.keys()) {
+      expect(graph.templates.requests.filter((r) => r.wabaId === waba).length).toBeGreaterThan(3);
+      expect(graph.templates.maxInFlightByAccount.get(waba)).toBe(1);
+    }
+    expect(graph.templates.maxInFlightByAccount.size).toBe(3);
   });
 });

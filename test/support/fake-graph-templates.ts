@@ -62,6 +62,9 @@ export class FakeGraphTemplates {
   /** Listings answered at once (to prove a sync never runs twice for one channel at a time). */
   inFlight = 0;
   maxInFlight = 0;
+  /** The most listings of one account answered at once. */
+  readonly maxInFlightByAccount = new Map<string, number>();
+  private readonly inFlightByAccount = new Map<string, number>();
   /** How long each answer takes. */
   delayMs = 0;
   private readonly accounts = new Map<string, { templates: FakeTemplate[]; token?: string }>();
@@ -90,6 +93,8 @@ export class FakeGraphTemplates {
     this.maxPageSize = 100;
     this.inFlight = 0;
     this.maxInFlight = 0;
+    this.maxInFlightByAccount.clear();
+    this.inFlightByAccount.clear();
     this.delayMs = 0;
   }
 
@@ -117,8 +122,17 @@ export class FakeGraphTemplates {
     // Counted until its answer has gone (a listing of one channel must never overlap another).
     this.inFlight += 1;
     this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
+    const ofAccount = (this.inFlightByAccount.get(wabaId) ?? 0) + 1;
+    this.inFlightByAccount.set(wabaId, ofAccount);
+    this.maxInFlightByAccount.set(
+      wabaId,
+      Math.max(this.maxInFlightByAccount.get(wabaId) ?? 0, ofAccount),
+    );
     const delayMs = typeof reply === 'string' ? 0 : (reply.delayMs ?? 0);
-    setTimeout(() => (this.inFlight -= 1), delayMs + 5).unref();
+    setTimeout(() => {
+      this.inFlight -= 1;
+      this.inFlightByAccount.set(wabaId, (this.inFlightByAccount.get(wabaId) ?? 1) - 1);
+    }, delayMs + 5).unref();
     return reply;
   }
 
