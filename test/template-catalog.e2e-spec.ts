@@ -4,7 +4,7 @@ import { eventually } from './support/eventually';
 import { FakeAgentEndpoint } from './support/fake-agent-endpoint';
 import { FakeGraphApi, graphErrorReply } from './support/fake-graph-api';
 import { metaTemplates } from './support/fake-graph-templates';
-import { givenWhatsappChannel, WhatsappChannel } from './support/given';
+import { givenFollowUp, givenWhatsappChannel, WhatsappChannel } from './support/given';
 import { ManualClock } from './support/manual-clock';
 import { postToWebhook } from './support/meta-webhooks';
 import {
@@ -766,6 +766,49 @@ describe('Template catalog and marketing messages (e2e)', () => {
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(graph.messages).toHaveLength(1);
       expect(await optOuts(channel)).toEqual([]);
+    });
+
+    it("131049 on a follow-up: that occurrence fails, the follow-up's next occurrence tries again", async () => {
+      const channel = await givenSyncedChannel();
+      const followUp = await givenFollowUp(t, auth, channel.id, {
+        frequency: 'daily',
+        client_phone_numbers: ['+34612345678'],
+        template: spring,
+      });
+      const occurrences = async () =>
+        (
+          await t
+            .http()
+            .get(`/v1/scheduler/follow-up/whatsapp/${followUp.id}/deliveries`)
+            .set(auth)
+            .expect(200)
+        ).body.data.items as Delivery[];
+      graph.enqueue(
+        graphErrorReply(
+          400,
+          131049,
+          'This message was not delivered to maintain healthy ecosystem engagement.',
+        ),
+      );
+      clock.set(Math.max(clock.now(), followUp.next_run_at));
+      await eventually(async () =>
+        expect(await occurrences()).toEqual([
+          expect.objectContaining({
+            status: 'failed',
+            last_error: expect.objectContaining({ code: '131049' }),
+          }),
+        ]),
+      );
+      const next = (
+        await t.http().get(`/v1/scheduler/follow-up/whatsapp/${followUp.id}`).set(auth).expect(200)
+      ).body as { next_run_at: number };
+      expect(next.next_run_at).toBeGreaterThan(followUp.next_run_at);
+      clock.set(next.next_run_at);
+      await eventually(async () => {
+        const all = await occurrences();
+        expect(all.map((d) => d.status).sort()).toEqual(['failed', 'sent']);
+      });
+      expect(graph.messages.map((m) => m.template?.name)).toEqual(['spring_sale']);
     });
   });
 });
