@@ -503,6 +503,31 @@ describe('Template catalog and marketing messages (e2e)', () => {
       },
     );
 
+    it('a listing of more than 100 pages is a failure: the catalog is never replaced by a part of it', async () => {
+      const channel = await givenSyncedChannel();
+      const waba = channel.business_account_id as string;
+      const many = Array.from({ length: 101 }, (_, n) => ({
+        ...metaTemplates()[1],
+        id: String(n),
+        name: `reminder_${String(n).padStart(3, '0')}`,
+      }));
+      graph.templates.set(waba, many);
+      graph.templates.maxPageSize = 1;
+      const before = listings(waba).length;
+      await t
+        .http()
+        .post(`/v1/channels/whatsapp/${channel.id}/templates/sync`)
+        .set(auth)
+        .expect(202);
+      await eventually(async () =>
+        expect((await getChannel(channel.id)).templates.sync_error?.message).toContain(
+          'more than 100 pages',
+        ),
+      );
+      expect(listings(waba).length - before).toBe(100);
+      expect((await listTemplates(channel.id)).total_count).toBe(6);
+    });
+
     it('a rejected token fails the sync and deactivates the channel, as a refused send does', async () => {
       const channel = await givenSyncedChannel();
       graph.templates.enqueue(graphErrorReply(401, 190, 'Error validating access token'));
