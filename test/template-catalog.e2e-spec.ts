@@ -142,6 +142,9 @@ describe('Template catalog and marketing messages (e2e)', () => {
     });
   }
   const listings = (waba: string) => graph.templates.requests.filter((r) => r.wabaId === waba);
+  /** POST .../templates/sync, answered 202. */
+  const askSync = (id: string) =>
+    t.http().post(`/v1/channels/whatsapp/${id}/templates/sync`).set(auth).expect(202);
 
   describe('business_account_id on the channel', () => {
     it('is accepted on create, shown with the catalog state, and syncs every page with the channel token', async () => {
@@ -350,11 +353,7 @@ describe('Template catalog and marketing messages (e2e)', () => {
           components: [{ type: 'BODY', text: 'Bonjour' }],
         },
       ]);
-      const res = await t
-        .http()
-        .post(`/v1/channels/whatsapp/${channel.id}/templates/sync`)
-        .set(auth)
-        .expect(202);
+      const res = await askSync(channel.id);
       expect(res.body.data).toMatchObject({ id: channel.id, business_account_id: waba });
       await eventually(async () => {
         const items = (await listTemplates(channel.id)).items;
@@ -461,11 +460,7 @@ describe('Template catalog and marketing messages (e2e)', () => {
         graph.templates.enqueue(reply, reply);
         for (let i = 0; i < 2; i++) {
           clock.advance(1000);
-          await t
-            .http()
-            .post(`/v1/channels/whatsapp/${channel.id}/templates/sync`)
-            .set(auth)
-            .expect(202);
+          await askSync(channel.id);
           await eventually(async () => {
             const current = await getChannel(channel.id);
             expect(current.templates.sync_error?.failed_at).toBe(clock.now());
@@ -492,11 +487,7 @@ describe('Template catalog and marketing messages (e2e)', () => {
           });
         });
         // The next success clears it.
-        await t
-          .http()
-          .post(`/v1/channels/whatsapp/${channel.id}/templates/sync`)
-          .set(auth)
-          .expect(202);
+        await askSync(channel.id);
         await eventually(async () =>
           expect((await getChannel(channel.id)).templates.sync_error).toBeNull(),
         );
@@ -514,11 +505,7 @@ describe('Template catalog and marketing messages (e2e)', () => {
       graph.templates.set(waba, many);
       graph.templates.maxPageSize = 1;
       const before = listings(waba).length;
-      await t
-        .http()
-        .post(`/v1/channels/whatsapp/${channel.id}/templates/sync`)
-        .set(auth)
-        .expect(202);
+      await askSync(channel.id);
       await eventually(async () =>
         expect((await getChannel(channel.id)).templates.sync_error?.message).toContain(
           'more than 100 pages',
@@ -531,11 +518,7 @@ describe('Template catalog and marketing messages (e2e)', () => {
     it('a rejected token fails the sync and deactivates the channel, as a refused send does', async () => {
       const channel = await givenSyncedChannel();
       graph.templates.enqueue(graphErrorReply(401, 190, 'Error validating access token'));
-      await t
-        .http()
-        .post(`/v1/channels/whatsapp/${channel.id}/templates/sync`)
-        .set(auth)
-        .expect(202);
+      await askSync(channel.id);
       await eventually(async () => {
         const current = await getChannel(channel.id);
         expect(current.status).toBe('inactive');
