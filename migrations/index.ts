@@ -24,6 +24,7 @@ import { ChannelIdentities1764700200000 } from './1764700200000-channel-identiti
 import { ChannelWatermarks1764700300000 } from './1764700300000-channel-watermarks';
 import { WhatsappTemplates1764800000000 } from './1764800000000-whatsapp-templates';
 import { DeliveryRichContent1764800100000 } from './1764800100000-delivery-rich-content';
+import { TemplateSyncAndMarketingOptOuts1764800300000 } from './1764800300000-template-sync-and-marketing-opt-outs';
 
 /** Every migration in order. Migrations are never edited after they land; add a new one. */
 export const MIGRATIONS = [
@@ -53,4 +54,5 @@ export const MIGRATIONS = [
   ChannelWatermarks1764700300000,
   WhatsappTemplates1764800000000,
   DeliveryRichContent1764800100000,
+  TemplateSyncAndMarketingOptOuts1764800300000,
 ];

@@ -45,6 +45,8 @@ describe('Channels (e2e)', () => {
         status: 'active',
         status_reason: null,
         type: 'Whatsapp',
+        business_account_id: null,
+        templates: { synced_at: null, sync_error: null },
         organization_id: org,
         created_by: 'alice',
         verification_token: expect.stringMatching(/^[A-Za-z0-9_-]{32,}$/),

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { eventually } from './support/eventually';
 import { FakeGraphApi } from './support/fake-graph-api';
+import { metaTemplates } from './support/fake-graph-templates';
 import { metaSignature } from './support/meta-webhooks';
 import { bearer, startApp, TestApp, tokenFor } from './support/test-app';
 
@@ -199,11 +200,26 @@ describe('OpenAPI examples, run as Swagger UI runs them (e2e)', () => {
     await run('listToolExecutions', { id: math });
     await run('authorizeTool', { id: google });
 
-    // Channels, and Meta's side of them.
+    // Channels, and Meta's side of them. The example's business account has templates at Meta.
+    const exampleAccount =
+      find('createWhatsappChannel').operation.requestBody?.content['application/json'].schema;
+    const account = (resolve(exampleAccount ?? {}).properties?.business_account_id ?? {}).example;
+    graph.templates.set(String(account), metaTemplates());
     const whatsapp = data((await run('createWhatsappChannel')).schema);
     const messanger = data((await run('createMessangerChannel')).schema);
     await run('listWhatsappChannels');
     await run('getWhatsappChannel', { id: whatsapp.id });
+    await eventually(async () =>
+      expect(
+        (await t.http().get(`/v1/channels/whatsapp/${whatsapp.id}/templates`).set(auth)).body.data
+          .total_count,
+      ).toBe(metaTemplates().length),
+    );
+    const templates = await run('listWhatsappTemplates', { id: whatsapp.id });
+    expect(data(templates.none) as unknown as { items: unknown[] }).toMatchObject({
+      items: [expect.objectContaining({ status: 'APPROVED' })],
+    });
+    await run('syncWhatsappTemplates', { id: whatsapp.id });
     await run('listMessangerChannels');
     await run('getMessangerChannel', { id: messanger.id });
     const challenge = await run('verifyWhatsappWebhook', {

@@ -605,6 +605,7 @@ describe('Meta webhooks (e2e)', () => {
           phone: '+34612345678',
           opted_out_at: Math.floor(clock.now() / 1000) * 1000,
           source: 'keyword',
+          scope: 'all',
         },
       ]);
       await post(
@@ -620,7 +621,7 @@ describe('Meta webhooks (e2e)', () => {
       await t.http().put(`${base}/34612345678`).set(auth).expect(204);
       await t.http().put(`${base}/%2B34612345678`).set(auth).expect(204);
       expect((await optOuts(channel.id)).items).toEqual([
-        { phone: '+34612345678', opted_out_at: clock.now(), source: 'api' },
+        { phone: '+34612345678', opted_out_at: clock.now(), source: 'api', scope: 'all' },
       ]);
       await t.http().delete(`${base}/+34 612 345 678`).set(auth).expect(204);
       await t.http().delete(`${base}/34612345678`).set(auth).expect(204);

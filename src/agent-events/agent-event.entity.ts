@@ -5,6 +5,7 @@ export const AGENT_EVENT_TYPES = [
   'delivery.updated',
   'channel.deactivated',
   'channel.error',
+  'channel.templates_sync_failed',
 ] as const;
 export type AgentEventType = (typeof AGENT_EVENT_TYPES)[number];
 

@@ -23,15 +23,37 @@ interface ChannelRow {
   created_at: Date | string;
   updated_at: Date | string;
   deleted_at: Date | string | null;
+  [ownColumn: string]: unknown;
 }
 
-const selectFrom = ({ table, senderIdColumn }: ChannelKindDescriptor) =>
-  `SELECT id, organization_id, agent_id, ${senderIdColumn} AS sender_id, access_token_encrypted,
-          app_secret_encrypted, status, status_reason_code, status_reason_message,
-          verification_token, created_by, created_at, updated_at, deleted_at
-     FROM ${table}`;
+/** What a read returns of a channel row: the columns every kind has, then the kind's own. */
+const columnsOf = ({ senderIdColumn, ownColumns = [] }: ChannelKindDescriptor) =>
+  [
+    `id, organization_id, agent_id, ${senderIdColumn} AS sender_id, access_token_encrypted,
+     app_secret_encrypted, status, status_reason_code, status_reason_message,
+     verification_token, created_by, created_at, updated_at, deleted_at`,
+    ...ownColumns,
+  ].join(', ');
 
-const toStored = (kind: ChannelKind, row: ChannelRow): StoredChannel => ({
+const selectFrom = (descriptor: ChannelKindDescriptor) =>
+  `SELECT ${columnsOf(descriptor)} FROM ${descriptor.table}`;
+
+/** The kind's own columns of a write, refused when the descriptor does not name them. */
+function ownValues(
+  { ownColumns = [], kind }: ChannelKindDescriptor,
+  own: Record<string, unknown> | undefined,
+): [string, unknown][] {
+  const entries = Object.entries(own ?? {}).filter(([, value]) => value !== undefined);
+  for (const [column] of entries) {
+    if (!ownColumns.includes(column)) throw new Error(`${kind} channels have no column ${column}`);
+  }
+  return entries;
+}
+
+const toStored = (
+  { kind, ownColumns = [] }: ChannelKindDescriptor,
+  row: ChannelRow,
+): StoredChannel => ({
   kind,
   id: row.id,
   organizationId: row.organization_id,
@@ -47,6 +69,7 @@ const toStored = (kind: ChannelKind, row: ChannelRow): StoredChannel => ({
   createdAt: new Date(row.created_at),
   updatedAt: new Date(row.updated_at),
   deletedAt: row.deleted_at === null ? null : new Date(row.deleted_at),
+  own: Object.fromEntries(ownColumns.map((column) => [column, row[column]])),
 });
 
 /** What a write may change of a channel (every kind stores the same columns). */
@@ -60,9 +83,13 @@ export type ChannelChanges = Partial<
     | 'statusReasonCode'
     | 'statusReasonMessage'
   >
-> & { updatedAt: Date };
+> & {
+  updatedAt: Date;
+  /** The kind's own columns to write, by column name (see ChannelKindDescriptor.ownColumns). */
+  own?: Record<string, unknown>;
+};
 
-const COLUMNS_OF_CHANGES: Record<Exclude<keyof ChannelChanges, 'senderId'>, string> = {
+const COLUMNS_OF_CHANGES: Record<Exclude<keyof ChannelChanges, 'senderId' | 'own'>, string> = {
   accessTokenEncrypted: 'access_token_encrypted',
   appSecretEncrypted: 'app_secret_encrypted',
   status: 'status',
@@ -132,7 +159,7 @@ export class ChannelStore {
         ORDER BY created_at LIMIT 1`,
       parameters,
     )) as ChannelRow[];
-    return row ? toStored(kind, row) : undefined;
+    return row ? toStored(this.kinds.get(kind), row) : undefined;
   }
 
   /** The organization's live channel with this id, whatever its kind. */
@@ -163,7 +190,7 @@ export class ChannelStore {
           WHERE id IN (SELECT unnest($1::uuid[])) AND deleted_at IS NULL`,
         [uuids],
       )) as ChannelRow[];
-      found.push(...rows.map((row) => toStored(kind, row)));
+      found.push(...rows.map((row) => toStored(descriptor, row)));
     }
     return found;
   }
@@ -188,7 +215,7 @@ export class ChannelStore {
         agentId ?? null,
       ]) as Promise<{ total: string | number }[]>,
     ]);
-    return { items: rows.map((row) => toStored(kind, row)), total: Number(count.total) };
+    return { items: rows.map((row) => toStored(descriptor, row)), total: Number(count.total) };
   }
 
   async insert(channel: StoredChannel): Promise<void> {
@@ -205,6 +232,7 @@ export class ChannelStore {
       created_by: channel.createdBy,
       created_at: channel.createdAt,
       updated_at: channel.updatedAt,
+      ...Object.fromEntries(ownValues(descriptor, channel.own)),
     });
   }
 
@@ -218,7 +246,15 @@ export class ChannelStore {
     const descriptor = this.kinds.get(kind);
     const assignments: string[] = [];
     const values: unknown[] = [id, organizationId];
-    for (const [field, value] of Object.entries(changes) as [keyof ChannelChanges, unknown][]) {
+    const { own, ...common } = changes;
+    for (const [column, value] of ownValues(descriptor, own)) {
+      values.push(value instanceof Date ? toIso(value.getTime()) : value);
+      assignments.push(`${column} = $${values.length}`);
+    }
+    for (const [field, value] of Object.entries(common) as [
+      Exclude<keyof ChannelChanges, 'own'>,
+      unknown,
+    ][]) {
       if (value === undefined) continue;
       const column = field === 'senderId' ? descriptor.senderIdColumn : COLUMNS_OF_CHANGES[field];
       values.push(value instanceof Date ? toIso(value.getTime()) : value);
@@ -271,14 +307,11 @@ export class ChannelStore {
                 updated_at = $3
           WHERE id = $1 AND status = 'active' AND access_token_encrypted = $2
             AND deleted_at IS NULL
-      RETURNING id, organization_id, agent_id, ${descriptor.senderIdColumn} AS sender_id,
-                access_token_encrypted, app_secret_encrypted, status, status_reason_code,
-                status_reason_message, verification_token, created_by, created_at, updated_at,
-                deleted_at`,
+      RETURNING ${columnsOf(descriptor)}`,
         [channel.id, channel.accessTokenEncrypted, toIso(at), reason.code, reason.message],
       ),
     );
-    return row ? toStored(channel.kind, row) : undefined;
+    return row ? toStored(descriptor, row) : undefined;
   }
 
   /** The agent of each channel (removed ones included), whatever its kind. */

@@ -46,6 +46,14 @@ describe('readChannelsConfig', () => {
     expect(() => readChannelsConfig({ MEDIA_MAX_BYTES: '1.5' })).toThrow(/MEDIA_MAX_BYTES: /);
   });
 
+  it('reads TEMPLATE_SYNC_MS: 15 minutes by default, 0 turns the periodic sync off', () => {
+    expect(readChannelsConfig({}).templateSyncMs).toBe(900_000);
+    expect(readChannelsConfig({ TEMPLATE_SYNC_MS: '0' }).templateSyncMs).toBe(0);
+    expect(readChannelsConfig({ TEMPLATE_SYNC_MS: '60000' }).templateSyncMs).toBe(60_000);
+    expect(() => readChannelsConfig({ TEMPLATE_SYNC_MS: '-1' })).toThrow(/TEMPLATE_SYNC_MS: /);
+    expect(() => readChannelsConfig({ TEMPLATE_SYNC_MS: 'soon' })).toThrow(/TEMPLATE_SYNC_MS: /);
+  });
+
   it('names a bad value', () => {
     expect(() => readChannelsConfig({ GRAPH_API_URL: 'not a url' })).toThrow(
       /^Invalid configuration: GRAPH_API_URL: /,

@@ -18,6 +18,8 @@ export const DEFAULT_OPT_OUT_KEYWORDS = ['STOP', 'STOPALL', 'UNSUBSCRIBE', 'CANC
 export const DEFAULT_OPT_IN_KEYWORDS = ['START', 'UNSTOP', 'SUBSCRIBE'];
 /** 100 MiB: the largest file WhatsApp's Cloud API carries (a document). */
 export const DEFAULT_MEDIA_MAX_BYTES = 100 * 1024 * 1024;
+/** 15 minutes: how often a WhatsApp channel's template catalog is synced again. */
+export const DEFAULT_TEMPLATE_SYNC_MS = 15 * 60 * 1000;
 
 /** A comma-separated list of words a client types (opt-out or opt-in), at most 50. */
 const KeywordList = () =>
@@ -56,6 +58,16 @@ export class ChannelsEnvironment {
   @Min(1)
   @Max(Number.MAX_SAFE_INTEGER)
   MEDIA_MAX_BYTES: number = DEFAULT_MEDIA_MAX_BYTES;
+  /**
+   * How often each WhatsApp channel with a business_account_id has its template catalog synced
+   * again; 0: only when asked (create, modify, POST .../templates/sync, template webhooks).
+   */
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(0)
+  @Max(7 * 24 * 60 * 60 * 1000)
+  TEMPLATE_SYNC_MS: number = DEFAULT_TEMPLATE_SYNC_MS;
   @KeywordList() OPT_OUT_KEYWORDS: string[] = DEFAULT_OPT_OUT_KEYWORDS;
   @KeywordList() OPT_IN_KEYWORDS: string[] = DEFAULT_OPT_IN_KEYWORDS;
 }
@@ -72,6 +84,8 @@ export interface ChannelsConfig {
   /** Upper-cased: an inbound text equal to one of them (trimmed, any case) opts out / back in. */
   optOutKeywords: ReadonlySet<string>;
   optInKeywords: ReadonlySet<string>;
+  /** TEMPLATE_SYNC_MS: 0 turns the periodic template catalog sync off. */
+  templateSyncMs: number;
 }
 
 export const CHANNELS_CONFIG = Symbol('CHANNELS_CONFIG');
@@ -88,5 +102,6 @@ export function readChannelsConfig(env: NodeJS.ProcessEnv): ChannelsConfig {
     metaAppSecrets: vars.META_APP_SECRET,
     optOutKeywords: keywords(vars.OPT_OUT_KEYWORDS),
     optInKeywords: keywords(vars.OPT_IN_KEYWORDS),
+    templateSyncMs: vars.TEMPLATE_SYNC_MS,
   };
 }

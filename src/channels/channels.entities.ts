@@ -1,6 +1,7 @@
 import {
   ChannelIdentityEntity,
   ChannelMessageEntity,
+  ChannelMarketingOptOutEntity,
   ChannelOptOutEntity,
 } from './conversations/conversation.entities';
 import { BUILTIN_CHANNEL_KINDS } from './kinds';
@@ -12,5 +13,6 @@ export const CHANNELS_ENTITIES = [
   ChannelMessageEntity,
   ChannelOptOutEntity,
   ChannelIdentityEntity,
+  ChannelMarketingOptOutEntity,
   WhatsappTemplateEntity,
 ];

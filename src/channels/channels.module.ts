@@ -33,6 +33,10 @@ import { retentionOf } from '../database/retention';
 import { WEBHOOK_INBOX_RETENTION } from './webhooks/webhook-inbox.retention';
 import { TemplateSendChecks } from './kinds/whatsapp/templates/template-send-checks';
 import { WhatsappTemplateCatalog } from './kinds/whatsapp/templates/whatsapp-template-catalog';
+import { WhatsappTemplateSync } from './kinds/whatsapp/templates/whatsapp-template-sync';
+import { WhatsappTemplatesController } from './kinds/whatsapp/templates/whatsapp-templates.controller';
+import { WhatsappTemplateUpdatesHandler } from './kinds/whatsapp/templates/whatsapp-template-updates.handler';
+import { MarketingPreferencesHandler } from './webhooks/marketing-preferences.handler';
 
 /**
  * Sockets kept open to Graph. Callers bound their own concurrency (the delivery worker to
@@ -50,6 +54,7 @@ const GRAPH_API_CONNECTIONS = 1024;
     MetaWebhooksController,
     ChannelMessagesController,
     WhatsappMediaController,
+    WhatsappTemplatesController,
   ],
   providers: [
     { provide: CHANNELS_CONFIG, useFactory: () => readChannelsConfig(process.env) },
@@ -93,6 +98,9 @@ const GRAPH_API_CONNECTIONS = 1024;
     ChannelEvents,
     WhatsappTemplateCatalog,
     TemplateSendChecks,
+    WhatsappTemplateSync,
+    WhatsappTemplateUpdatesHandler,
+    MarketingPreferencesHandler,
   ],
   exports: [
     WhatsappTemplateCatalog,

@@ -30,6 +30,8 @@ export interface NewChannel {
   senderId: string;
   accessToken: string;
   appSecret?: string;
+  /** The kind's own columns, by column name (see ChannelKindDescriptor.ownColumns). */
+  own?: Record<string, unknown>;
 }
 
 /** What a PUT may change; a new access token reactivates the channel. */
@@ -37,6 +39,7 @@ export interface ChannelUpdate {
   senderId?: string;
   accessToken?: string;
   appSecret?: string;
+  own?: Record<string, unknown>;
 }
 
 /** A channel was removed (DELETE), inside the transaction that did it. */
@@ -87,6 +90,7 @@ export class ChannelsService {
       createdAt: now,
       updatedAt: now,
       deletedAt: null,
+      own: input.own ?? {},
     };
     await this.bindingSenderId(descriptor, input.senderId, () => this.store.insert(channel));
     return channel;
@@ -102,6 +106,7 @@ export class ChannelsService {
     const channel = await this.get(kind, principal, id);
     const changes: ChannelChanges = { updatedAt: new Date(this.clock.now()) };
     if (update.senderId !== undefined) changes.senderId = update.senderId;
+    if (update.own !== undefined) changes.own = update.own;
     if (update.appSecret !== undefined) {
       changes.appSecretEncrypted = this.sealAppSecret(descriptor, id, update.appSecret);
     }
@@ -121,7 +126,7 @@ export class ChannelsService {
       () => this.store.update(kind, principal.organizationId, id, changes),
     );
     if (!updated) throw notFound(`${descriptor.label} channel`);
-    return { ...channel, ...changes };
+    return { ...channel, ...changes, own: { ...channel.own, ...changes.own } };
   }
 
   /** The organization's channel of this kind; another organization's id is not found. */

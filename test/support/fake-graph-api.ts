@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { contextError, messengerShapeError, whatsappShapeError } from './fake-graph-message-shapes';
+import { FakeGraphTemplates } from './fake-graph-templates';
 
 import { ReceivedTemplate, validateTemplate } from './fake-graph-template-shapes';
 
@@ -143,6 +144,8 @@ export class FakeGraphApi {
   readonly mediaLookups: { mediaId: string; accessToken: string | undefined }[] = [];
   /** Requests to media download URLs, in order. */
   readonly mediaDownloads: FakeMediaDownload[] = [];
+  /** WhatsApp Business Accounts' message templates (`GET /{waba_id}/message_templates`). */
+  readonly templates = new FakeGraphTemplates(() => this.url);
 
   private requestCount = 0;
   private readonly media = new Map<string, FakeMedia>();
@@ -244,6 +247,7 @@ export class FakeGraphApi {
     this.mediaLookupQueue.length = 0;
     this.mediaLookups.length = 0;
     this.mediaDownloads.length = 0;
+    this.templates.reset();
   }
 
   /** Stops listening and destroys every socket, hanging ones included. */
@@ -356,6 +360,10 @@ export class FakeGraphApi {
       this.download(safeDecode(download[1]), accessToken, res);
       return;
     }
+    const templates = this.templates.answer(req.url ?? '', accessToken);
+    if (templates === 'destroy') req.socket.destroy();
+    else if (templates && templates !== 'hang') this.later(res, templates);
+    if (templates) return;
     const node = NODE_PATH.exec(req.url ?? '');
     if (!node) {
       send(res, { status: 400, body: graphError(100, 'Unsupported get request.') });

@@ -41,6 +41,8 @@ export function baseEnv(): Env {
     JWT_SECRET: TEST_JWT_SECRET,
     ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
     SCHEDULER_ENABLED: 'false',
+    // The periodic template catalog sync runs only in the tests that ask for it.
+    TEMPLATE_SYNC_MS: '0',
     LOG_LEVEL: 'info',
   };
 }
@@ -54,7 +56,7 @@ const CONFIG_VARIABLE = new RegExp(
     ...['PORT', 'HOST$', 'TRUST_PROXY$', 'AUTH_', 'DATABASE_', 'DATA_DIR', 'JWT_', 'ENCRYPTION_'],
     ...['GRAPH_API_', 'META_', 'PUBLIC_URL', 'SCHEDULER_', 'DELIVERY_', 'CHANNEL_RATE_'],
     ...['SHUTDOWN_', 'AGENT_LLM_', 'AGENT_EVENTS_', 'OPT_OUT_', 'OPT_IN_', 'LOG_', 'RATE_LIMIT_'],
-    ...['MCP_', 'OAUTH_', 'TOOL_', 'HTTP_', 'METRICS_', 'RETENTION_', 'MEDIA_'],
+    ...['MCP_', 'OAUTH_', 'TOOL_', 'HTTP_', 'METRICS_', 'RETENTION_', 'MEDIA_', 'TEMPLATE_'],
     ...TOOLKITS_TESTING.flatMap((toolkit) => toolkit.variablePrefix ?? []),
   ].join('|')})`,
 );

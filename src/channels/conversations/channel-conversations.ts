@@ -13,6 +13,8 @@ export const CUSTOMER_SERVICE_WINDOW_MS = 24 * 60 * 60 * 1000;
 /** What a sender must know about one recipient of one channel before it writes to them. */
 export interface ConversationState {
   optedOut: boolean;
+  /** Told Meta to stop marketing messages (any form): MARKETING templates are not sent to them. */
+  marketingOptedOut: boolean;
   /** When the recipient last wrote to this channel (ms), or null if never. */
   lastInboundAt: number | null;
   /** Whether free-form text is allowed now (the last inbound message is under 24 hours old). */
@@ -122,7 +124,7 @@ export class ChannelConversations {
   /**
    * Many recipients in two queries, however many (the delivery worker asks for a claimed batch at
    * once): every form of each recipient (ChannelIdentities), then, over all of them at once, whether
-   * any form opted out and when any form last wrote a message that opens the window (its phone as
+   * any form opted out (of everything, or of marketing at Meta) and when any form last wrote a message that opens the window (its phone as
    * `sender`, its BSUID as `sender_user_id`; each an index range).
    */
   async states(
@@ -132,7 +134,12 @@ export class ChannelConversations {
     const now = this.clock.now();
     const result = new Map<string, ConversationState>();
     for (const key of keys) {
-      result.set(conversationKey(key), { optedOut: false, lastInboundAt: null, windowOpen: false });
+      result.set(conversationKey(key), {
+        optedOut: false,
+        marketingOptedOut: false,
+        lastInboundAt: null,
+        windowOpen: false,
+      });
     }
     if (keys.length === 0) return result;
     const forms = await this.identities.formsOf(db, keys);
@@ -140,6 +147,9 @@ export class ChannelConversations {
       `SELECT f.k,
               bool_or(EXISTS (SELECT 1 FROM channel_opt_outs o
                                WHERE o.channel_id = f.channel_id AND o.recipient = f.form)) AS opted_out,
+              bool_or(EXISTS (SELECT 1 FROM channel_marketing_opt_outs o
+                               WHERE o.channel_id = f.channel_id AND o.recipient = f.form))
+                AS marketing_opted_out,
               max(GREATEST(
                 (SELECT max(m.received_at) FROM channel_messages m
                   WHERE m.channel_id = f.channel_id AND m.sender = f.form AND m.opens_window),
@@ -149,11 +159,17 @@ export class ChannelConversations {
          FROM unnest($1::int[], $2::uuid[], $3::text[]) AS f(k, channel_id, form)
         GROUP BY f.k`,
       [forms.keys, forms.channelIds, forms.forms],
-    )) as { k: number; opted_out: boolean; last_at: Date | string | null }[];
+    )) as {
+      k: number;
+      opted_out: boolean;
+      marketing_opted_out: boolean;
+      last_at: Date | string | null;
+    }[];
     for (const row of rows) {
       const state = result.get(conversationKey(keys[Number(row.k)]));
       if (!state) continue;
       if (row.opted_out) state.optedOut = true;
+      if (row.marketing_opted_out) state.marketingOptedOut = true;
       if (row.last_at === null) continue;
       const lastInboundAt = new Date(row.last_at).getTime();
       // The same recipient may be asked twice in a batch: the latest message wins.

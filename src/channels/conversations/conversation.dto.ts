@@ -130,7 +130,18 @@ export class ChannelMessagePageDto {
 export class OptOutDto {
   @ApiProperty({ example: '+14155550123' }) phone!: string;
   @ApiProperty({ description: 'Unix milliseconds.' }) opted_out_at!: number;
-  @ApiProperty({ enum: ['keyword', 'api'] }) source!: string;
+  @ApiProperty({
+    enum: ['keyword', 'api', 'meta'],
+    description:
+      '`keyword`: the person typed an opt-out word; `api`: PUT .../opt-outs/{phone}; `meta`: the person stopped marketing messages in WhatsApp (a user_preferences notification, or a send refused with 131050).',
+  })
+  source!: string;
+  @ApiProperty({
+    enum: ['all', 'marketing'],
+    description:
+      "`all`: nothing is sent to them (follow-ups and sends are skipped); `marketing`: only MARKETING templates are skipped (Meta's stop; only the person's resume in WhatsApp lifts it, DELETE does not).",
+  })
+  scope!: 'all' | 'marketing';
 }
 
 export class OptOutPageDto {

@@ -49,6 +49,20 @@ export class ChannelOptOutEntity {
 }
 
 /**
+ * A person who told Meta to stop marketing messages from this business (a 131050 `failed` status,
+ * or a `user_preferences` notification): MARKETING templates to them are skipped, nothing else.
+ * Meta's "resume" removes it. Apart from channel_opt_outs, which stop every message.
+ */
+@Entity({ name: 'channel_marketing_opt_outs' })
+export class ChannelMarketingOptOutEntity {
+  @PrimaryColumn({ name: 'channel_id', type: 'uuid' }) channelId!: string;
+  @PrimaryColumn({ type: 'text' }) recipient!: string;
+  @Column({ name: 'organization_id', type: 'text' }) organizationId!: string;
+  @Column({ type: 'text' }) source!: 'meta';
+  @Column({ name: 'opted_out_at', type: 'timestamptz' }) optedOutAt!: Date;
+}
+
+/**
  * Two forms of one person on a channel (a phone and its BSUID, the `wa_id` of a number dialled in
  * another form, a previous and a current BSUID), stored both ways.
  */

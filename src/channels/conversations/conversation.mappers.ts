@@ -67,10 +67,19 @@ export interface OptOutResponse {
   phone: string;
   opted_out_at: number;
   source: string;
+  /** `all`: nothing is sent to them; `marketing`: MARKETING templates are not (Meta's stop). */
+  scope: 'all' | 'marketing';
 }
 
-export const toOptOutResponse = (optOut: ChannelOptOutEntity): OptOutResponse => ({
+/** An opt-out of either table: the channel's own (`all`), or Meta's marketing stop. */
+export type ListedOptOut = Pick<ChannelOptOutEntity, 'recipient' | 'optedOutAt'> & {
+  source: string;
+  scope: 'all' | 'marketing';
+};
+
+export const toOptOutResponse = (optOut: ListedOptOut): OptOutResponse => ({
   phone: optOut.recipient,
   opted_out_at: toMillis(optOut.optedOutAt),
   source: optOut.source,
+  scope: optOut.scope,
 });

@@ -16,7 +16,8 @@ import { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
 import { ChannelIdentities } from './channel-identities';
 import { ChannelMessageEntity, ChannelOptOutEntity } from './conversation.entities';
-import { mediaUrl, MediaUrl } from './conversation.mappers';
+import { ListedOptOut, mediaUrl, MediaUrl } from './conversation.mappers';
+import { DEFAULT_PAGE_SIZE } from '../../common/http/pagination.dto';
 import { ListChannelMessagesQueryDto } from './conversation.dto';
 
 export type { Page } from '../../database/find-page';
@@ -80,16 +81,51 @@ export class ConversationsService {
     );
   }
 
+  /**
+   * The channel's own opt-outs (scope `all`) and Meta's marketing stops (scope `marketing`,
+   * source `meta`), newest first, one list.
+   */
   async listOptOuts(
     principal: Principal,
     kind: ChannelKind,
     channelId: string,
     query: PaginationQueryDto,
-  ): Promise<Page<ChannelOptOutEntity>> {
+  ): Promise<Page<ListedOptOut>> {
     await this.assertChannel(principal, kind, channelId);
-    const where = { organizationId: principal.organizationId, channelId };
-    const order = { optedOutAt: 'DESC', recipient: 'ASC' } as const;
-    return findPage(this.dataSource.manager, ChannelOptOutEntity, { where, order }, query);
+    const offset = query.offset ?? 0;
+    const both = `SELECT recipient, opted_out_at, source, 'all' AS scope FROM channel_opt_outs
+                   WHERE channel_id = $1 AND organization_id = $2
+                  UNION ALL
+                  SELECT recipient, opted_out_at, source, 'marketing' AS scope
+                    FROM channel_marketing_opt_outs
+                   WHERE channel_id = $1 AND organization_id = $2`;
+    const parameters = [channelId, principal.organizationId];
+    const [rows, [count]] = await Promise.all([
+      this.dataSource.query(
+        `${both} ORDER BY opted_out_at DESC, recipient, scope OFFSET $3 LIMIT $4`,
+        [...parameters, offset, query.limit ?? DEFAULT_PAGE_SIZE],
+      ) as Promise<
+        {
+          recipient: string;
+          opted_out_at: Date | string;
+          source: string;
+          scope: 'all' | 'marketing';
+        }[]
+      >,
+      this.dataSource.query(`SELECT count(*) AS total FROM (${both}) o`, parameters) as Promise<
+        { total: string | number }[]
+      >,
+    ]);
+    return {
+      items: rows.map((row) => ({
+        recipient: row.recipient,
+        optedOutAt: new Date(row.opted_out_at),
+        source: row.source,
+        scope: row.scope,
+      })),
+      offset,
+      total_count: Number(count.total),
+    };
   }
 
   /** Idempotent: a number already opted out keeps its first time and source. */

@@ -25,6 +25,11 @@ export interface StoredChannel {
   createdAt: Date;
   updatedAt: Date;
   deletedAt: Date | null;
+  /**
+   * The kind's own columns (its descriptor's `ownColumns`), by column name, as the database gave
+   * them: WhatsApp's business account and its template catalog's state. Empty for other kinds.
+   */
+  own: Record<string, unknown>;
 }
 
 /** What a kind's transport may be built from: the shared Graph client, and the environment. */
@@ -51,6 +56,12 @@ export interface ChannelKindDescriptor {
   /** The column of the provider's account id (also its name on the wire), and its unique index. */
   readonly senderIdColumn: string;
   readonly senderIdUniqueIndex: string;
+  /**
+   * Columns of the kind's table beyond those every kind has (WhatsApp: `business_account_id` and
+   * the template catalog's state): read into `StoredChannel.own`, and written on create and modify
+   * when the kind's controller names them. None when left out.
+   */
+  readonly ownColumns?: readonly string[];
   /**
    * Who it writes to: E.164 phone numbers (normalised, and follow-ups may target the channel), or
    * ids the provider scopes to the account (Messenger's page-scoped ids), taken as given.

@@ -125,6 +125,50 @@ export interface InboundStatus {
   pricing?: MessagePricing;
   /** The recipient's forms the status names (WhatsApp's `recipient_id` and `recipient_user_id`). */
   identity?: IdentityLink;
+  /**
+   * The recipient, when the failure says they stopped marketing messages from this business
+   * (WhatsApp's 131050): they are opted out of MARKETING templates.
+   */
+  stoppedMarketing?: string;
+}
+
+/**
+ * A person's choice about marketing messages, told by Meta (WhatsApp's `user_preferences`):
+ * `stop` opts them out of MARKETING templates, `resume` back in.
+ */
+export interface InboundPreference {
+  kind: 'preference';
+  account?: string;
+  /** E.164 (the `wa_id`, `+` added). */
+  recipient: string;
+  value: 'stop' | 'resume';
+  at: number;
+}
+
+/** The template notifications of a WhatsApp Business Account, by their field. */
+export const TEMPLATE_UPDATE_FIELDS = [
+  'message_template_status_update',
+  'message_template_quality_update',
+  'template_category_update',
+] as const;
+export type TemplateUpdateField = (typeof TEMPLATE_UPDATE_FIELDS)[number];
+
+/**
+ * A template of a WhatsApp Business Account changed at Meta (its status, quality or category). It
+ * names the account (`entry.id`), not a number: it goes to the organization's channels of that
+ * account, whose catalogs are synced again. `status` / `category`: what it changed to, when the
+ * notification says it outright (applied to the catalog at once).
+ */
+export interface InboundTemplateUpdate {
+  kind: 'template';
+  /** Never set: the notification is for an account, and the channel that received it routes it. */
+  account?: undefined;
+  businessAccountId: string;
+  field: TemplateUpdateField;
+  name: string;
+  language: string;
+  status?: string;
+  category?: string;
 }
 
 /** Meta's pricing of a sent message: its category, whether it is billed, and the model. */
@@ -154,7 +198,13 @@ export interface MetaReportedError {
   details: string | null;
 }
 
-export type InboundEvent = InboundMessage | InboundStatus | InboundAccountErrors | InboundIdentity;
+export type InboundEvent =
+  | InboundMessage
+  | InboundStatus
+  | InboundAccountErrors
+  | InboundIdentity
+  | InboundPreference
+  | InboundTemplateUpdate;
 
 /**
  * Why an item was set aside. A label of `agentline_webhook_set_aside_total`, so a closed list:
@@ -182,7 +232,8 @@ export type SetAsideReason =
  * One message, one status, one Messenger event of another kind, a change as a whole, its errors, or
  * a notification about who a person is (WhatsApp's `user_id_update`).
  */
-export type ItemKind = 'message' | 'status' | 'event' | 'change' | 'errors' | 'identity';
+export type ItemKind =
+  'message' | 'status' | 'event' | 'change' | 'errors' | 'identity' | 'preference' | 'template';
 
 /** Why an item cannot apply, in a label and in words. */
 export interface ItemRefusal {

@@ -4,6 +4,7 @@ import { toIso } from '../../common/time';
 import { returnedRows } from '../../database/sql';
 import { ChannelConversations, watermarkLockKey } from '../conversations/channel-conversations';
 import { IdentityChangesHandler } from './identity-changes.handler';
+import { MarketingPreferencesHandler } from './marketing-preferences.handler';
 import type { InboundStatus, ReadItem } from './inbound-notification';
 import type { Routes, WebhookChannel } from './webhook-channels';
 
@@ -16,6 +17,7 @@ export class StatusUpdatesHandler {
   constructor(
     private readonly conversations: ChannelConversations,
     private readonly identityChanges: IdentityChangesHandler,
+    private readonly marketingPreferences: MarketingPreferencesHandler,
   ) {}
 
   /**
@@ -72,6 +74,9 @@ export class StatusUpdatesHandler {
     if (fresh.length === 0) return; // a resend: its identity was learned the first time
     // A status that names the recipient by phone and BSUID links them.
     if (status.identity) await this.identityChanges.learn(db, channel, status.identity, status.at);
+    if (status.stoppedMarketing) {
+      await this.marketingPreferences.stop(db, channel, status.stoppedMarketing, status.at);
+    }
     if ('watermark' in status.messages) {
       // Kept for a send whose outcome is written after it (DeliveryStatuses.catchUp).
       await db.query(

@@ -103,7 +103,8 @@ export class WebhookChannels {
     return route;
   }
 
-  private sameSigners(a: WebhookChannel, b: WebhookChannel): boolean {
+  /** Whether the same app secrets verify both channels' notifications. */
+  sameSigners(a: WebhookChannel, b: WebhookChannel): boolean {
     if (a.appSecretEncrypted === null || b.appSecretEncrypted === null) {
       return a.appSecretEncrypted === b.appSecretEncrypted;
     }

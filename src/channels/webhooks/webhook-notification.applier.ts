@@ -10,6 +10,8 @@ import type { ItemRefusal, ReadItem, SetAsideItem } from './inbound-notification
 import { StatusUpdatesHandler } from './status-updates.handler';
 import { WebhookChannel, WebhookChannels } from './webhook-channels';
 import { ChannelKinds } from '../kinds/channel-kinds';
+import { WhatsappTemplateUpdatesHandler } from '../kinds/whatsapp/templates/whatsapp-template-updates.handler';
+import { MarketingPreferencesHandler } from './marketing-preferences.handler';
 
 /** A notification as the inbox keeps it. */
 export interface StoredNotification {
@@ -73,6 +75,8 @@ export class WebhookNotificationApplier {
     private readonly statuses: StatusUpdatesHandler,
     private readonly accountErrors: AccountErrorsHandler,
     private readonly identityChanges: IdentityChangesHandler,
+    private readonly marketingPreferences: MarketingPreferencesHandler,
+    private readonly templateUpdates: WhatsappTemplateUpdatesHandler,
     private readonly kinds: ChannelKinds,
   ) {}
 
@@ -132,21 +136,33 @@ export class WebhookNotificationApplier {
     savepoint: boolean,
   ): Promise<ItemRefusal | undefined> {
     const { event } = item;
-    const applyEvent = () =>
-      event.kind === 'message'
-        ? this.messages.receive(db, channel, event)
-        : event.kind === 'status'
-          ? this.statuses.updateStatus(db, channel, event)
-          : event.kind === 'identity'
-            ? this.identityChanges.apply(db, channel, event)
-            : this.accountErrors.report(db, channel, event);
-    if (!savepoint) {
-      await applyEvent();
-      return undefined;
-    }
+    // Only a template notification can be refused here (its account is routed by the handler).
+    const applyEvent = async (): Promise<ItemRefusal | undefined> => {
+      switch (event.kind) {
+        case 'message':
+          await this.messages.receive(db, channel, event);
+          return undefined;
+        case 'status':
+          await this.statuses.updateStatus(db, channel, event);
+          return undefined;
+        case 'identity':
+          await this.identityChanges.apply(db, channel, event);
+          return undefined;
+        case 'preference':
+          await this.marketingPreferences.apply(db, channel, event);
+          return undefined;
+        case 'template':
+          return this.templateUpdates.apply(db, channel, event);
+        case 'error':
+          await this.accountErrors.report(db, channel, event);
+          return undefined;
+      }
+    };
+    if (!savepoint) return applyEvent();
     await db.query('SAVEPOINT webhook_item');
+    let refused: ItemRefusal | undefined;
     try {
-      await applyEvent();
+      refused = await applyEvent();
     } catch (error) {
       const refusal = refusedContent(error);
       if (!refusal) throw error;
@@ -154,6 +170,6 @@ export class WebhookNotificationApplier {
       return refusal;
     }
     await db.query('RELEASE SAVEPOINT webhook_item');
-    return undefined;
+    return refused;
   }
 }

@@ -65,13 +65,18 @@ const isTemplateOnly = (delivery: ClaimedDelivery): boolean =>
  * outside it (or when it was refused for the window, or only a template was given) the template
  * when there is one.
  */
+/** Whether what goes out is the template (see chooseMessage). */
+export const sendsTemplate = (delivery: ClaimedDelivery, windowOpen: boolean): boolean =>
+  delivery.template !== null &&
+  (isTemplateOnly(delivery) || delivery.templateRequired || !windowOpen);
+
 export function chooseMessage(
   delivery: ClaimedDelivery,
   body: string,
   windowOpen: boolean,
 ): OutboundMessage {
   const template = delivery.template;
-  if (!template || (!isTemplateOnly(delivery) && !delivery.templateRequired && windowOpen)) {
+  if (!template || !sendsTemplate(delivery, windowOpen)) {
     return delivery.content ? { type: 'rich', content: delivery.content } : { type: 'text', body };
   }
   // A send now's strings go as given; a follow-up's are filled like its prompt.
@@ -358,14 +363,11 @@ export class DeliveryWorker {
     const ready = this.precheck(delivery, channels, conversations);
     if ('status' in ready) return ready;
     const { channel, conversation } = ready;
+    const refused = this.templateRefused(delivery, conversation, templates);
+    if (refused) return refused;
     const body = await this.compose(delivery, channel);
     if (typeof body !== 'string') return body;
     const message = chooseMessage(delivery, body, conversation.windowOpen);
-    const refusal =
-      message.type === 'template' && delivery.template
-        ? templateRefusal(templates?.get(delivery.id), delivery.template)
-        : undefined;
-    if (refusal) return this.outcomes.failed(delivery, refusal.code, refusal.message);
     const call = await this.mayCall(owner, delivery, claimedAt, shouldStop);
     if (call !== 'call') return call === 'stop' ? undefined : call;
     this.setState(delivery, 'calling');
@@ -379,6 +381,34 @@ export class DeliveryWorker {
       templateFallback,
       calledAt,
     );
+  }
+
+  /**
+   * When the template is what would go (before anything is composed), what the channel's catalog
+   * says against it: a MARKETING template to someone who told Meta to stop marketing messages is
+   * skipped; one the catalog says is not APPROVED, or gone, fails without calling Meta. No catalog
+   * (or an unread one): the template goes, and Meta refuses what it must.
+   */
+  private templateRefused(
+    delivery: ClaimedDelivery,
+    conversation: ConversationState,
+    templates: BatchTemplates | undefined,
+  ): DeliveryOutcome | undefined {
+    if (!delivery.template || !sendsTemplate(delivery, conversation.windowOpen)) return undefined;
+    const lookup = templates?.get(delivery.id);
+    if (
+      conversation.marketingOptedOut &&
+      lookup?.catalog &&
+      lookup.template?.category === 'MARKETING'
+    ) {
+      return this.outcomes.skipped(
+        delivery,
+        'opted_out_marketing',
+        `${delivery.phone} stopped marketing messages from this business (Meta), and ${delivery.template.name} is a MARKETING template.`,
+      );
+    }
+    const refusal = templateRefusal(lookup, delivery.template);
+    return refusal && this.outcomes.failed(delivery, refusal.code, refusal.message);
   }
 
   /** The batch's reads, the channel and the recipient: what must hold before writing anything. */

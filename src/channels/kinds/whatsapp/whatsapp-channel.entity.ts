@@ -40,6 +40,12 @@ export class WhatsappChannelEntity {
   templatesSyncError!: string | null;
   @Column({ name: 'templates_sync_failed_at', type: 'timestamptz', nullable: true })
   templatesSyncFailedAt!: Date | null;
+  /** A sync was asked for (create, modify, on demand, a template webhook) and has not started. */
+  @Column({ name: 'templates_sync_requested_at', type: 'timestamptz', nullable: true })
+  templatesSyncRequestedAt!: Date | null;
+  /** A replica is syncing until then (one at a time; a crashed one's lease runs out). */
+  @Column({ name: 'templates_sync_lease_until', type: 'timestamptz', nullable: true })
+  templatesSyncLeaseUntil!: Date | null;
   /** Removed (DELETE): kept for what points at it, invisible to the API and to sending. */
   @Column({ name: 'deleted_at', type: 'timestamptz', nullable: true }) deletedAt!: Date | null;
 }

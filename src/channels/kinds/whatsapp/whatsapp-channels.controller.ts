@@ -43,6 +43,7 @@ import {
   UpdateWhatsappChannelDto,
 } from './whatsapp-channel.dto';
 import { WHATSAPP_KIND, toWhatsappChannelResponse } from './whatsapp.kind';
+import { WhatsappTemplateSync } from './templates/whatsapp-template-sync';
 
 /** The 409 of a Meta id already bound to a live channel, in any organization (issue 17). */
 const NUMBER_IN_USE: ProblemExample = {
@@ -60,6 +61,7 @@ export class WhatsappChannelsController {
 
   constructor(
     private readonly channels: ChannelsService,
+    private readonly templates: WhatsappTemplateSync,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.publicUrl = config.publicUrl;
@@ -74,7 +76,7 @@ export class WhatsappChannelsController {
     summary: 'Create a WhatsApp channel',
     operationId: 'createWhatsappChannel',
     description:
-      "Binds a WhatsApp Cloud API phone number (its `number_id` and a Meta access token) to an agent. The token is stored encrypted and never returned. The answer's `webhook_url` and `verification_token` go into the Meta App Dashboard. A `number_id` belongs to one channel at a time, across organizations: one already bound answers 409 until that channel is removed. With `app_secret`, the channel's notifications are verified with that secret alone.",
+      "Binds a WhatsApp Cloud API phone number (its `number_id` and a Meta access token) to an agent. The token is stored encrypted and never returned. The answer's `webhook_url` and `verification_token` go into the Meta App Dashboard. A `number_id` belongs to one channel at a time, across organizations: one already bound answers 409 until that channel is removed. With `app_secret`, the channel's notifications are verified with that secret alone. With `business_account_id`, the account's template catalog is synced right after the answer (`templates.synced_at` says when it is done).",
   })
   @ApiCreatedResponse({ type: DataEnvelope(WhatsappChannelDto) })
   @ApiProblemResponses(413, 415, NUMBER_IN_USE, ...IDEMPOTENCY_PROBLEMS)
@@ -82,14 +84,15 @@ export class WhatsappChannelsController {
     @CurrentPrincipal() principal: Principal,
     @Body() dto: CreateWhatsappChannelDto,
   ) {
-    return this.respond(
-      await this.channels.create('whatsapp', principal, {
-        agentId: dto.agent_id,
-        senderId: dto.number_id,
-        accessToken: dto.access_token,
-        appSecret: dto.app_secret,
-      }),
-    );
+    const channel = await this.channels.create('whatsapp', principal, {
+      agentId: dto.agent_id,
+      senderId: dto.number_id,
+      accessToken: dto.access_token,
+      appSecret: dto.app_secret,
+      own: this.templates.ownColumnsOnCreate(dto.business_account_id),
+    });
+    if (dto.business_account_id !== undefined) this.templates.wake();
+    return this.respond(channel);
   }
 
   @Get('whatsapp')
@@ -127,7 +130,7 @@ export class WhatsappChannelsController {
     summary: 'Modify a WhatsApp channel',
     operationId: 'updateWhatsappChannel',
     description:
-      'A new `access_token`, `number_id` or `app_secret`, or several of them. A new token is how an inactive channel becomes `active` again.',
+      'A new `access_token`, `number_id`, `app_secret` or `business_account_id`, or several of them. A new token is how an inactive channel becomes `active` again. A new token or account syncs the template catalog again after the answer; another account replaces the catalog, and `business_account_id: null` unbinds it.',
   })
   @ApiOkResponse({ type: DataEnvelope(WhatsappChannelDto) })
   @ApiWhatsappChannelId()
@@ -140,15 +143,20 @@ export class WhatsappChannelsController {
     if (
       dto.access_token === undefined &&
       dto.number_id === undefined &&
-      dto.app_secret === undefined
+      dto.app_secret === undefined &&
+      dto.business_account_id === undefined
     ) {
-      throw validationFailed([], 'Send access_token, number_id, app_secret, or several of them.');
+      throw validationFailed(
+        [],
+        'Send access_token, number_id, app_secret, business_account_id, or several of them.',
+      );
     }
     return this.respond(
-      await this.channels.update('whatsapp', principal, id, {
+      await this.templates.modifyChannel(principal, id, {
         senderId: dto.number_id,
         accessToken: dto.access_token,
         appSecret: dto.app_secret,
+        businessAccountId: dto.business_account_id,
       }),
     );
   }

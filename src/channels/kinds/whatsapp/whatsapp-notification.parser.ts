@@ -26,6 +26,14 @@ import {
   unacceptable,
 } from '../meta/meta-notification.reader';
 import { readUserIdUpdate, statusIdentity, systemIdentity } from './whatsapp-identity.reader';
+import {
+  isTemplateUpdateField,
+  readTemplateUpdate,
+  readUserPreference,
+} from './whatsapp-account-notifications.reader';
+
+/** Meta's "this person stopped marketing messages from the business" (a `failed` status). */
+const MARKETING_STOPPED = '131050';
 
 /** WhatsApp's display names are at most 25 characters; anything longer is not a name. */
 const MAX_PROFILE_LENGTH = 256;
@@ -325,6 +333,12 @@ function readWhatsappStatus(
       },
     }),
     identity: statusIdentity(status),
+    ...(name === 'failed' &&
+      String(code) === MARKETING_STOPPED && {
+        stoppedMarketing:
+          phoneOrNull(status.recipient_id) ??
+          (typeof status.recipient_user_id === 'string' ? status.recipient_user_id : undefined),
+      }),
     ...(name === 'failed'
       ? {
           error: {
@@ -363,6 +377,18 @@ export function parseWhatsappNotification(body: unknown): ParsedNotification {
         judge(parsed, source, refuse('invalid_field', 'needs value'));
         continue;
       }
+      // Template notifications are the account's (entry.id), with no phone number id.
+      const changeField = isRecord(change) ? change.field : undefined;
+      if (typeof changeField === 'string' && isTemplateUpdateField(changeField)) {
+        judge(
+          parsed,
+          { ...source, item: 'template' },
+          safely(() =>
+            readTemplateUpdate(changeField, value, isRecord(entry) ? entry.id : undefined),
+          ),
+        );
+        continue;
+      }
       const account = readAccount(
         recordAt(value, 'metadata')?.phone_number_id,
         'metadata.phone_number_id',
@@ -386,6 +412,20 @@ export function parseWhatsappNotification(body: unknown): ParsedNotification {
             parsed,
             { path, item: 'identity', content: update },
             safely(() => readUserIdUpdate(update, account)),
+          );
+        }
+        continue;
+      }
+      if (field === 'user_preferences') {
+        for (const [u, preference] of list(value.user_preferences).entries()) {
+          judge(
+            parsed,
+            {
+              path: `${where}.value.user_preferences[${u}]`,
+              item: 'preference',
+              content: preference,
+            },
+            safely(() => readUserPreference(preference, account)),
           );
         }
         continue;

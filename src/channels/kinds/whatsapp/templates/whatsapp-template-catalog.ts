@@ -1,6 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { notFound } from '../../../../common/http/problem';
+import { toMillis } from '../../../../common/time';
+import { findPage, Page } from '../../../../database/find-page';
+import { ChannelStore } from '../../../channel-store';
+import type { ListWhatsappTemplatesQueryDto, WhatsappTemplateDto } from './whatsapp-template.dto';
+import { WhatsappTemplateEntity } from './whatsapp-template.entity';
 import type { TemplateParameterFormat } from './whatsapp-template.entity';
 
 /** One template in one language, as the catalog keeps it (Meta's components as sent). */
@@ -44,7 +50,36 @@ interface LookupRow {
 /** Reads a WhatsApp channel's template catalog (kept by the catalog sync). */
 @Injectable()
 export class WhatsappTemplateCatalog {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly store: ChannelStore,
+  ) {}
+
+  /** The organization's channel's catalog, by name then language; another organization's: 404. */
+  async list(
+    organizationId: string,
+    channelId: string,
+    query: ListWhatsappTemplatesQueryDto,
+  ): Promise<Page<WhatsappTemplateDto>> {
+    if (!(await this.store.findOne('whatsapp', organizationId, channelId))) {
+      throw notFound('WhatsApp channel');
+    }
+    const where = {
+      organizationId,
+      channelId,
+      ...(query.name !== undefined && { name: query.name }),
+      ...(query.language !== undefined && { language: query.language }),
+      ...(query.status !== undefined && { status: query.status }),
+    };
+    const order = { name: 'ASC', language: 'ASC' } as const;
+    const page = await findPage(
+      this.dataSource.manager,
+      WhatsappTemplateEntity,
+      { where, order },
+      query,
+    );
+    return { ...page, items: page.items.map(toTemplateResponse) };
+  }
 
   async lookup(ref: TemplateRef): Promise<TemplateLookup> {
     const [lookup] = await this.lookupMany([ref]);
@@ -94,3 +129,13 @@ export class WhatsappTemplateCatalog {
     });
   }
 }
+
+const toTemplateResponse = (template: WhatsappTemplateEntity): WhatsappTemplateDto => ({
+  name: template.name,
+  language: template.language,
+  status: template.status,
+  category: template.category,
+  parameter_format: template.parameterFormat,
+  components: template.components,
+  updated_at: toMillis(template.updatedAt),
+});

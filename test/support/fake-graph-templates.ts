@@ -1,0 +1,348 @@
+import type { FakeReply } from './fake-graph-api';
+
+/**
+ * A WhatsApp Business Account's message templates as Graph's `GET /{waba_id}/message_templates`
+ * lists them (WhatsApp Business Management API, "Message Templates"): only the fields asked for
+ * (`fields=`), `limit` per page at most (and at most `maxPageSize`, as Graph may send fewer), with
+ * Graph's cursor paging: `paging.cursors.{before,after}`, and `paging.next` on every page but the
+ * last (developers.facebook.com/docs/graph-api/results).
+ */
+export interface FakeTemplate {
+  id: string;
+  name: string;
+  language: string;
+  status: string;
+  category: string;
+  parameter_format?: 'NAMED' | 'POSITIONAL';
+  components: Record<string, unknown>[];
+}
+
+/** A listing the fake received. */
+export interface TemplateListingRequest {
+  wabaId: string;
+  accessToken: string | undefined;
+  fields: string[];
+  limit: number | undefined;
+  after: string | undefined;
+}
+
+const VERSION_PATH = /^\/v\d+\.\d+\/([^/?]+)\/message_templates(?:\?(.*))?$/;
+/** The fields Graph lists when `fields` is not given. */
+const DEFAULT_FIELDS = ['id', 'name', 'status'];
+/** What a template node has (anything else asked for is a Graph error, as for any field). */
+const KNOWN_FIELDS = new Set([
+  'id',
+  'name',
+  'language',
+  'status',
+  'category',
+  'parameter_format',
+  'components',
+  'quality_score',
+  'rejected_reason',
+  'previous_category',
+]);
+const GRAPH_DEFAULT_LIMIT = 25;
+
+const graphErrorBody = (code: number, message: string, extra: Record<string, unknown> = {}) => ({
+  error: { message, type: 'OAuthException', code, fbtrace_id: 'AtemplatesFake', ...extra },
+});
+
+const cursor = (offset: number) => Buffer.from(`offset:${offset}`).toString('base64url');
+const offsetOf = (after: string): number | undefined => {
+  const match = /^offset:(\d+)$/.exec(Buffer.from(after, 'base64url').toString('utf8'));
+  return match ? Number(match[1]) : undefined;
+};
+
+export class FakeGraphTemplates {
+  /** Every listing request, in order, answered or not. */
+  readonly requests: TemplateListingRequest[] = [];
+  /** Graph sends at most this many per page, whatever `limit` asks. */
+  maxPageSize = 100;
+  /** Listings answered at once (to prove a sync never runs twice for one channel at a time). */
+  inFlight = 0;
+  maxInFlight = 0;
+  /** The most listings of one account answered at once. */
+  readonly maxInFlightByAccount = new Map<string, number>();
+  private readonly inFlightByAccount = new Map<string, number>();
+  /** How long each answer takes. */
+  delayMs = 0;
+  private readonly accounts = new Map<string, { templates: FakeTemplate[]; token?: string }>();
+  private readonly queue: FakeReply[] = [];
+
+  constructor(private readonly baseUrl: () => string) {}
+
+  /** The account's templates from now on; with `token`, only that token may list them. */
+  set(wabaId: string, templates: FakeTemplate[], token?: string): void {
+    this.accounts.set(wabaId, { templates, token });
+  }
+
+  templatesOf(wabaId: string): FakeTemplate[] {
+    return this.accounts.get(wabaId)?.templates ?? [];
+  }
+
+  /** Script the next listings' answers (FIFO), before the account's own. */
+  enqueue(...replies: FakeReply[]): void {
+    this.queue.push(...replies);
+  }
+
+  reset(): void {
+    this.requests.length = 0;
+    this.accounts.clear();
+    this.queue.length = 0;
+    this.maxPageSize = 100;
+    this.inFlight = 0;
+    this.maxInFlight = 0;
+    this.maxInFlightByAccount.clear();
+    this.inFlightByAccount.clear();
+    this.delayMs = 0;
+  }
+
+  /** The answer to a GET, or undefined when it is not a template listing. */
+  answer(url: string, accessToken: string | undefined): FakeReply | undefined {
+    const match = VERSION_PATH.exec(url);
+    if (!match) return undefined;
+    const query = new URLSearchParams(match[2] ?? '');
+    const wabaId = decodeURIComponent(match[1]);
+    const fields = query.get('fields')?.split(',') ?? DEFAULT_FIELDS;
+    const limitText = query.get('limit');
+    const after = query.get('after') ?? undefined;
+    this.requests.push({
+      wabaId,
+      accessToken,
+      fields,
+      limit: limitText === null ? undefined : Number(limitText),
+      after,
+    });
+    const listed = this.list(wabaId, accessToken, fields, limitText, after);
+    const reply =
+      typeof listed === 'string' || !this.delayMs || listed.delayMs
+        ? listed
+        : { ...listed, delayMs: this.delayMs };
+    // Counted until its answer has gone (a listing of one channel must never overlap another).
+    this.inFlight += 1;
+    this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
+    const ofAccount = (this.inFlightByAccount.get(wabaId) ?? 0) + 1;
+    this.inFlightByAccount.set(wabaId, ofAccount);
+    this.maxInFlightByAccount.set(
+      wabaId,
+      Math.max(this.maxInFlightByAccount.get(wabaId) ?? 0, ofAccount),
+    );
+    const delayMs = typeof reply === 'string' ? 0 : (reply.delayMs ?? 0);
+    setTimeout(() => {
+      this.inFlight -= 1;
+      this.inFlightByAccount.set(wabaId, (this.inFlightByAccount.get(wabaId) ?? 1) - 1);
+    }, delayMs + 5).unref();
+    return reply;
+  }
+
+  private list(
+    wabaId: string,
+    accessToken: string | undefined,
+    fields: string[],
+    limitText: string | null,
+    after: string | undefined,
+  ): FakeReply {
+    if (!accessToken) {
+      return {
+        status: 401,
+        body: graphErrorBody(190, 'Invalid OAuth access token - Cannot parse access token'),
+      };
+    }
+    const scripted = this.queue.shift();
+    if (scripted) return scripted;
+    const unknownField = fields.find((field) => !KNOWN_FIELDS.has(field));
+    if (unknownField) {
+      return {
+        status: 400,
+        body: graphErrorBody(
+          100,
+          `(#100) Tried accessing nonexisting field (${unknownField}) on node type (WhatsAppBusinessAccount)`,
+        ),
+      };
+    }
+    const limit = limitText === null ? GRAPH_DEFAULT_LIMIT : Number(limitText);
+    if (!Number.isInteger(limit) || limit < 1) {
+      return {
+        status: 400,
+        body: graphErrorBody(100, '(#100) Param limit must be a positive integer'),
+      };
+    }
+    const account = this.accounts.get(wabaId);
+    if (!account) {
+      return {
+        status: 400,
+        body: graphErrorBody(
+          100,
+          `Unsupported get request. Object with ID '${wabaId}' does not exist, cannot be loaded due to missing permissions, or does not support this operation.`,
+          { type: 'GraphMethodException', error_subcode: 33 },
+        ),
+      };
+    }
+    if (account.token !== undefined && account.token !== accessToken) {
+      return {
+        status: 401,
+        body: graphErrorBody(190, 'Error validating access token: Session has expired.', {
+          error_subcode: 463,
+        }),
+      };
+    }
+    const start = after === undefined ? 0 : offsetOf(after);
+    if (start === undefined) {
+      return { status: 400, body: graphErrorBody(100, '(#100) Invalid after cursor') };
+    }
+    const size = Math.min(limit, this.maxPageSize);
+    const page = account.templates.slice(start, start + size);
+    const end = start + page.length;
+    const next = new URLSearchParams({
+      fields: fields.join(','),
+      limit: String(limit),
+      after: cursor(end),
+    });
+    return {
+      status: 200,
+      body: {
+        data: page.map((template) => pick(template, fields)),
+        paging: {
+          cursors: { before: cursor(start), after: cursor(end) },
+          ...(end < account.templates.length && {
+            next: `${this.baseUrl()}/${wabaId}/message_templates?${next.toString()}`,
+          }),
+        },
+      },
+    };
+  }
+}
+
+function pick(template: FakeTemplate, fields: string[]): Record<string, unknown> {
+  const node: Record<string, unknown> = { parameter_format: 'POSITIONAL', ...template };
+  return Object.fromEntries(
+    fields.filter((field) => field in node).map((field) => [field, node[field]]),
+  );
+}
+
+/**
+ * Templates as Meta lists them, one of each shape the catalog must keep: a header IMAGE with NAMED
+ * body variables and a URL button, a POSITIONAL one in two languages, a MARKETING one, an
+ * AUTHENTICATION one with a copy-code button, and a PAUSED one.
+ */
+export function metaTemplates(): FakeTemplate[] {
+  return [
+    {
+      id: '1014285516911401',
+      name: 'order_shipped',
+      language: 'en_US',
+      status: 'APPROVED',
+      category: 'UTILITY',
+      parameter_format: 'NAMED',
+      components: [
+        {
+          type: 'HEADER',
+          format: 'IMAGE',
+          example: { header_handle: ['4::aW1hZ2UvanBlZw==:ARb-example'] },
+        },
+        {
+          type: 'BODY',
+          text: 'Hi {{first_name}}, your order {{order_id}} is on its way.',
+          example: {
+            body_text_named_params: [
+              { param_name: 'first_name', example: 'Ana' },
+              { param_name: 'order_id', example: '#10234' },
+            ],
+          },
+        },
+        { type: 'FOOTER', text: 'Reply STOP to opt out' },
+        {
+          type: 'BUTTONS',
+          buttons: [
+            {
+              type: 'URL',
+              text: 'Track it',
+              url: 'https://shop.example.com/track/{{1}}',
+              example: ['https://shop.example.com/track/10234'],
+            },
+          ],
+        },
+      ],
+    },
+    {
+      id: '1014285516911402',
+      name: 'appointment_reminder',
+      language: 'en_US',
+      status: 'APPROVED',
+      category: 'UTILITY',
+      parameter_format: 'POSITIONAL',
+      components: [
+        {
+          type: 'BODY',
+          text: 'Hello {{1}}, this is a reminder of your appointment on {{2}}.',
+          example: { body_text: [['Ana', 'Monday at 10:00']] },
+        },
+      ],
+    },
+    {
+      id: '1014285516911403',
+      name: 'appointment_reminder',
+      language: 'es',
+      status: 'APPROVED',
+      category: 'UTILITY',
+      parameter_format: 'POSITIONAL',
+      components: [
+        {
+          type: 'BODY',
+          text: 'Hola {{1}}, le recordamos su cita del {{2}}.',
+          example: { body_text: [['Ana', 'lunes a las 10:00']] },
+        },
+      ],
+    },
+    {
+      id: '1014285516911404',
+      name: 'spring_sale',
+      language: 'en_US',
+      status: 'APPROVED',
+      category: 'MARKETING',
+      parameter_format: 'POSITIONAL',
+      components: [
+        { type: 'HEADER', format: 'TEXT', text: 'Spring sale' },
+        {
+          type: 'BODY',
+          text: 'Hi {{1}}, everything is 20% off until Sunday.',
+          example: { body_text: [['Ana']] },
+        },
+        {
+          type: 'BUTTONS',
+          buttons: [
+            { type: 'QUICK_REPLY', text: 'Show me' },
+            { type: 'QUICK_REPLY', text: 'Stop promotions' },
+          ],
+        },
+      ],
+    },
+    {
+      id: '1014285516911405',
+      name: 'login_code',
+      language: 'en_US',
+      status: 'APPROVED',
+      category: 'AUTHENTICATION',
+      parameter_format: 'POSITIONAL',
+      components: [
+        {
+          type: 'BODY',
+          text: '*{{1}}* is your verification code.',
+          add_security_recommendation: true,
+        },
+        { type: 'FOOTER', text: 'This code expires in 10 minutes.', code_expiration_minutes: 10 },
+        { type: 'BUTTONS', buttons: [{ type: 'OTP', otp_type: 'COPY_CODE', text: 'Copy code' }] },
+      ],
+    },
+    {
+      id: '1014285516911406',
+      name: 'winter_sale',
+      language: 'en_US',
+      status: 'PAUSED',
+      category: 'MARKETING',
+      parameter_format: 'POSITIONAL',
+      components: [{ type: 'BODY', text: 'Winter sale: everything must go.' }],
+    },
+  ];
+}
