@@ -598,7 +598,13 @@ describe('Template catalog and marketing messages (e2e)', () => {
         expect(current.status).toBe(status);
         return current;
       });
-    const spring = { name: 'spring_sale', language: 'en_US', parameters: ['Ana'] };
+    const spring = {
+      name: 'spring_sale',
+      language: 'en_US',
+      named_parameters: { first_name: 'Ana', offer: '20% off' },
+      header: { type: 'image', link: 'https://shop.example.com/spring.jpg' },
+      buttons: [{ index: 0, sub_type: 'url', parameter: 'spring' }],
+    };
     const reminder = {
       name: 'appointment_reminder',
       language: 'en_US',

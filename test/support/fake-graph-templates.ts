@@ -1,4 +1,5 @@
 import type { FakeReply } from './fake-graph-api';
+import { SPRING_SALE } from './meta-templates';
 
 /**
  * A WhatsApp Business Account's message templates as Graph's `GET /{waba_id}/message_templates`
@@ -223,8 +224,8 @@ function pick(template: FakeTemplate, fields: string[]): Record<string, unknown>
 
 /**
  * Templates as Meta lists them, one of each shape the catalog must keep: a header IMAGE with NAMED
- * body variables and a URL button, a POSITIONAL one in two languages, a MARKETING one, an
- * AUTHENTICATION one with a copy-code button, and a PAUSED one.
+ * body variables and a URL button, a POSITIONAL one in two languages, a MARKETING one (NAMED, an
+ * IMAGE header, a URL button), an AUTHENTICATION one with a copy-code button, and a PAUSED one.
  */
 export function metaTemplates(): FakeTemplate[] {
   return [
@@ -295,28 +296,12 @@ export function metaTemplates(): FakeTemplate[] {
         },
       ],
     },
+    // The OpenAPI examples' templates (spring_sale, appointment_reminder) exist as they use them.
     {
       id: '1014285516911404',
-      name: 'spring_sale',
-      language: 'en_US',
       status: 'APPROVED',
-      category: 'MARKETING',
-      parameter_format: 'POSITIONAL',
-      components: [
-        { type: 'HEADER', format: 'TEXT', text: 'Spring sale' },
-        {
-          type: 'BODY',
-          text: 'Hi {{1}}, everything is 20% off until Sunday.',
-          example: { body_text: [['Ana']] },
-        },
-        {
-          type: 'BUTTONS',
-          buttons: [
-            { type: 'QUICK_REPLY', text: 'Show me' },
-            { type: 'QUICK_REPLY', text: 'Stop promotions' },
-          ],
-        },
-      ],
+      ...SPRING_SALE,
+      components: SPRING_SALE.components as Record<string, unknown>[],
     },
     {
       id: '1014285516911405',

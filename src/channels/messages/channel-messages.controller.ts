@@ -77,7 +77,11 @@ export class ChannelMessagesController {
         summary: 'A template approved for the number in the WhatsApp Manager (any time)',
         value: {
           to: '+34612345678',
-          template: { name: 'order_update', language: 'en_US', parameters: ['Thursday'] },
+          template: {
+            name: 'appointment_reminder',
+            language: 'en_US',
+            parameters: ['Ana', 'Monday at 10:00'],
+          },
         },
       },
       rich_template: {
