@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { FakeGraphActions } from './fake-graph-actions';
 
 /** A template send: its name, language and body parameters, in order. */
 export interface ReceivedTemplate {
@@ -141,6 +142,9 @@ export class FakeGraphApi {
   /** Sockets opened since start (or the last reset). */
   connections = 0;
 
+  /** Uploads, read receipts and sender actions (test/support/fake-graph-actions.ts). */
+  readonly actions = new FakeGraphActions();
+
   /** Media lookups (`GET /{media_id}`), in order, answered or not. */
   readonly mediaLookups: { mediaId: string; accessToken: string | undefined }[] = [];
   /** Requests to media download URLs, in order. */
@@ -246,6 +250,7 @@ export class FakeGraphApi {
     this.mediaLookupQueue.length = 0;
     this.mediaLookups.length = 0;
     this.mediaDownloads.length = 0;
+    this.actions.reset();
   }
 
   /** Stops listening and destroys every socket, hanging ones included. */
@@ -268,6 +273,7 @@ export class FakeGraphApi {
       this.handleGet(req, res);
       return;
     }
+    if (this.actions.upload(req, res, () => this.queue.shift())) return;
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (chunk: Buffer) => {
@@ -297,6 +303,9 @@ export class FakeGraphApi {
         body: graphError(190, 'Invalid OAuth access token - Cannot parse access token'),
       });
     }
+    const contentType = req.headers['content-type'];
+    const action = { senderId: safeDecode(match[1]), accessToken: token, raw, contentType };
+    if (this.actions.action(res, action, () => this.queue.shift())) return;
     const invalid = validate(req.headers['content-type'], raw);
     if (typeof invalid === 'string') {
       return send(res, { status: 400, body: graphError(100, invalid) });
@@ -617,7 +626,7 @@ function safeDecode(value: string): string {
   }
 }
 
-function send(res: ServerResponse, reply: Exclude<FakeReply, 'hang' | 'destroy'>): void {
+export function send(res: ServerResponse, reply: Exclude<FakeReply, 'hang' | 'destroy'>): void {
   if (res.destroyed || res.writableEnded) {
     return;
   }
