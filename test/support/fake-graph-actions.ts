@@ -52,6 +52,10 @@ export interface FakeUpload {
   sha256?: string;
   /** The id answered, once the upload was accepted. */
   mediaId?: string;
+  /** The whole form was read. */
+  complete: boolean;
+  /** The connection closed before the form ended (agentline stopped the upload). */
+  closedEarly: boolean;
 }
 
 /** A read receipt or a sender action Meta accepted, its body exactly as received. */
@@ -104,8 +108,11 @@ export class FakeGraphActions {
       accessToken: accessToken ?? '',
       fields: {},
       bytes: 0,
+      complete: false,
+      closedEarly: false,
     };
     this.uploads.push(upload);
+    req.once('close', () => (upload.closedEarly = !req.complete));
     let refusal: Answer | undefined = accessToken
       ? undefined
       : graphRefusal(401, 190, 'Invalid OAuth access token - Cannot parse access token');
@@ -116,7 +123,7 @@ export class FakeGraphActions {
     };
     let parser: busboy.Busboy;
     try {
-      parser = busboy({ headers: req.headers });
+      parser = busboy({ headers: req.headers, defParamCharset: 'utf8' });
     } catch {
       refusal ??= graphRefusal(400, 100, '(#100) The request must be multipart/form-data');
       req.resume();
@@ -153,6 +160,7 @@ export class FakeGraphActions {
       else req.on('end', done);
     });
     parser.on('close', () => {
+      upload.complete = true;
       refusal ??= checkUpload(upload, files);
       done();
     });

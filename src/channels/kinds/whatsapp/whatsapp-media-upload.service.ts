@@ -177,6 +177,8 @@ export class WhatsappMediaUploadService {
       try {
         parser = busboy({
           headers: source.headers,
+          // A file's name as browsers and curl write it: UTF-8 bytes, not latin1.
+          defParamCharset: 'utf8',
           limits: { fieldSize: 1024, fields: 10, parts: 20, headerPairs: 20 },
         });
       } catch (error) {
