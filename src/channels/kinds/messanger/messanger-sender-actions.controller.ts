@@ -47,7 +47,7 @@ export class MessangerSenderActionsController {
   })
   @ApiNoContentResponse({ description: 'Meta accepted the sender action.' })
   @ApiProblemResponses(
-    400,
+    { code: 'validation_failed', detail: 'The request is not valid.' },
     { code: 'not_found', detail: notFoundDetail('Messanger channel') },
     ...GRAPH_ACTION_PROBLEMS('show typing_on'),
   )

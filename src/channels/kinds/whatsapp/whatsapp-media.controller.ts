@@ -64,9 +64,15 @@ export class WhatsappMediaController {
       },
     },
   })
-  @ApiCreatedResponse({ type: DataEnvelope(UploadedMediaDto) })
+  @ApiCreatedResponse({
+    type: DataEnvelope(UploadedMediaDto),
+    description: 'Meta has the file: its media id, to send by `media_id`.',
+  })
   @ApiProblemResponses(
-    400,
+    {
+      code: 'validation_failed',
+      detail: 'Send one file, in a multipart/form-data field named file.',
+    },
     {
       code: 'not_found',
       detail: notFoundDetail('WhatsApp channel'),

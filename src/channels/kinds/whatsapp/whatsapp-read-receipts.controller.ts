@@ -56,7 +56,7 @@ export class WhatsappReadReceiptsController {
   })
   @ApiNoContentResponse({ description: 'Meta marked the message read.' })
   @ApiProblemResponses(
-    400,
+    { code: 'validation_failed', detail: 'The message id is not valid.' },
     { code: 'not_found', detail: notFoundDetail('Message') },
     ...GRAPH_ACTION_PROBLEMS('mark the message read'),
   )
