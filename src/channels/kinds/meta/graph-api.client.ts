@@ -97,29 +97,14 @@ export class GraphApiClient {
 
   async sendMessage(input: GraphMessageInput): Promise<SendOutcome> {
     const redact = (text: string): string => redactSecret(text, input.accessToken);
-    let path: string;
-    try {
-      path = `${this.basePath}${encodePath(input.senderId, 'messages')}`;
-    } catch (error) {
-      // A sender id of "..": channels refuse it on input; one stored before that never goes out.
-      if (!(error instanceof UnsafePathSegmentError)) throw error;
-      return { kind: 'permanent', code: 'invalid_request', message: error.message };
-    }
     let response;
     try {
-      response = await this.agent.request({
-        origin: this.origin,
-        path,
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${input.accessToken}`,
-          'content-type': 'application/json',
-          accept: 'application/json',
-        },
-        body: JSON.stringify(input.payload),
-        signal: AbortSignal.timeout(this.timeoutMs),
-      });
+      response = await this.postToMessages(input, AbortSignal.timeout(this.timeoutMs));
     } catch (error) {
+      // A sender id of "..": channels refuse it on input; one stored before that never goes out.
+      if (error instanceof UnsafePathSegmentError) {
+        return { kind: 'permanent', code: 'invalid_request', message: error.message };
+      }
       return this.failure(error, redact);
     }
 
@@ -165,32 +150,37 @@ export class GraphApiClient {
         redact,
         tooLarge: `answered more than ${MAX_RESPONSE_BYTES} bytes`,
       });
-    let path: string;
     try {
-      path = `${this.basePath}${encodePath(input.senderId, 'messages')}`;
-    } catch (error) {
-      if (!(error instanceof UnsafePathSegmentError)) throw error;
-      return badGateway(error.message);
-    }
-    try {
-      const { statusCode, headers, body } = await this.agent.request({
-        origin: this.origin,
-        path,
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${input.accessToken}`,
-          'content-type': 'application/json',
-          accept: 'application/json',
-        },
-        body: JSON.stringify(input.payload),
-        signal: AbortSignal.any([signal, AbortSignal.timeout(this.timeoutMs)]),
-      });
+      const { statusCode, headers, body } = await this.postToMessages(
+        input,
+        AbortSignal.any([signal, AbortSignal.timeout(this.timeoutMs)]),
+      );
       const text = await body.text();
       if (statusCode >= 200 && statusCode < 300) return { answer: parseJson(text) };
       return graphAnswerFailure(statusCode, headers, text, { redact, otherwise: 'the call' });
     } catch (error) {
+      if (error instanceof UnsafePathSegmentError) return badGateway(error.message);
       return failed(error);
     }
+  }
+
+  /** `POST /{senderId}/messages` with the JSON payload; throws UnsafePathSegmentError for "..". */
+  private postToMessages(
+    input: Pick<GraphMessageInput, 'senderId' | 'accessToken' | 'payload'>,
+    signal: AbortSignal,
+  ) {
+    return this.agent.request({
+      origin: this.origin,
+      path: `${this.basePath}${encodePath(input.senderId, 'messages')}`,
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${input.accessToken}`,
+        'content-type': 'application/json',
+        accept: 'application/json',
+      },
+      body: JSON.stringify(input.payload),
+      signal,
+    });
   }
 
   /** Idempotent; lets in-flight sends finish, then closes the sockets. */

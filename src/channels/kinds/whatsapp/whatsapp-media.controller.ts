@@ -14,6 +14,7 @@ import type { Request, Response } from 'express';
 import { CurrentPrincipal, Principal } from '../../../common/auth/principal';
 import { ApiProblemResponses, DataEnvelope } from '../../../common/http/openapi.decorators';
 import { ApiWhatsappChannelId } from '../../channels.openapi';
+import { GRAPH_ACTION_PROBLEMS } from '../meta/graph-call';
 import { UploadedMediaDto } from './whatsapp-media-upload.dto';
 import { WhatsappMediaUploadService } from './whatsapp-media-upload.service';
 import { WHATSAPP_MEDIA_KINDS } from './whatsapp-media-types';
@@ -85,22 +86,7 @@ export class WhatsappMediaController {
       code: 'unsupported_media_type',
       detail: 'WhatsApp does not take image/gif files.',
     },
-    {
-      code: 'channel_not_usable',
-      detail:
-        'Channel 0196f1c2-7a3b-7c4d-8e5f-6a7b8c9d0e1f is inactive; update its access_token to reactivate it.',
-    },
-    {
-      code: 'bad_gateway',
-      detail:
-        "Meta's answer cannot be used: (#100) Param file must be a file with one of the following types: ....",
-    },
-    {
-      code: 'upstream_unavailable',
-      detail:
-        'Meta cannot take the upload now: Graph API answered HTTP 503 to the upload. Retry later.',
-    },
-    { code: 'upstream_timeout', detail: 'Graph API did not answer within 10000 ms.' },
+    ...GRAPH_ACTION_PROBLEMS('take the upload'),
   )
   async uploadWhatsappMedia(
     @CurrentPrincipal() principal: Principal,
