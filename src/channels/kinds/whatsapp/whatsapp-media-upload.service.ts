@@ -108,10 +108,15 @@ export class WhatsappMediaUploadService {
         channelId,
         WHATSAPP_KIND,
       );
-      return await this.receive(credentials, source, {
-        organization_id: principal.organizationId,
-        channel_id: channelId,
+      const form = new FormUpload({
+        client: this.client,
+        maxBytes: this.maxBytes,
+        logger: this.logger,
+        credentials,
+        source,
+        log: { organization_id: principal.organizationId, channel_id: channelId },
       });
+      return await form.start();
     } catch (error) {
       // What is left of the body is read and dropped: the client is still sending it.
       source.body.resume();
@@ -129,147 +134,175 @@ export class WhatsappMediaUploadService {
     }
     const declared = Number(headers['content-length']);
     if (Number.isSafeInteger(declared) && declared > this.maxBytes + FORM_OVERHEAD_BYTES) {
-      throw this.tooLarge(this.maxBytes, 'MEDIA_MAX_BYTES');
+      throw tooLarge(this.maxBytes, 'MEDIA_MAX_BYTES');
+    }
+  }
+}
+
+/** What a form upload needs of the service. */
+interface FormUploadContext {
+  client: WhatsappMediaClient;
+  maxBytes: number;
+  logger: Logger;
+  credentials: ChannelCredentials;
+  source: UploadSource;
+  log: Record<string, string>;
+}
+
+/**
+ * One upload's form, read as it arrives: its one file streamed to Meta as it comes. The first
+ * problem settles it (and stops the upload to Meta, and drops the rest of the body); success
+ * needs both the whole form read and Meta's media id.
+ */
+class FormUpload {
+  private readonly uploadAbort = new AbortController();
+  private readonly parser: busboy.Busboy;
+  private readonly settle: {
+    resolve: (media: UploadedMedia) => void;
+    reject: (problem: ProblemException) => void;
+  };
+  readonly done: Promise<UploadedMedia>;
+  private settled = false;
+  private parsed = false;
+  private file?: { stream: Readable; uploaded?: UploadedMedia };
+
+  /** Throws a 400 when the form cannot be parsed at all (no boundary). */
+  constructor(private readonly context: FormUploadContext) {
+    let settle!: FormUpload['settle'];
+    this.done = new Promise((resolve, reject) => (settle = { resolve, reject }));
+    this.settle = settle;
+    try {
+      this.parser = busboy({
+        headers: context.source.headers,
+        // A file's name as browsers and curl write it: UTF-8 bytes, not latin1.
+        defParamCharset: 'utf8',
+        limits: { fieldSize: 1024, fields: 10, parts: 20, headerPairs: 20 },
+      });
+    } catch (error) {
+      // No boundary, or another multipart subtype.
+      throw badForm([{ field: 'Content-Type', message: (error as Error).message }]);
     }
   }
 
-  /** Parses the form as it arrives and streams its one file to Meta; settles on the first problem. */
-  private receive(
-    credentials: ChannelCredentials,
-    source: UploadSource,
-    log: Record<string, string>,
-  ): Promise<UploadedMedia> {
-    return new Promise<UploadedMedia>((resolve, reject) => {
-      const uploadAbort = new AbortController();
-      const onGone = () => {
-        this.logger.log(log, 'media upload stopped: the client went away');
-        fail(new ProblemException('bad_request', 'The client went away before the upload ended.'));
-      };
-      source.signal.addEventListener('abort', onGone, { once: true });
-      let settled = false;
-      let parsed = false;
-      let uploaded: UploadedMedia | undefined;
-      let file: { limit: UploadLimit; stream: Readable } | undefined;
-      let parser: busboy.Busboy;
-
-      const fail = (problem: ProblemException): void => {
-        if (settled) return;
-        settled = true;
-        uploadAbort.abort();
-        source.signal.removeEventListener('abort', onGone);
-        source.body.unpipe(parser);
-        source.body.resume();
-        file?.stream.resume();
-        reject(problem);
-      };
-      const succeedWhenDone = (): void => {
-        if (settled || !parsed) return;
-        if (!file) {
-          fail(badForm([{ field: FILE_FIELD, message: `${FILE_FIELD} is required: one file` }]));
-          return;
-        }
-        if (!uploaded) return;
-        settled = true;
-        source.signal.removeEventListener('abort', onGone);
-        resolve(uploaded);
-      };
-
-      try {
-        parser = busboy({
-          headers: source.headers,
-          // A file's name as browsers and curl write it: UTF-8 bytes, not latin1.
-          defParamCharset: 'utf8',
-          limits: { fieldSize: 1024, fields: 10, parts: 20, headerPairs: 20 },
-        });
-      } catch (error) {
-        // No boundary, or another multipart subtype.
-        reject(badForm([{ field: 'Content-Type', message: (error as Error).message }]));
-        return;
-      }
-
-      parser.on('file', (name, stream, info) => {
-        if (settled) return void stream.resume();
-        if (name !== FILE_FIELD) {
-          stream.resume();
-          return fail(unknownField(name));
-        }
-        if (file) {
-          stream.resume();
-          return fail(badForm([{ field: FILE_FIELD, message: 'send exactly one file' }]));
-        }
-        const mimeType = baseMimeType(info.mimeType);
-        const kind = mediaKindOf(mimeType);
-        if (!kind) {
-          stream.resume();
-          return fail(unsupportedType(info.mimeType));
-        }
-        const limitBytes = Math.min(this.maxBytes, kind.maxBytes);
-        const limit = new UploadLimit(limitBytes, kind.kind === 'sticker');
-        file = { limit, stream };
-        stream.pipe(limit);
-        limit.on('error', (error) => {
-          if (!(error instanceof MediaSizeExceededError)) return;
-          fail(
-            error.limit === this.maxBytes
-              ? this.tooLarge(error.limit, 'MEDIA_MAX_BYTES')
-              : this.tooLarge(
-                  error.limit,
-                  error.limit === STATIC_STICKER_MAX_BYTES && kind.kind === 'sticker'
-                    ? "Meta's limit for a static sticker"
-                    : `Meta's limit for ${KIND_NAMES[kind.kind]}`,
-                ),
-          );
-        });
-        void this.client
-          .upload(
-            credentials.channel.senderId,
-            credentials.accessToken,
-            { mimeType, filename: info.filename || FILE_FIELD, body: limit },
-            uploadAbort.signal,
-          )
-          .then(async (result) => {
-            if (settled) return;
-            if ('mediaId' in result) {
-              uploaded = { media_id: result.mediaId, mime_type: mimeType, size: limit.bytes };
-              this.logger.log({ ...log, ...uploaded }, 'media uploaded to Meta');
-              return succeedWhenDone();
-            }
-            if (result.failure === 'aborted') return;
-            fail(
-              await graphCallProblem(result, {
-                credentials,
-                cannot: 'take the upload',
-                logger: this.logger,
-                log: { message: 'media upload', fields: log },
-              }),
-            );
-          });
-      });
-      parser.on('field', (name) => fail(unknownField(name)));
-      for (const limit of ['partsLimit', 'fieldsLimit'] as const) {
-        parser.on(limit, () =>
-          fail(badForm([{ field: 'body', message: 'the form has too many parts' }])),
-        );
-      }
-      parser.on('error', (error: Error) =>
-        fail(badForm([{ field: 'body', message: `the form cannot be read: ${error.message}` }])),
+  start(): Promise<UploadedMedia> {
+    const { parser, context } = this;
+    context.source.signal.addEventListener('abort', this.gone, { once: true });
+    parser.on('file', (name, stream, info) => this.onFile(name, stream, info));
+    parser.on('field', (name) => this.fail(unknownField(name)));
+    for (const limit of ['partsLimit', 'fieldsLimit'] as const) {
+      parser.on(limit, () =>
+        this.fail(badForm([{ field: 'body', message: 'the form has too many parts' }])),
       );
-      parser.on('close', () => {
-        parsed = true;
-        succeedWhenDone();
-      });
-      source.body.pipe(parser);
+    }
+    parser.on('error', (error: Error) =>
+      this.fail(badForm([{ field: 'body', message: `the form cannot be read: ${error.message}` }])),
+    );
+    parser.on('close', () => {
+      this.parsed = true;
+      this.succeedWhenDone();
     });
+    context.source.body.pipe(parser);
+    return this.done;
   }
 
-  private tooLarge(limit: number, which: string): ProblemException {
-    return new ProblemException(
-      'media_too_large',
-      `The file is larger than ${limit} bytes (${which}).`,
-      { errors: [{ field: FILE_FIELD, message: `at most ${limit} bytes (${which})` }] },
+  private readonly gone = (): void => {
+    this.context.logger.log(this.context.log, 'media upload stopped: the client went away');
+    this.fail(new ProblemException('bad_request', 'The client went away before the upload ended.'));
+  };
+
+  private onFile(name: string, stream: Readable, info: busboy.FileInfo): void {
+    const refusal =
+      name !== FILE_FIELD
+        ? unknownField(name)
+        : this.file
+          ? badForm([{ field: FILE_FIELD, message: 'send exactly one file' }])
+          : mediaKindOf(info.mimeType) === undefined
+            ? unsupportedType(info.mimeType)
+            : undefined;
+    if (this.settled || refusal) {
+      stream.resume();
+      if (refusal) this.fail(refusal);
+      return;
+    }
+    this.file = { stream };
+    void this.send(this.file, info);
+  }
+
+  /** Streams the file to Meta through its byte limit; settles with Meta's answer. */
+  private async send(file: NonNullable<FormUpload['file']>, info: busboy.FileInfo): Promise<void> {
+    const { client, credentials, maxBytes, logger, log } = this.context;
+    const mimeType = baseMimeType(info.mimeType);
+    const kind = mediaKindOf(mimeType) as { kind: WhatsappMediaKind; maxBytes: number };
+    const limit = new UploadLimit(Math.min(maxBytes, kind.maxBytes), kind.kind === 'sticker');
+    limit.on('error', (error) => {
+      if (error instanceof MediaSizeExceededError) {
+        this.fail(sizeProblem(error.limit, maxBytes, kind.kind));
+      }
+    });
+    file.stream.pipe(limit);
+    const result = await client.upload(
+      credentials.channel.senderId,
+      credentials.accessToken,
+      { mimeType, filename: info.filename || FILE_FIELD, body: limit },
+      this.uploadAbort.signal,
+    );
+    if (this.settled) return;
+    if ('mediaId' in result) {
+      file.uploaded = { media_id: result.mediaId, mime_type: mimeType, size: limit.bytes };
+      logger.log({ ...log, ...file.uploaded }, 'media uploaded to Meta');
+      this.succeedWhenDone();
+      return;
+    }
+    if (result.failure === 'aborted') return;
+    this.fail(
+      await graphCallProblem(result, {
+        credentials,
+        cannot: 'take the upload',
+        logger,
+        log: { message: 'media upload', fields: log },
+      }),
     );
   }
+
+  private succeedWhenDone(): void {
+    if (this.settled || !this.parsed) return;
+    if (!this.file) {
+      this.fail(badForm([{ field: FILE_FIELD, message: `${FILE_FIELD} is required: one file` }]));
+      return;
+    }
+    if (!this.file.uploaded) return;
+    this.settled = true;
+    this.context.source.signal.removeEventListener('abort', this.gone);
+    this.settle.resolve(this.file.uploaded);
+  }
+
+  /** Answers at once: the upload to Meta stops, the rest of the body is read and dropped. */
+  private fail(problem: ProblemException): void {
+    if (this.settled) return;
+    this.settled = true;
+    const { source } = this.context;
+    this.uploadAbort.abort();
+    source.signal.removeEventListener('abort', this.gone);
+    source.body.unpipe(this.parser);
+    source.body.resume();
+    this.settle.reject(problem);
+  }
 }
+
+/** The 413 of a file past `limit`: MEDIA_MAX_BYTES, or Meta's for its kind. */
+function sizeProblem(limit: number, maxBytes: number, kind: WhatsappMediaKind): ProblemException {
+  if (limit === maxBytes) return tooLarge(limit, 'MEDIA_MAX_BYTES');
+  const which =
+    kind === 'sticker' && limit === STATIC_STICKER_MAX_BYTES
+      ? "Meta's limit for a static sticker"
+      : `Meta's limit for ${KIND_NAMES[kind]}`;
+  return tooLarge(limit, which);
+}
+
+const tooLarge = (limit: number, which: string): ProblemException =>
+  new ProblemException('media_too_large', `The file is larger than ${limit} bytes (${which}).`, {
+    errors: [{ field: FILE_FIELD, message: `at most ${limit} bytes (${which})` }],
+  });
 
 const badForm = (errors: FieldError[]): ProblemException =>
   validationFailed(errors, `Send one file, in a multipart/form-data field named ${FILE_FIELD}.`);
