@@ -313,4 +313,61 @@ describe('WhatsApp media upload (e2e)', () => {
       expectProblem(await upload([file()]), 502, 'bad_gateway');
     });
   });
+
+  describe('the fake refuses what Meta refuses', () => {
+    const toFake = (path: string, parts: FormPart[]) =>
+      postMultipart(`${fake.url}${path}`, { authorization: 'Bearer EAAG-direct' }, parts);
+    const postJson = (body: unknown) =>
+      fetch(`${fake.url}/106540352242922/messages`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer EAAG-direct', 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+
+    it('an upload without messaging_product or type, or of a type Meta does not take', async () => {
+      const jpeg = aFile('image/jpeg', 1000);
+      for (const parts of [
+        [{ name: 'type', value: 'image/jpeg' }, jpeg],
+        [{ name: 'messaging_product', value: 'whatsapp' }, jpeg],
+        [
+          { name: 'messaging_product', value: 'whatsapp' },
+          { name: 'type', value: 'image/gif' },
+          jpeg,
+        ],
+        [
+          { name: 'messaging_product', value: 'whatsapp' },
+          { name: 'type', value: 'image/jpeg' },
+        ],
+      ]) {
+        const res = await toFake('/106540352242922/media', parts);
+        expect(res.status).toBe(400);
+        expect(res.body).toMatchObject({ error: { code: 100 } });
+      }
+    });
+
+    it('a read receipt or a sender action with anything Meta does not document', async () => {
+      for (const body of [
+        { messaging_product: 'whatsapp', status: 'read' },
+        { messaging_product: 'whatsapp', status: 'delivered', message_id: 'wamid.X' },
+        { messaging_product: 'whatsapp', status: 'read', message_id: 'wamid.X', to: '34612345678' },
+        {
+          messaging_product: 'whatsapp',
+          status: 'read',
+          message_id: 'wamid.X',
+          typing_indicator: { type: 'audio' },
+        },
+        { recipient: { id: '6543210987654321' }, sender_action: 'typing' },
+        {
+          recipient: { id: '6543210987654321' },
+          sender_action: 'typing_on',
+          messaging_type: 'RESPONSE',
+        },
+      ]) {
+        const res = await postJson(body);
+        expect(res.status).toBe(400);
+      }
+      expect(fake.actions.readReceipts).toEqual([]);
+      expect(fake.actions.senderActions).toEqual([]);
+    });
+  });
 });
