@@ -142,14 +142,6 @@ export class GraphApiClient {
     signal: AbortSignal,
   ): Promise<{ answer: unknown } | GraphCallFailure> {
     const redact = (text: string): string => redactSecret(text, input.accessToken);
-    const failed = (error: unknown) =>
-      graphRequestFailure(error, {
-        signal,
-        who: 'Graph API',
-        timeoutMs: this.timeoutMs,
-        redact,
-        tooLarge: `answered more than ${MAX_RESPONSE_BYTES} bytes`,
-      });
     try {
       const { statusCode, headers, body } = await this.postToMessages(
         input,
@@ -160,7 +152,13 @@ export class GraphApiClient {
       return graphAnswerFailure(statusCode, headers, text, { redact, otherwise: 'the call' });
     } catch (error) {
       if (error instanceof UnsafePathSegmentError) return badGateway(error.message);
-      return failed(error);
+      return graphRequestFailure(error, {
+        signal,
+        who: 'Graph API',
+        timeoutMs: this.timeoutMs,
+        redact,
+        tooLarge: `answered more than ${MAX_RESPONSE_BYTES} bytes`,
+      });
     }
   }
 
