@@ -6,6 +6,7 @@ import {
   parseJsonBody,
   parseRawWebhookBody,
   requireJsonBody,
+  streamedBodies,
   WEBHOOK_PATH,
 } from './common/http/body-parsing';
 import { applyServerTimeouts } from './common/http/http-server';
@@ -28,6 +29,11 @@ reloads of this page.
 **Errors** are RFC 9457 problem details with a stable \`code\` and the request's \`request_id\`.
 **Retries**: the POSTs that create or send take an \`Idempotency-Key\`.
 **Rate limit**: per organization; every answer carries \`RateLimit-*\` headers, \`429\` with \`Retry-After\` past it.`;
+
+/** Uploads read their multipart body as it arrives (see WhatsappMediaUploadService). */
+const STREAMED_BODY_ROUTES = [
+  { method: 'POST', path: /^\/v1\/channels\/whatsapp\/[^/]+\/media\/?$/ },
+];
 
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
@@ -128,7 +134,7 @@ export function configureApp(app: INestApplication): void {
   app.use(accessLog(app.get<Loggers>(LOGGERS).access));
   app.use(httpMetrics(app.get(Metrics)));
   app.use(WEBHOOK_PATH, parseRawWebhookBody, bodyParserErrors);
-  app.use(requireJsonBody, parseJsonBody, bodyParserErrors);
+  app.use(streamedBodies(STREAMED_BODY_ROUTES), requireJsonBody, parseJsonBody, bodyParserErrors);
   // Built on the first request for it, not at boot (about a tenth of the start-up time).
   SwaggerModule.setup('docs', app, () => buildOpenApiDocument(app), {
     jsonDocumentUrl: 'v1/openapi.json',

@@ -1,33 +1,23 @@
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { eventually } from './support/eventually';
-import { FakeGraphApi, mediaSha256 } from './support/fake-graph-api';
+import { FakeGraphApi, mediaChunks, mediaSha256 } from './support/fake-graph-api';
 import { givenWhatsappChannel } from './support/given';
+import { heldBytes } from './support/held-memory';
+import { postMultipart } from './support/multipart-upload';
 import { listening, rawDownload } from './support/raw-download';
 import { bearer, newOrganization, startApp, TestApp, tokenFor } from './support/test-app';
 
 const MiB = 1024 * 1024;
 const SIZE = 50 * MiB;
 
-// A real collection before each measure, so that garbage does not read as held memory.
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as () => void;
-
-/** What this process holds in buffers and on the heap, after a full collection. */
-function heldBytes(): number {
-  gc();
-  const { arrayBuffers, heapUsed } = process.memoryUsage();
-  return arrayBuffers + heapUsed;
-}
-
 /**
- * A 50 MiB download streams in bounded memory. The client stops reading after 1 MiB; once
- * Meta's side has stopped sending (backpressure), the app, the fake and the client (all in this
- * process) hold what they hold, and a full collection leaves only that. A service that buffered
- * the body would have read the whole file from Meta meanwhile, and would hold it: 50 MiB more.
- * Kernel socket buffers are not this process's memory, so they do not blur the measure.
+ * A 50 MiB download, and a 50 MiB upload, stream in bounded memory. Download: the client stops
+ * reading after 1 MiB. Upload: Meta's side (the fake) stops reading after 1 MiB. Once the other
+ * side has stopped (backpressure), the app, the fake and the client (all in this process) hold
+ * what they hold, and a full collection leaves only that. A service that buffered the body would
+ * have read the whole file meanwhile, and would hold it: 50 MiB more. Kernel socket buffers are
+ * not this process's memory, so they do not blur the measure.
  */
-describe('WhatsApp media download: memory (e2e)', () => {
+describe('WhatsApp media download and upload: memory (e2e)', () => {
   let t: TestApp;
   let fake: FakeGraphApi;
 
@@ -74,23 +64,69 @@ describe('WhatsApp media download: memory (e2e)', () => {
     expect(sentWhilePaused).toBeGreaterThan(MiB);
     expect(held).toBeLessThan(16 * MiB);
   });
+
+  it('holds far less than the file while Meta reads slowly, and uploads it whole', async () => {
+    const auth = bearer(tokenFor({ org: newOrganization() }));
+    const channel = await givenWhatsappChannel(t, auth);
+    const base = await listening(t.app.getHttpServer());
+    const file = { id: 'report.pdf', size: SIZE };
+    fake.actions.holdUploadsAfter(MiB);
+    const before = heldBytes();
+
+    let written = 0;
+    const answer = postMultipart(
+      `${base}/v1/channels/whatsapp/${channel.id}/media`,
+      auth,
+      [
+        {
+          name: 'file',
+          filename: 'report.pdf',
+          contentType: 'application/pdf',
+          chunks: () => mediaChunks(file),
+        },
+      ],
+      { progress: (bytes) => (written = bytes) },
+    );
+    const writtenWhileHeld = await quiet(() => written);
+    const held = heldBytes() - before;
+    fake.actions.release();
+    const res = await answer;
+
+    expect(res.status).toBe(201);
+    expect(res.body.data).toMatchObject({ mime_type: 'application/pdf', size: SIZE });
+    expect(fake.actions.uploads[0]).toMatchObject({ bytes: SIZE, sha256: mediaSha256(file) });
+    // Backpressure reached the client: it could not write the whole file while Meta waited.
+    expect(writtenWhileHeld).toBeLessThan(SIZE / 2);
+    // Streaming holds a few socket and stream buffers; buffering would hold the 50 MiB read.
+    process.stdout.write(
+      `upload of ${SIZE} bytes: ${writtenWhileHeld} written while Meta waited, ${held} bytes more held\n`,
+    );
+    expect(held).toBeLessThan(16 * MiB);
+  });
 });
 
-/** Meta's bytes sent, once they stop growing for a second (the pipe is full) or all are sent. */
-async function quietSent(fake: FakeGraphApi): Promise<number> {
+/** A value once it stops growing for a second. */
+async function quiet(read: () => number, done = () => false): Promise<number> {
   let last = -1;
   let quietSince = Date.now();
   return eventually(
     async () => {
-      const sent = fake.mediaDownloads[0]?.bytesSent ?? 0;
-      if (sent !== last) {
-        last = sent;
+      const value = read();
+      if (value !== last) {
+        last = value;
         quietSince = Date.now();
       }
-      if (sent < SIZE && Date.now() - quietSince < 1000) throw new Error('still sending');
-      return sent;
+      if (!done() && Date.now() - quietSince < 1000) throw new Error('still growing');
+      return value;
     },
     60_000,
     100,
   );
 }
+
+/** Meta's bytes sent, once they stop growing for a second (the pipe is full) or all are sent. */
+const quietSent = (fake: FakeGraphApi): Promise<number> =>
+  quiet(
+    () => fake.mediaDownloads[0]?.bytesSent ?? 0,
+    () => (fake.mediaDownloads[0]?.bytesSent ?? 0) >= SIZE,
+  );

@@ -17,6 +17,7 @@ import { bearer, startApp, TestApp, tokenFor } from './support/test-app';
 interface Schema {
   $ref?: string;
   type?: string;
+  format?: string;
   example?: unknown;
   enum?: unknown[];
   readOnly?: boolean;
@@ -50,6 +51,8 @@ interface OpenApiDocument {
 }
 
 const APP_SECRET = 'examples-app-secret';
+/** What a user uploads from Swagger UI: a small JPEG (its first bytes, and some). */
+const EXAMPLE_PHOTO = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), randomBytes(2048)]);
 /** The placeholder channel id of the follow-up example, which says to replace it. */
 const PLACEHOLDER_CHANNEL_ID = '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b';
 
@@ -168,6 +171,16 @@ describe('OpenAPI examples, run as Swagger UI runs them (e2e)', () => {
         .set(auth)
         .set(headers);
       if (raw !== undefined) request = request.set('Content-Type', 'application/json').send(raw);
+      // A file field of a multipart form: the file a user picks in Swagger UI, a small photo.
+      const form = operation.requestBody?.content['multipart/form-data']?.schema;
+      for (const [name, property] of Object.entries(form?.properties ?? {})) {
+        if (property.format === 'binary') {
+          request = request.attach(name, EXAMPLE_PHOTO, {
+            filename: 'photo.jpg',
+            contentType: 'image/jpeg',
+          });
+        }
+      }
       const res = await request;
       answers[example.name] = { status: res.status, body: res.body, text: res.text };
       ran.add(operationId);
@@ -262,6 +275,17 @@ describe('OpenAPI examples, run as Swagger UI runs them (e2e)', () => {
       size: 2048,
     });
     await run('downloadWhatsappMedia', { id: whatsapp.id });
+    // Uploading a photo to send, then marking the example's message read (with typing) and
+    // showing the Messenger example's person that the page is typing.
+    const uploaded = await run('uploadWhatsappMedia', { id: whatsapp.id });
+    expect(data(uploaded.none)).toMatchObject({
+      mime_type: 'image/jpeg',
+      size: EXAMPLE_PHOTO.length,
+    });
+    await run('markWhatsappMessageRead', { id: whatsapp.id });
+    expect(graph.actions.readReceipts).toHaveLength(2);
+    await run('sendMessangerSenderAction', { id: messanger.id });
+    expect(graph.actions.senderActions).toHaveLength(2);
 
     // Sending now: the Messenger example writes to the person of the notification example, who
     // wrote to the page just now (inside Messenger's 24-hour window).

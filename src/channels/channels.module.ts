@@ -9,6 +9,12 @@ import { WhatsappChannelsController } from './kinds/whatsapp/whatsapp-channels.c
 import { WhatsappMediaClient } from './kinds/whatsapp/whatsapp-media.client';
 import { WhatsappMediaController } from './kinds/whatsapp/whatsapp-media.controller';
 import { WhatsappMediaService } from './kinds/whatsapp/whatsapp-media.service';
+import { WhatsappMediaUploadService } from './kinds/whatsapp/whatsapp-media-upload.service';
+import { WhatsappReadReceiptsController } from './kinds/whatsapp/whatsapp-read-receipts.controller';
+import { WhatsappReadReceiptsService } from './kinds/whatsapp/whatsapp-read-receipts.service';
+import { MessangerSenderActionsController } from './kinds/messanger/messanger-sender-actions.controller';
+import { MessangerSenderActionsService } from './kinds/messanger/messanger-sender-actions.service';
+import { GraphActions } from './kinds/meta/graph-call';
 import { CHANNELS_CONFIG, ChannelsConfig, readChannelsConfig } from './channels.config';
 import { ChannelEvents } from './channel-events';
 import { CHANNELS_ENTITIES } from './channels.entities';
@@ -55,6 +61,8 @@ const GRAPH_API_CONNECTIONS = 1024;
     ChannelMessagesController,
     WhatsappMediaController,
     WhatsappTemplatesController,
+    WhatsappReadReceiptsController,
+    MessangerSenderActionsController,
   ],
   providers: [
     { provide: CHANNELS_CONFIG, useFactory: () => readChannelsConfig(process.env) },
@@ -79,6 +87,10 @@ const GRAPH_API_CONNECTIONS = 1024;
         }),
     },
     WhatsappMediaService,
+    WhatsappMediaUploadService,
+    GraphActions,
+    WhatsappReadReceiptsService,
+    MessangerSenderActionsService,
     { provide: CHANNEL_KIND_LIST, useValue: BUILTIN_CHANNEL_KINDS },
     ChannelKinds,
     ChannelStore,

@@ -3,6 +3,7 @@ import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http
 import type { AddressInfo, Socket } from 'node:net';
 import { contextError, messengerShapeError, whatsappShapeError } from './fake-graph-message-shapes';
 import { FakeGraphTemplates } from './fake-graph-templates';
+import { FakeGraphActions } from './fake-graph-actions';
 
 import { ReceivedTemplate, validateTemplate } from './fake-graph-template-shapes';
 
@@ -140,6 +141,9 @@ export class FakeGraphApi {
   /** Sockets opened since start (or the last reset). */
   connections = 0;
 
+  /** Uploads, read receipts and sender actions (test/support/fake-graph-actions.ts). */
+  readonly actions = new FakeGraphActions();
+
   /** Media lookups (`GET /{media_id}`), in order, answered or not. */
   readonly mediaLookups: { mediaId: string; accessToken: string | undefined }[] = [];
   /** Requests to media download URLs, in order. */
@@ -248,6 +252,7 @@ export class FakeGraphApi {
     this.mediaLookups.length = 0;
     this.mediaDownloads.length = 0;
     this.templates.reset();
+    this.actions.reset();
   }
 
   /** Stops listening and destroys every socket, hanging ones included. */
@@ -270,6 +275,7 @@ export class FakeGraphApi {
       this.handleGet(req, res);
       return;
     }
+    if (this.actions.upload(req, res, () => this.queue.shift())) return;
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (chunk: Buffer) => {
@@ -299,6 +305,9 @@ export class FakeGraphApi {
         body: graphError(190, 'Invalid OAuth access token - Cannot parse access token'),
       });
     }
+    const contentType = req.headers['content-type'];
+    const action = { senderId: safeDecode(match[1]), accessToken: token, raw, contentType };
+    if (this.actions.action(res, action, () => this.queue.shift())) return;
     const invalid = validate(req.headers['content-type'], raw);
     if (typeof invalid === 'string') {
       return send(res, { status: 400, body: graphError(100, invalid) });
@@ -598,7 +607,7 @@ function safeDecode(value: string): string {
   }
 }
 
-function send(res: ServerResponse, reply: Exclude<FakeReply, 'hang' | 'destroy'>): void {
+export function send(res: ServerResponse, reply: Exclude<FakeReply, 'hang' | 'destroy'>): void {
   if (res.destroyed || res.writableEnded) {
     return;
   }

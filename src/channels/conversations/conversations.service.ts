@@ -72,6 +72,17 @@ export class ConversationsService {
     return row?.filename ?? null;
   }
 
+  /** Whether a client's message with this Meta id reached this channel of the organization. */
+  async hasInboundMessage(
+    organizationId: string,
+    channelId: string,
+    messageId: string,
+  ): Promise<boolean> {
+    return this.dataSource.manager.exists(ChannelMessageEntity, {
+      where: { organizationId, channelId, messageId },
+    });
+  }
+
   /** Where the channel's media are downloaded, for kinds that serve them (a content's `url`). */
   mediaUrl(kind: ChannelKind, channelId: string): MediaUrl {
     return mediaUrl(

@@ -16,11 +16,33 @@ const hasBody = (request: Request): boolean =>
   request.headers['transfer-encoding'] !== undefined ||
   Number(request.headers['content-length'] ?? 0) > 0;
 
+const JSON_TYPES = ['application/json', 'application/*+json'];
+
+const STREAMED = Symbol('agentline.streamed-body');
+type MaybeStreamed = Request & { [STREAMED]?: true };
+const isStreamed = (request: Request): boolean => (request as MaybeStreamed)[STREAMED] === true;
+
+/**
+ * The routes (method and whole path) that read their own body as a stream, whatever its type (a
+ * media upload's multipart form): the JSON rules and the 1 MiB limit below skip them.
+ */
+export function streamedBodies(
+  routes: readonly { method: string; path: RegExp }[],
+): RequestHandler {
+  return (request, _response, next) => {
+    if (routes.some((route) => route.method === request.method && route.path.test(request.path))) {
+      (request as MaybeStreamed)[STREAMED] = true;
+    }
+    next();
+  };
+}
+
 /** A body that is sent must be JSON: `415` otherwise, before anything reads it. */
 export const requireJsonBody: RequestHandler = (request, response, next) => {
-  // A webhook's body was read raw already (it is judged by its signature, not its type).
-  if (Buffer.isBuffer(request.body)) return next();
-  if (hasBody(request) && !request.is(['application/json', 'application/*+json'])) {
+  // A webhook's body was read raw already (it is judged by its signature, not its type); a
+  // streamed route reads its own.
+  if (Buffer.isBuffer(request.body) || isStreamed(request)) return next();
+  if (hasBody(request) && !request.is(JSON_TYPES)) {
     send(
       response,
       problem(
@@ -36,7 +58,8 @@ export const requireJsonBody: RequestHandler = (request, response, next) => {
 export const parseJsonBody = express.json({
   limit: BODY_LIMIT_BYTES,
   strict: false,
-  type: ['application/json', 'application/*+json'],
+  type: (request) =>
+    !isStreamed(request as Request) && Boolean((request as Request).is(JSON_TYPES)),
   // Runs on the raw body before JSON.parse: too deep a nesting, or a charset it cannot scan.
   verify: verifyJsonBody,
 });

@@ -48,13 +48,16 @@ export const PROBLEM_CODES = {
   },
   media_too_large: {
     status: 413,
-    when: 'Downloading media larger than `MEDIA_MAX_BYTES`, judged from the size Meta announces before any byte is sent.',
+    when: "Downloading media larger than `MEDIA_MAX_BYTES`, judged from the size Meta announces before any byte is sent; uploading a file larger than `MEDIA_MAX_BYTES` or than Meta's limit for its type (`errors` names `file` and the limit).",
   },
-  unsupported_media_type: { status: 415, when: 'The body is not UTF-8 JSON.' },
+  unsupported_media_type: {
+    status: 415,
+    when: 'The body is not UTF-8 JSON; a media upload that is not multipart/form-data, or whose file is of a type WhatsApp does not take (`errors` names `file`).',
+  },
   unknown_tool: { status: 422, when: 'The tool name is not (or no longer) in the catalog.' },
   channel_not_usable: {
     status: 422,
-    when: "The follow-up's channel is not an active WhatsApp channel of this agent in this organization; or a channel that sends now, or whose media is downloaded, is inactive (Meta refused its token: a refusal during a media download deactivates it too) or has a token that cannot be decrypted.",
+    when: "The follow-up's channel is not an active WhatsApp channel of this agent in this organization; or a channel that sends now, downloads or uploads media, marks a message read or sends a sender action is inactive (Meta refused its token: a refusal during any of these calls deactivates it too) or has a token that cannot be decrypted.",
   },
   outside_messaging_window: {
     status: 422,
@@ -80,7 +83,7 @@ export const PROBLEM_CODES = {
   internal_error: { status: 500, when: 'An unexpected error; it is logged, never a stack trace.' },
   bad_gateway: {
     status: 502,
-    when: "Meta answered a media download with something agentline cannot use: an error it does not expect, a body that is not what its documentation describes, a redirect, or a media URL on a host that is not Meta's (not followed, and the token not sent there).",
+    when: "Meta answered a media download or upload, a read receipt or a sender action with something agentline cannot use: an error it does not expect (Meta's message is in `detail`), a body that is not what its documentation describes, a redirect, or a media URL on a host that is not Meta's (not followed, and the token not sent there).",
   },
   upstream_unavailable: {
     status: 503,

@@ -97,29 +97,14 @@ export class GraphApiClient {
 
   async sendMessage(input: GraphMessageInput): Promise<SendOutcome> {
     const redact = (text: string): string => redactSecret(text, input.accessToken);
-    let path: string;
-    try {
-      path = `${this.basePath}${encodePath(input.senderId, 'messages')}`;
-    } catch (error) {
-      // A sender id of "..": channels refuse it on input; one stored before that never goes out.
-      if (!(error instanceof UnsafePathSegmentError)) throw error;
-      return { kind: 'permanent', code: 'invalid_request', message: error.message };
-    }
     let response;
     try {
-      response = await this.agent.request({
-        origin: this.origin,
-        path,
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${input.accessToken}`,
-          'content-type': 'application/json',
-          accept: 'application/json',
-        },
-        body: JSON.stringify(input.payload),
-        signal: AbortSignal.timeout(this.timeoutMs),
-      });
+      response = await this.postToMessages(input, AbortSignal.timeout(this.timeoutMs));
     } catch (error) {
+      // A sender id of "..": channels refuse it on input; one stored before that never goes out.
+      if (error instanceof UnsafePathSegmentError) {
+        return { kind: 'permanent', code: 'invalid_request', message: error.message };
+      }
       return this.failure(error, redact);
     }
 
@@ -145,6 +130,55 @@ export class GraphApiClient {
       };
     }
     return classify(statusCode, headers, parseGraphError(text), redact);
+  }
+
+  /**
+   * A call a client waits for, not a message (a read receipt, a sender action): `POST
+   * /{senderId}/messages` with the payload, answered with Graph's parsed JSON or why it failed.
+   * Never throws.
+   */
+  async postAction(
+    input: Omit<GraphMessageInput, 'recipientForms'>,
+    signal: AbortSignal,
+  ): Promise<{ answer: unknown } | GraphCallFailure> {
+    const redact = (text: string): string => redactSecret(text, input.accessToken);
+    try {
+      const { statusCode, headers, body } = await this.postToMessages(
+        input,
+        AbortSignal.any([signal, AbortSignal.timeout(this.timeoutMs)]),
+      );
+      const text = await body.text();
+      if (statusCode >= 200 && statusCode < 300) return { answer: parseJson(text) };
+      return graphAnswerFailure(statusCode, headers, text, { redact, otherwise: 'the call' });
+    } catch (error) {
+      if (error instanceof UnsafePathSegmentError) return badGateway(error.message);
+      return graphRequestFailure(error, {
+        signal,
+        who: 'Graph API',
+        timeoutMs: this.timeoutMs,
+        redact,
+        tooLarge: `answered more than ${MAX_RESPONSE_BYTES} bytes`,
+      });
+    }
+  }
+
+  /** `POST /{senderId}/messages` with the JSON payload; throws UnsafePathSegmentError for "..". */
+  private postToMessages(
+    input: Pick<GraphMessageInput, 'senderId' | 'accessToken' | 'payload'>,
+    signal: AbortSignal,
+  ) {
+    return this.agent.request({
+      origin: this.origin,
+      path: `${this.basePath}${encodePath(input.senderId, 'messages')}`,
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${input.accessToken}`,
+        'content-type': 'application/json',
+        accept: 'application/json',
+      },
+      body: JSON.stringify(input.payload),
+      signal,
+    });
   }
 
   /** Idempotent; lets in-flight sends finish, then closes the sockets. */
@@ -279,4 +313,89 @@ export function redactSecret(text: string, secret: string): string {
 
 export function truncate(text: string): string {
   return text.length > MAX_MESSAGE_LENGTH ? `${text.slice(0, MAX_MESSAGE_LENGTH - 1)}…` : text;
+}
+
+/**
+ * Why a call to Graph that a client waits for (a media download or upload, a read receipt, a
+ * sender action: never through the outbox) failed; `graphCallProblem` answers it.
+ */
+export type GraphCallFailure =
+  | { failure: 'token_rejected'; code: string; message: string }
+  | { failure: 'unavailable'; message: string; retryAfterMs?: number }
+  | { failure: 'timeout'; message: string }
+  | { failure: 'bad_gateway'; message: string }
+  /** The caller went away (its signal aborted): nobody to answer. */
+  | { failure: 'aborted' };
+
+export const badGateway = (message: string): GraphCallFailure => ({
+  failure: 'bad_gateway',
+  message,
+});
+
+export const unavailable = (
+  message: string,
+  retryAfter: string | string[] | undefined,
+): GraphCallFailure => {
+  const retryAfterMs = parseRetryAfter(retryAfter);
+  return retryAfterMs === undefined
+    ? { failure: 'unavailable', message }
+    : { failure: 'unavailable', message, retryAfterMs };
+};
+
+/**
+ * Graph's answer that is not a 2xx: a refused token, Meta busy or down (429, 5xx, or an error it
+ * calls transient), or anything else (an error this call does not expect, a body that is not
+ * Graph's): `otherwise` names the call when Graph gave no message.
+ */
+export function graphAnswerFailure(
+  statusCode: number,
+  headers: IncomingHttpHeaders,
+  text: string,
+  { redact, otherwise }: { redact: (text: string) => string; otherwise: string },
+): GraphCallFailure {
+  const graph = parseGraphError(text);
+  const message = truncate(
+    redact(graph?.message ?? `Graph API answered HTTP ${statusCode} to ${otherwise}`),
+  );
+  if (isTokenRejection(statusCode, graph?.code)) {
+    return {
+      failure: 'token_rejected',
+      code: String(graph?.code ?? `http_${statusCode}`),
+      message,
+    };
+  }
+  if (statusCode === 429 || statusCode >= 500 || graph?.isTransient === true) {
+    return unavailable(message, headers['retry-after']);
+  }
+  return badGateway(message);
+}
+
+/** A request that got no answer: the caller gone, a time-out, a refused or broken connection. */
+export function graphRequestFailure(
+  error: unknown,
+  {
+    signal,
+    who,
+    timeoutMs,
+    redact,
+    tooLarge,
+  }: {
+    signal: AbortSignal;
+    who: string;
+    timeoutMs: number;
+    redact: (text: string) => string;
+    /** What to say when the answer exceeds the bytes allowed to it. */
+    tooLarge: string;
+  },
+): GraphCallFailure {
+  if (signal.aborted) return { failure: 'aborted' };
+  const { code, message, timedOut } = describeOutboundError(error);
+  if (timedOut) {
+    return { failure: 'timeout', message: `${who} did not answer within ${timeoutMs} ms` };
+  }
+  if (code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') return badGateway(`${who} ${tooLarge}`);
+  const detail = truncate(redact(`${code ? `${code}: ` : ''}${message}`));
+  return code === 'UND_ERR_INVALID_ARG'
+    ? badGateway(`${who} request rejected locally: ${detail}`)
+    : { failure: 'unavailable', message: `${who} cannot be reached: ${detail}` };
 }

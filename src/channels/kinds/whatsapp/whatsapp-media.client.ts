@@ -1,14 +1,18 @@
-import { Transform, TransformCallback } from 'node:stream';
-import type { Readable } from 'node:stream';
+import { randomBytes } from 'node:crypto';
+import { Readable, Transform, TransformCallback } from 'node:stream';
 import { Agent } from 'undici';
-import { describeOutboundError, isRecord, keepAliveAgent } from '../../../common/outbound-http';
+import { isRecord, keepAliveAgent } from '../../../common/outbound-http';
 import { encodePath, UnsafePathSegmentError } from '../../../common/url-path';
 import {
+  badGateway,
+  GraphCallFailure,
+  graphAnswerFailure,
+  graphRequestFailure,
   isTokenRejection,
   parseGraphError,
-  parseRetryAfter,
   redactSecret,
   truncate,
+  unavailable,
 } from '../meta/graph-api.client';
 
 export interface WhatsappMediaClientOptions {
@@ -39,16 +43,19 @@ export interface MediaBody {
 
 /** Why a lookup or a download failed; the service turns it into a problem. */
 export type MediaFailure =
+  | GraphCallFailure
   | { failure: 'not_found'; message: string }
-  | { failure: 'token_rejected'; code: string; message: string }
-  | { failure: 'unavailable'; message: string; retryAfterMs?: number }
-  | { failure: 'timeout'; message: string }
-  | { failure: 'bad_gateway'; message: string }
-  | { failure: 'too_large'; size: number }
-  /** The caller went away (its signal aborted): nobody to answer. */
-  | { failure: 'aborted' };
+  | { failure: 'too_large'; size: number };
 
 export const isMediaFailure = (value: object): value is MediaFailure => 'failure' in value;
+
+/** A file to upload, its bytes read as they come. */
+export interface MediaUpload {
+  /** Meta's `type`: the MIME type, without parameters. */
+  mimeType: string;
+  filename: string;
+  body: Readable;
+}
 
 /** Graph's media lookups answer a small JSON object. */
 const MAX_LOOKUP_BYTES = 64 * 1024;
@@ -140,24 +147,14 @@ export class WhatsappMediaClient {
       return readMediaInfo(text) ?? badGateway('Graph API answered without a usable media url');
     }
     const graph = parseGraphError(text);
-    const message = truncate(
-      redact(graph?.message ?? `Graph API answered HTTP ${statusCode} to the media lookup`),
-    );
-    if (isTokenRejection(statusCode, graph?.code)) {
-      return {
-        failure: 'token_rejected',
-        code: String(graph?.code ?? `http_${statusCode}`),
-        message,
-      };
-    }
     // 100 "Unsupported get request. Object with ID ... does not exist, cannot be loaded due to
     // missing permissions, or does not support this operation" (subcode 33): the id is unknown
     // or expired; the media id is the only parameter sent.
-    if (statusCode === 404 || graph?.code === 100) return { failure: 'not_found', message };
-    if (statusCode === 429 || statusCode >= 500 || graph?.isTransient === true) {
-      return unavailable(message, headers['retry-after']);
+    if (!isTokenRejection(statusCode, graph?.code) && (statusCode === 404 || graph?.code === 100)) {
+      const message = graph?.message ?? `Graph API answered HTTP ${statusCode} to the media lookup`;
+      return { failure: 'not_found', message: truncate(redact(message)) };
     }
-    return badGateway(message);
+    return graphAnswerFailure(statusCode, headers, text, { redact, otherwise: 'the media lookup' });
   }
 
   /**
@@ -211,6 +208,53 @@ export class WhatsappMediaClient {
     return contentLength === undefined ? { body } : { body, contentLength };
   }
 
+  /**
+   * Meta's "Upload media": Graph `POST /{number_id}/media`, multipart with `messaging_product`
+   * `whatsapp`, `type` (the MIME type) and `file`, the file streamed as the caller's stream gives
+   * it (undici pulls it: backpressure) and answered `{ id }`. No overall time-out, as a big file
+   * takes its time; Graph's answer, once the body is sent, within GRAPH_API_TIMEOUT_MS. Never throws.
+   */
+  async upload(
+    numberId: string,
+    accessToken: string,
+    file: MediaUpload,
+    signal: AbortSignal,
+  ): Promise<{ mediaId: string } | GraphCallFailure> {
+    const redact = (text: string) => redactSecret(text, accessToken);
+    let path: string;
+    try {
+      path = `${this.graphPath}${encodePath(numberId, 'media')}`;
+    } catch (error) {
+      if (!(error instanceof UnsafePathSegmentError)) throw error;
+      return badGateway(error.message);
+    }
+    const boundary = `agentline-${randomBytes(16).toString('hex')}`;
+    try {
+      const { statusCode, headers, body } = await this.lookupAgent.request({
+        origin: this.graphOrigin,
+        path,
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${accessToken}`,
+          'content-type': `multipart/form-data; boundary=${boundary}`,
+          accept: 'application/json',
+        },
+        body: Readable.from(multipartBody(boundary, file), { objectMode: false }),
+        signal,
+      });
+      const text = await body.text();
+      if (statusCode >= 200 && statusCode < 300) {
+        const id = readUploadedId(text);
+        return id === undefined
+          ? badGateway('Graph API answered the upload without an id')
+          : { mediaId: id };
+      }
+      return graphAnswerFailure(statusCode, headers, text, { redact, otherwise: 'the upload' });
+    } catch (error) {
+      return this.requestFailure(error, signal, 'Graph API', redact) as GraphCallFailure;
+    }
+  }
+
   /** Idempotent; Nest calls it on shutdown. */
   async onApplicationShutdown(): Promise<void> {
     await Promise.all([this.lookupAgent.close(), this.downloadAgent.close()]);
@@ -233,29 +277,43 @@ export class WhatsappMediaClient {
     who: string,
     redact: (text: string) => string,
   ): MediaFailure {
-    if (signal.aborted) return { failure: 'aborted' };
-    const { code, message, timedOut } = describeOutboundError(error);
-    if (timedOut) {
-      return { failure: 'timeout', message: `${who} did not answer within ${this.timeoutMs} ms` };
-    }
-    if (code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') {
-      return badGateway(`${who} answered more than ${MAX_LOOKUP_BYTES} bytes to the media lookup`);
-    }
-    const detail = truncate(redact(`${code ? `${code}: ` : ''}${message}`));
-    return code === 'UND_ERR_INVALID_ARG'
-      ? badGateway(`${who} request rejected locally: ${detail}`)
-      : { failure: 'unavailable', message: `${who} cannot be reached: ${detail}` };
+    return graphRequestFailure(error, {
+      signal,
+      who,
+      timeoutMs: this.timeoutMs,
+      redact,
+      tooLarge: `answered more than ${MAX_LOOKUP_BYTES} bytes to the media lookup`,
+    });
   }
 }
 
-const badGateway = (message: string): MediaFailure => ({ failure: 'bad_gateway', message });
+/** `messaging_product`, `type` and `file` as multipart/form-data (RFC 7578), the file streamed. */
+async function* multipartBody(boundary: string, file: MediaUpload): AsyncGenerator<Buffer> {
+  const field = (name: string, value: string) =>
+    `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
+  // A name's quotes, backslashes and line breaks would end its quoted string early.
+  const filename = file.filename.replace(/["\\\r\n]/g, '_');
+  yield Buffer.from(
+    `${field('messaging_product', 'whatsapp')}${field('type', file.mimeType)}--${boundary}\r\n` +
+      `Content-Disposition: form-data; name="file"; filename="${filename}"\r\n` +
+      `Content-Type: ${file.mimeType}\r\n\r\n`,
+  );
+  for await (const chunk of file.body) yield chunk as Buffer;
+  yield Buffer.from(`\r\n--${boundary}--\r\n`);
+}
 
-const unavailable = (message: string, retryAfter: string | string[] | undefined): MediaFailure => {
-  const retryAfterMs = parseRetryAfter(retryAfter);
-  return retryAfterMs === undefined
-    ? { failure: 'unavailable', message }
-    : { failure: 'unavailable', message, retryAfterMs };
-};
+/** Graph's `{ id }` for an uploaded media; undefined if not that. */
+function readUploadedId(text: string): string | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!isRecord(parsed)) return undefined;
+  const { id } = parsed;
+  return typeof id === 'string' && id !== '' ? id : undefined;
+}
 
 /** `{ messaging_product, url, mime_type, sha256, file_size, id }`; undefined if not that. */
 function readMediaInfo(text: string): MediaInfo | undefined {
@@ -307,7 +365,8 @@ export class MediaSizeExceededError extends Error {
 export class ByteLimit extends Transform {
   private seen = 0;
 
-  constructor(private readonly limit: number) {
+  /** Lowered by a subclass that learns more of the file from its first bytes. */
+  constructor(protected limit: number) {
     super();
   }
 

@@ -1,15 +1,23 @@
-import { Controller, Get, Param, Res } from '@nestjs/common';
+import { Controller, Get, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
 import {
   ApiBearerAuth,
+  ApiBody,
+  ApiConsumes,
+  ApiCreatedResponse,
   ApiOkResponse,
   ApiOperation,
   ApiParam,
   ApiProduces,
   ApiTags,
 } from '@nestjs/swagger';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import { CurrentPrincipal, Principal } from '../../../common/auth/principal';
-import { ApiProblemResponses } from '../../../common/http/openapi.decorators';
+import { ApiProblemResponses, DataEnvelope } from '../../../common/http/openapi.decorators';
+import { ApiWhatsappChannelId } from '../../channels.openapi';
+import { GRAPH_ACTION_PROBLEMS } from '../meta/graph-call';
+import { UploadedMediaDto } from './whatsapp-media-upload.dto';
+import { WhatsappMediaUploadService } from './whatsapp-media-upload.service';
+import { WHATSAPP_MEDIA_KINDS } from './whatsapp-media-types';
 import { notFoundDetail } from '../../../common/http/problem';
 import { WhatsappMediaService } from './whatsapp-media.service';
 
@@ -21,7 +29,80 @@ const MEDIA_ID_EXAMPLE = '1037543291543636';
 @ApiProblemResponses(401)
 @Controller('v1/channels')
 export class WhatsappMediaController {
-  constructor(private readonly media: WhatsappMediaService) {}
+  constructor(
+    private readonly media: WhatsappMediaService,
+    private readonly uploads: WhatsappMediaUploadService,
+  ) {}
+
+  @Post('whatsapp/:id/media')
+  @HttpCode(201)
+  @ApiOperation({
+    summary: 'Upload a file to send on a WhatsApp channel',
+    operationId: 'uploadWhatsappMedia',
+    description: `Uploads one file (multipart/form-data, field \`file\`, with the file's \`Content-Type\`) to Meta for the channel's number: Graph \`POST /{number_id}/media\` (\`messaging_product\`, \`type\`, \`file\`), the file streamed as it arrives, never held whole. Answers 201 with Meta's \`media_id\`, to send as an image, video, audio, document or sticker by \`media_id\`; Meta keeps an uploaded file 30 days. Meta's types and limits are checked as the bytes arrive: ${Object.entries(
+      WHATSAPP_MEDIA_KINDS,
+    )
+      .map(
+        ([kind, rule]) => `${kind} (${rule.mimeTypes.join(', ')}; at most ${rule.maxBytes} bytes)`,
+      )
+      .join(
+        '; ',
+      )}; a static sticker at most 102400 bytes; never more than \`MEDIA_MAX_BYTES\`. A file of another type answers 415, a larger one 413 (the upload to Meta is stopped), both naming \`file\`; a body that is not multipart/form-data 415; no file, two files or another field 400.`,
+  })
+  @ApiWhatsappChannelId()
+  @ApiConsumes('multipart/form-data')
+  @ApiBody({
+    schema: {
+      type: 'object',
+      required: ['file'],
+      properties: {
+        file: {
+          type: 'string',
+          format: 'binary',
+          description:
+            "The file, with its own Content-Type (image/jpeg, application/pdf, ...): what Meta is told it is. curl: `-F 'file=@photo.jpg;type=image/jpeg'`.",
+        },
+      },
+    },
+  })
+  @ApiCreatedResponse({
+    type: DataEnvelope(UploadedMediaDto),
+    description: 'Meta has the file: its media id, to send by `media_id`.',
+  })
+  @ApiProblemResponses(
+    {
+      code: 'validation_failed',
+      detail: 'Send one file, in a multipart/form-data field named file.',
+    },
+    {
+      code: 'not_found',
+      detail: notFoundDetail('WhatsApp channel'),
+    },
+    {
+      code: 'media_too_large',
+      detail: "The file is larger than 5242880 bytes (Meta's limit for an image).",
+    },
+    {
+      code: 'unsupported_media_type',
+      detail: 'WhatsApp does not take image/gif files.',
+    },
+    ...GRAPH_ACTION_PROBLEMS('take the upload'),
+  )
+  async uploadWhatsappMedia(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') id: string,
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<UploadedMediaDto> {
+    // The client going away stops the upload to Meta.
+    const gone = new AbortController();
+    response.once('close', () => gone.abort());
+    return this.uploads.upload(principal, id, {
+      headers: request.headers,
+      body: request,
+      signal: gone.signal,
+    });
+  }
 
   @Get('whatsapp/:id/media/:media_id')
   @ApiOperation({

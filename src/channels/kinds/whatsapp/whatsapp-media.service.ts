@@ -4,9 +4,9 @@ import type { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Principal } from '../../../common/auth/principal';
 import { attachmentDisposition } from '../../../common/http/content-disposition';
-import { notFound, ProblemException, validationFailed } from '../../../common/http/problem';
+import { ProblemException, validationFailed } from '../../../common/http/problem';
 import { describeOutboundError } from '../../../common/outbound-http';
-import { ChannelMessageSender, describeUnusable } from '../../channel-message-sender';
+import { ChannelCredentials, ChannelMessageSender } from '../../channel-message-sender';
 import { CHANNELS_CONFIG, ChannelsConfig } from '../../channels.config';
 import {
   ByteLimit,
@@ -15,6 +15,7 @@ import {
   MediaSizeExceededError,
   WhatsappMediaClient,
 } from './whatsapp-media.client';
+import { graphCallProblem, openForGraphCall } from '../meta/graph-call';
 import { WHATSAPP_KIND } from './whatsapp.kind';
 
 /**
@@ -76,25 +77,7 @@ export class WhatsappMediaService {
       channel_id: channelId,
       media_id: mediaId,
     };
-    const opened = await this.channels.credentials(
-      { organizationId: principal.organizationId, channelId },
-      { kind: WHATSAPP_KIND.kind },
-    );
-    if ('reason' in opened) {
-      if (opened.reason === 'not_found' || opened.reason === 'wrong_kind') {
-        throw notFound(`${WHATSAPP_KIND.label} channel`);
-      }
-      throw new ProblemException(
-        'channel_not_usable',
-        describeUnusable(opened, {
-          channelId,
-          agentId: '',
-          label: WHATSAPP_KIND.label,
-          wrongKind: '',
-        }),
-      );
-    }
-
+    const opened = await openForGraphCall(this.channels, principal, channelId, WHATSAPP_KIND);
     // The name to offer: a document's `filename`, from the message that carried the media id.
     const filename = await this.conversations.mediaFilename(
       principal.organizationId,
@@ -103,14 +86,7 @@ export class WhatsappMediaService {
     );
     const info = await this.client.lookup(mediaId, opened.accessToken, signal);
     if (isMediaFailure(info)) {
-      if (info.failure === 'token_rejected') {
-        await opened.tokenRejected({ code: info.code, message: info.message });
-        throw new ProblemException(
-          'channel_not_usable',
-          `Meta refused the access token of channel ${channelId} (${info.message}); the channel is now inactive: update its access_token to reactivate it.`,
-        );
-      }
-      return this.fail(info, log);
+      return this.fail(info, opened, log);
     }
     if (info.fileSize !== undefined && info.fileSize > this.maxBytes) {
       throw this.tooLarge(info.fileSize, log);
@@ -120,7 +96,7 @@ export class WhatsappMediaService {
       maxBytes: this.maxBytes,
       signal,
     });
-    if (isMediaFailure(media)) return this.fail(media, log);
+    if (isMediaFailure(media)) return this.fail(media, opened, log);
     const headers: Record<string, string> = {
       'Content-Type': info.mimeType,
       'Content-Disposition': attachmentDisposition(filename),
@@ -182,7 +158,11 @@ export class WhatsappMediaService {
   }
 
   /** The problem of a failure before any byte was sent; undefined when the client went away. */
-  private fail(failure: MediaFailure, log: MediaDownload['log']): undefined {
+  private async fail(
+    failure: MediaFailure,
+    credentials: ChannelCredentials,
+    log: MediaDownload['log'],
+  ): Promise<undefined> {
     switch (failure.failure) {
       case 'aborted':
         this.logger.log(log, 'media download stopped: the client went away');
@@ -194,28 +174,13 @@ export class WhatsappMediaService {
           'media_not_found',
           `Media ${log.media_id} was not found: Meta does not know it, or no longer keeps it.`,
         );
-      case 'token_rejected':
-      case 'bad_gateway':
-        this.logger.warn({ ...log, reason: failure.message }, 'media download refused');
-        throw new ProblemException(
-          'bad_gateway',
-          `Meta's answer cannot be used: ${failure.message}.`,
-        );
-      case 'unavailable': {
-        this.logger.warn({ ...log, reason: failure.message }, 'media download: Meta unavailable');
-        const headers: Record<string, string> =
-          failure.retryAfterMs === undefined
-            ? {}
-            : { 'Retry-After': String(Math.ceil(failure.retryAfterMs / 1000)) };
-        throw new ProblemException(
-          'upstream_unavailable',
-          `Meta cannot serve the media now: ${failure.message}. Retry later.`,
-          { headers },
-        );
-      }
-      case 'timeout':
-        this.logger.warn({ ...log, reason: failure.message }, 'media download: Meta timed out');
-        throw new ProblemException('upstream_timeout', `${failure.message}.`);
+      default:
+        throw await graphCallProblem(failure, {
+          credentials,
+          cannot: 'serve the media',
+          logger: this.logger,
+          log: { message: 'media download', fields: log },
+        });
     }
   }
 }
