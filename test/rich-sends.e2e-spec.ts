@@ -245,6 +245,11 @@ describe('Rich sends now (e2e)', () => {
         'location.latitude',
       ],
       [
+        'a contact with formatted_name alone (Meta asks one more part of the name)',
+        { contacts: [{ name: { formatted_name: 'Ana García' } }] },
+        'contacts.0.name',
+      ],
+      [
         'a contact without formatted_name',
         { contacts: [{ name: { first_name: 'A' } }] },
         'contacts.0.name.formatted_name',
@@ -610,7 +615,10 @@ describe('Rich sends now (e2e)', () => {
           {
             type: 'contacts',
             contacts: [
-              { name: { formatted_name: 'Ana García' }, phones: [{ phone: '+34 612 345 678' }] },
+              {
+                name: { formatted_name: 'Ana García', first_name: 'Ana', last_name: 'García' },
+                phones: [{ phone: '+34 612 345 678' }],
+              },
             ],
           },
         ],

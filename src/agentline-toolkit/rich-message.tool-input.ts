@@ -119,7 +119,7 @@ export function whatsappToolBody(input: ToolInput): Record<string, unknown> {
   if (has(input, 'contact_name')) {
     body.contacts = [
       {
-        name: { formatted_name: input.contact_name },
+        name: contactName(String(input.contact_name)),
         ...(has(input, 'contact_phone') && { phones: [{ phone: input.contact_phone }] }),
       },
     ];
@@ -128,6 +128,19 @@ export function whatsappToolBody(input: ToolInput): Record<string, unknown> {
     body.reaction = pick(input, { reaction_message_id: 'message_id', reaction_emoji: 'emoji' });
   }
   return body;
+}
+
+/**
+ * Meta's contacts `name`: the formatted name and at least one part of it. The tool takes one
+ * name: its first word is the first name, the rest (if any) the last name.
+ */
+function contactName(name: string): Record<string, string> {
+  const [first, ...rest] = name.trim().split(/\s+/);
+  return {
+    formatted_name: name,
+    first_name: first,
+    ...(rest.length > 0 && { last_name: rest.join(' ') }),
+  };
 }
 
 /** Agentline.SendMessangerMessage's input as `POST /v1/channels/messanger/{id}/messages` takes it. */

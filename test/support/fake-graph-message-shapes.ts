@@ -113,6 +113,13 @@ function contactsError(contacts: unknown): string | undefined {
     if (!isObject(contact.name) || !isText(contact.name.formatted_name, 1024)) {
       return '(#131008) Required parameter is missing: contacts[name][formatted_name]';
     }
+    if (
+      !['first_name', 'last_name', 'middle_name', 'suffix', 'prefix'].some((part) =>
+        isText((contact.name as Record<string, unknown>)[part], 1024),
+      )
+    ) {
+      return '(#131009) Parameter value is not valid: contacts[name] needs at least one of first_name, last_name, middle_name, suffix, prefix beside formatted_name';
+    }
     for (const list of ['addresses', 'emails', 'phones', 'urls']) {
       const entries = contact[list];
       if (entries !== undefined && (!Array.isArray(entries) || !entries.every(isObject))) {

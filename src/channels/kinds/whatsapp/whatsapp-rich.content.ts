@@ -60,13 +60,34 @@ export function whatsappRichMessage(dto: WhatsappSendFields): RichMessage | unde
     case 'interactive':
       checkInteractive(dto.interactive as WhatsappInteractiveDto);
       return { type: 'interactive', interactive: plain(dto.interactive), ...replyTo };
-    case 'location':
     case 'contacts':
+      checkContactNames(dto.contacts ?? []);
+      return { type: field, [field]: plain(dto[field]), ...replyTo };
+    case 'location':
       return { type: field, [field]: plain(dto[field]), ...replyTo };
     default:
       checkMedia(field, dto[field] as WhatsappMediaDto);
       return { type: field, [field]: plain(dto[field]), ...replyTo };
   }
+}
+
+/** The parts of a contact's name Meta asks at least one of, beside `formatted_name`. */
+const NAME_PARTS = ['first_name', 'last_name', 'middle_name', 'suffix', 'prefix'] as const;
+type NamePart = (typeof NAME_PARTS)[number];
+
+/**
+ * Meta's contacts `name` object: `formatted_name` and at least one other part ("At least one of
+ * the optional parameters needs to be included along with the formatted_name parameter").
+ */
+function checkContactNames(contacts: { name: Partial<Record<NamePart, string>> }[]): void {
+  contacts.forEach((contact, index) => {
+    if (!NAME_PARTS.some((part) => contact.name[part] !== undefined)) {
+      refuse(
+        `contacts.${index}.name`,
+        `give one of ${NAME_PARTS.join(', ')} beside formatted_name (Meta asks at least one)`,
+      );
+    }
+  });
 }
 
 function checkMedia(type: WhatsappMediaType, media: WhatsappMediaDto): void {
