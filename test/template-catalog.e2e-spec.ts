@@ -888,8 +888,12 @@ onPostgres('Template catalog on replicas (e2e, PostgreSQL)', () => {
         await givenWhatsappChannel(replicas[i % 2], auth, { business_account_id: waba }),
       );
     }
-    const deadline = Date.now() + 2_000;
-    while (Date.now() < deadline) {
+    // Asked again and again until each account was listed a few times (however slow the machine).
+    const wabas = channels.map((channel) => (channel as Channel).business_account_id);
+    const listedEnough = () =>
+      wabas.every((waba) => graph.templates.requests.filter((r) => r.wabaId === waba).length > 3);
+    const deadline = Date.now() + 30_000;
+    while (!listedEnough() && Date.now() < deadline) {
       await Promise.all(
         channels.flatMap((channel) =>
           replicas.map((replica) =>
