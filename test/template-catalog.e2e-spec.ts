@@ -553,6 +553,44 @@ describe('Template catalog and marketing messages (e2e)', () => {
       );
     });
 
+    it("a sync that ran past its lease gives back only its own: another replica's newer lease stays", async () => {
+      const channel = await givenSyncedChannel();
+      const waba = channel.business_account_id as string;
+      const sync = t.app.get(WhatsappTemplateSync);
+      const db = t.app.get(DataSource);
+      const leaseOf = async () =>
+        (
+          (await db.query(
+            `SELECT templates_sync_lease_until AS lease FROM whatsapp_channels WHERE id = $1`,
+            [channel.id],
+          )) as { lease: Date | string | null }[]
+        )[0].lease;
+      const ask = () =>
+        db.query(`UPDATE whatsapp_channels SET templates_sync_requested_at = now() WHERE id = $1`, [
+          channel.id,
+        ]);
+      // This replica claims the sync, and Graph's listing takes its time.
+      graph.templates.delayMs = 600;
+      const before = listings(waba).length;
+      await ask();
+      const first = sync.sweep();
+      await eventually(async () => expect(listings(waba).length).toBe(before + 1));
+      // Its lease runs out meanwhile; another replica claims the channel with a lease of its own.
+      clock.advance(30 * 60 * 1000);
+      await ask();
+      expect((await sync.claim(50)).map((row) => row.id)).toContain(channel.id);
+      const second = await leaseOf();
+      expect(second).not.toBeNull();
+      // The first sync ends: the other replica's lease is left as it was.
+      await first;
+      expect(await leaseOf()).toEqual(second);
+      await eventually(async () => expect(graph.templates.inFlight).toBe(0));
+      await db.query(
+        `UPDATE whatsapp_channels SET templates_sync_lease_until = NULL WHERE id = $1`,
+        [channel.id],
+      );
+    });
+
     it('syncs asked for at once run one after another, never together', async () => {
       const channel = await givenSyncedChannel();
       graph.templates.delayMs = 150;
