@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { request } from 'node:http';
 import { eventually } from './support/eventually';
 import { FakeGraphApi, graphError, graphErrorReply, mediaChunks } from './support/fake-graph-api';
 import { givenMessangerChannel, givenWhatsappChannel, WhatsappChannel } from './support/given';
@@ -226,6 +227,84 @@ describe('WhatsApp media upload (e2e)', () => {
       expectProblem(res, 413, 'media_too_large');
       expect(res.body.detail).toBe(`The file is larger than ${MAX_BYTES} bytes (MEDIA_MAX_BYTES).`);
       expect(fake.requests).toBe(0);
+    });
+  });
+
+  describe('a form that ends too soon or is not a form', () => {
+    const BOUNDARY = 'cut-boundary-4e1a';
+    const head = (name = 'file') =>
+      `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${name}"; filename="photo.jpg"\r\nContent-Type: image/jpeg\r\n\r\n`;
+    /** Posts these bytes as the whole body (complete for HTTP), announced or chunked. */
+    const postRaw = (body: Buffer, chunked: boolean) =>
+      new Promise<{ status: number; body: Record<string, unknown> } | 'closed'>((resolve) => {
+        const req = request(`${base}/v1/channels/whatsapp/${channel.id}/media`, {
+          method: 'POST',
+          agent: false,
+          headers: {
+            ...auth,
+            'content-type': `multipart/form-data; boundary=${BOUNDARY}`,
+            ...(chunked
+              ? { 'transfer-encoding': 'chunked' }
+              : { 'content-length': String(body.length) }),
+          },
+        });
+        req.on('response', (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('error', () => resolve('closed'));
+          res.on('end', () =>
+            resolve({
+              status: res.statusCode ?? 0,
+              body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>,
+            }),
+          );
+        });
+        req.on('error', () => resolve('closed'));
+        // In two writes: the server has begun the file when its end comes.
+        const half = Math.floor(body.length / 2);
+        req.write(body.subarray(0, half));
+        setTimeout(() => req.end(body.subarray(half)), 50);
+      });
+    const fileBytes = (size: number) => Buffer.concat([...mediaChunks({ id: 'cut', size })]);
+
+    it('a body that ends inside the file (announced or chunked): 400 naming file, and the server serves on', async () => {
+      const cut = Buffer.concat([Buffer.from(head()), fileBytes(200_000)]);
+      for (const chunked of [false, true]) {
+        const res = await postRaw(cut, chunked);
+        expect(res).toMatchObject({ status: 400, body: { code: 'validation_failed' } });
+        expect(res !== 'closed' && res.body.errors).toEqual([
+          { field: 'file', message: 'the body ends before the file does (no closing boundary)' },
+        ]);
+      }
+      expect(fake.actions.uploads.filter((u) => u.mediaId)).toEqual([]);
+      expect((await upload([aFile('image/jpeg', 1000)])).status).toBe(201);
+    });
+
+    it('a boundary never closed, a part header without its end, garbage for a form: 400, and the server serves on', async () => {
+      const file = fileBytes(50_000);
+      const bodies = [
+        // The file's line ends, and no boundary comes after it.
+        Buffer.concat([Buffer.from(head()), file, Buffer.from('\r\n')]),
+        // The file ends, the next part begins and its header never ends.
+        Buffer.concat([
+          Buffer.from(head()),
+          file,
+          Buffer.from(`\r\n--${BOUNDARY}\r\nContent-Disposition: form-da`),
+        ]),
+        // A part header without its end.
+        Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filena`),
+        // Garbage after the boundary, in place of a part header.
+        Buffer.concat([Buffer.from(`--${BOUNDARY}\r\n`), file]),
+        // Garbage where the form should be, no boundary at all.
+        file,
+      ];
+      for (const body of bodies) {
+        for (const chunked of [false, true]) {
+          const res = await postRaw(body, chunked);
+          expect(res).toMatchObject({ status: 400, body: { code: 'validation_failed' } });
+        }
+      }
+      expect((await upload([aFile('image/jpeg', 1000)])).status).toBe(201);
     });
   });
 

@@ -40,6 +40,17 @@ function templateNotification(waba: string, field: string, value: Json): Json {
   };
 }
 
+/** Meta's message_template_status_update: the account's spring_sale (en_US) is PAUSED. */
+const springSalePaused = (waba: string): Json =>
+  templateNotification(waba, 'message_template_status_update', {
+    event: 'PAUSED',
+    message_template_id: 1014285516911404,
+    message_template_name: 'spring_sale',
+    message_template_language: 'en_US',
+    reason: 'NONE',
+    message_template_category: 'MARKETING',
+  });
+
 /** Meta's `user_preferences` notification for the channel's number. */
 function userPreference(
   numberId: string,
@@ -369,22 +380,63 @@ describe('Template catalog and marketing messages (e2e)', () => {
       const waba = channel.business_account_id as string;
       const before = listings(waba).length;
       graph.templates.delayMs = 300; // the sync comes after the direct change
-      await notify(
-        channel,
-        templateNotification(waba, 'message_template_status_update', {
-          event: 'PAUSED',
-          message_template_id: 1014285516911404,
-          message_template_name: 'spring_sale',
-          message_template_language: 'en_US',
-          reason: 'NONE',
-          message_template_category: 'MARKETING',
-        }),
-      );
+      await notify(channel, springSalePaused(waba));
       expect((await listTemplates(channel.id, '?name=spring_sale')).items).toEqual([
         expect.objectContaining({ status: 'PAUSED' }),
       ]);
       await eventually(async () => expect(listings(waba).length).toBeGreaterThan(before));
     });
+
+    /**
+     * A template notification and a catalog sync of one channel lock its rows in one order: the
+     * channel's row, then its templates. By hand, on PostgreSQL (PGlite serves one connection at a
+     * time): the sync's transaction holds the channel row, the notification waits on it without
+     * holding a template, so the sync's DELETE of the templates never waits on the notification.
+     */
+    (process.env.TEST_DATABASE_URL ? it : it.skip)(
+      'a template notification waits for a sync holding the channel, without holding its templates (PostgreSQL)',
+      async () => {
+        const channel = await givenSyncedChannel();
+        const waba = channel.business_account_id as string;
+        const db = t.app.get(DataSource);
+        const sync = db.createQueryRunner();
+        await sync.connect();
+        try {
+          await sync.startTransaction();
+          // The sync's first statement (replaceCatalog): the channel's row.
+          await sync.query(
+            'UPDATE whatsapp_channels SET templates_synced_at = templates_synced_at WHERE id = $1',
+            [channel.id],
+          );
+          await postToWebhook(t, 'whatsapp', channel.id, springSalePaused(waba), SECRET).expect(
+            200,
+          );
+          await eventually(async () =>
+            expect(
+              await db.query(
+                `SELECT pid FROM pg_stat_activity
+                  WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+              ),
+            ).toHaveLength(1),
+          );
+          // Its next: the templates. Under deadlock_timeout (1 s), a wait would be the deadlock.
+          await sync.query(`SET LOCAL lock_timeout = '300ms'`);
+          await sync.query('DELETE FROM whatsapp_templates WHERE channel_id = $1', [channel.id]);
+          await sync.commitTransaction();
+        } finally {
+          if (sync.isTransactionActive) await sync.rollbackTransaction();
+          await sync.release();
+        }
+        await eventually(async () =>
+          expect(
+            await db.query(
+              `SELECT attempts, error FROM webhook_inbox WHERE channel_id = $1 AND status = 'processed'`,
+              [channel.id],
+            ),
+          ).toEqual([{ attempts: expect.any(Number), error: null }]),
+        );
+      },
+    );
 
     it('message_template_quality_update and template_category_update sync again; a completed category change applies at once', async () => {
       const channel = await givenSyncedChannel();
@@ -547,6 +599,44 @@ describe('Template catalog and marketing messages (e2e)', () => {
       expect((await sync.claim(50)).map((row) => row.id)).not.toContain(channel.id);
       clock.advance(30 * 60 * 1000);
       expect((await sync.claim(50)).map((row) => row.id)).toContain(channel.id);
+      await db.query(
+        `UPDATE whatsapp_channels SET templates_sync_lease_until = NULL WHERE id = $1`,
+        [channel.id],
+      );
+    });
+
+    it("a sync that ran past its lease gives back only its own: another replica's newer lease stays", async () => {
+      const channel = await givenSyncedChannel();
+      const waba = channel.business_account_id as string;
+      const sync = t.app.get(WhatsappTemplateSync);
+      const db = t.app.get(DataSource);
+      const leaseOf = async () =>
+        (
+          (await db.query(
+            `SELECT templates_sync_lease_until AS lease FROM whatsapp_channels WHERE id = $1`,
+            [channel.id],
+          )) as { lease: Date | string | null }[]
+        )[0].lease;
+      const ask = () =>
+        db.query(`UPDATE whatsapp_channels SET templates_sync_requested_at = now() WHERE id = $1`, [
+          channel.id,
+        ]);
+      // This replica claims the sync, and Graph's listing takes its time.
+      graph.templates.delayMs = 600;
+      const before = listings(waba).length;
+      await ask();
+      const first = sync.sweep();
+      await eventually(async () => expect(listings(waba).length).toBe(before + 1));
+      // Its lease runs out meanwhile; another replica claims the channel with a lease of its own.
+      clock.advance(30 * 60 * 1000);
+      await ask();
+      expect((await sync.claim(50)).map((row) => row.id)).toContain(channel.id);
+      const second = await leaseOf();
+      expect(second).not.toBeNull();
+      // The first sync ends: the other replica's lease is left as it was.
+      await first;
+      expect(await leaseOf()).toEqual(second);
+      await eventually(async () => expect(graph.templates.inFlight).toBe(0));
       await db.query(
         `UPDATE whatsapp_channels SET templates_sync_lease_until = NULL WHERE id = $1`,
         [channel.id],

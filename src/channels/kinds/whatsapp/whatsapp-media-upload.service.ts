@@ -159,12 +159,14 @@ class FormUpload {
   private readonly parser: busboy.Busboy;
   private readonly settle: {
     resolve: (media: UploadedMedia) => void;
-    reject: (problem: ProblemException) => void;
+    reject: (error: unknown) => void;
   };
   readonly done: Promise<UploadedMedia>;
   private settled = false;
   private parsed = false;
   private file?: { stream: Readable; uploaded?: UploadedMedia };
+  /** The part being read, while its bytes come: a form that ends inside it is a cut file. */
+  private openPart?: Readable;
 
   /** Throws a 400 when the form cannot be parsed at all (no boundary). */
   constructor(private readonly context: FormUploadContext) {
@@ -194,8 +196,13 @@ class FormUpload {
         this.fail(badForm([{ field: 'body', message: 'the form has too many parts' }])),
       );
     }
+    // The body ended inside a part, or is not a form: without a listener, a crash.
     parser.on('error', (error: Error) =>
-      this.fail(badForm([{ field: 'body', message: `the form cannot be read: ${error.message}` }])),
+      this.fail(
+        this.openPart
+          ? cutFile()
+          : badForm([{ field: 'body', message: `the form cannot be read: ${error.message}` }]),
+      ),
     );
     parser.on('close', () => {
       this.parsed = true;
@@ -211,6 +218,10 @@ class FormUpload {
   };
 
   private onFile(name: string, stream: Readable, info: busboy.FileInfo): void {
+    // Busboy errors the part's stream when the body ends inside it: without a listener, a crash.
+    this.openPart = stream;
+    stream.on('error', () => this.fail(cutFile()));
+    stream.on('end', () => (this.openPart = undefined));
     const refusal =
       name !== FILE_FIELD
         ? unknownField(name)
@@ -225,7 +236,9 @@ class FormUpload {
       return;
     }
     this.file = { stream };
-    void this.send(this.file, info);
+    // A failure to tell Meta's refusal (a database error while deactivating the channel) is the
+    // answer too: never an unhandled rejection.
+    this.send(this.file, info).catch((error: unknown) => this.fail(error));
   }
 
   /** Streams the file to Meta through its byte limit; settles with Meta's answer. */
@@ -277,7 +290,7 @@ class FormUpload {
   }
 
   /** Answers at once: the upload to Meta stops, the rest of the body is read and dropped. */
-  private fail(problem: ProblemException): void {
+  private fail(error: unknown): void {
     if (this.settled) return;
     this.settled = true;
     const { source } = this.context;
@@ -285,7 +298,7 @@ class FormUpload {
     source.signal.removeEventListener('abort', this.gone);
     source.body.unpipe(this.parser);
     source.body.resume();
-    this.settle.reject(problem);
+    this.settle.reject(error);
   }
 }
 
@@ -306,6 +319,11 @@ const tooLarge = (limit: number, which: string): ProblemException =>
 
 const badForm = (errors: FieldError[]): ProblemException =>
   validationFailed(errors, `Send one file, in a multipart/form-data field named ${FILE_FIELD}.`);
+
+const cutFile = (): ProblemException =>
+  badForm([
+    { field: FILE_FIELD, message: 'the body ends before the file does (no closing boundary)' },
+  ]);
 
 const unknownField = (name: string): ProblemException =>
   badForm([

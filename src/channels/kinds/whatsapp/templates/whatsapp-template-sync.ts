@@ -33,12 +33,16 @@ import {
 /** Channels claimed per statement of a sweep. */
 const CLAIM_BATCH = 20;
 
-/** A claimed channel: which one, and the account and token the sync was asked with. */
+/**
+ * A claimed channel: which one, the account and token the sync was asked with, and the lease this
+ * claim set (given back only while it is still that one).
+ */
 interface ClaimedSync {
   id: string;
   organization_id: string;
   business_account_id: string;
   access_token_encrypted: string;
+  lease_until: string;
 }
 
 /**
@@ -237,7 +241,8 @@ export class WhatsappTemplateSync implements OnApplicationBootstrap, OnApplicati
   async claim(limit: number): Promise<ClaimedSync[]> {
     const now = this.clock.now();
     const interval = this.config.templateSyncMs;
-    return returnedRows<ClaimedSync>(
+    const leaseUntil = toIso(now + this.leaseMs);
+    const claimed = returnedRows<Omit<ClaimedSync, 'lease_until'>>(
       await this.dataSource.query(
         `UPDATE whatsapp_channels c
             SET templates_sync_lease_until = $2, templates_sync_requested_at = NULL
@@ -254,9 +259,10 @@ export class WhatsappTemplateSync implements OnApplicationBootstrap, OnApplicati
                    FOR UPDATE SKIP LOCKED)
             AND (c.templates_sync_lease_until IS NULL OR c.templates_sync_lease_until <= $1)
         RETURNING c.id, c.organization_id, c.business_account_id, c.access_token_encrypted`,
-        [toIso(now), toIso(now + this.leaseMs), interval, toIso(now - interval), limit],
+        [toIso(now), leaseUntil, interval, toIso(now - interval), limit],
       ),
     );
+    return claimed.map((row) => ({ ...row, lease_until: leaseUntil }));
   }
 
   /** One claimed channel's sync, its lease given back whatever happens. */
@@ -359,15 +365,17 @@ export class WhatsappTemplateSync implements OnApplicationBootstrap, OnApplicati
   }
 
   /**
-   * Gives the lease back. A sync asked for while this one ran (perhaps on another replica, whose
-   * sweep found the lease held) runs next, in this sweep.
+   * Gives the lease back, when it is still the one this claim set: a sync that ran past its lease
+   * leaves alone the lease another replica has taken since. A sync asked for while this one ran
+   * (perhaps on another replica, whose sweep found the lease held) runs next, in this sweep.
    */
   private async release(sync: ClaimedSync): Promise<void> {
     const [row] = returnedRows<{ asked: boolean }>(
       await this.dataSource.query(
-        `UPDATE whatsapp_channels SET templates_sync_lease_until = NULL WHERE id = $1
+        `UPDATE whatsapp_channels SET templates_sync_lease_until = NULL
+          WHERE id = $1 AND templates_sync_lease_until = $2
          RETURNING templates_sync_requested_at IS NOT NULL AS asked`,
-        [sync.id],
+        [sync.id, sync.lease_until],
       ),
     );
     if (row?.asked) this.sweepAgain = true;

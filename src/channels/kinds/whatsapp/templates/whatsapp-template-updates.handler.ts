@@ -46,6 +46,9 @@ export class WhatsappTemplateUpdatesHandler {
       };
     }
     const channelIds = targets.map((channel) => channel.id);
+    // The channels' rows first, then their templates: the order a catalog sync locks them in
+    // (replaceCatalog), so that the two never wait on each other (a deadlock).
+    await this.sync.requestIn(db, channelIds);
     if (update.status !== undefined || update.category !== undefined) {
       await db.query(
         `UPDATE whatsapp_templates
@@ -61,7 +64,6 @@ export class WhatsappTemplateUpdatesHandler {
         ],
       );
     }
-    await this.sync.requestIn(db, channelIds);
     return undefined;
   }
 }
