@@ -274,6 +274,91 @@ describe('templateProblems', () => {
     ]);
   });
 
+  describe("an authentication template's one-time password button", () => {
+    /** The code goes in the body and, as a url button's parameter, at the button's index. */
+    const loginCode = (button: Record<string, unknown>): CatalogTemplate => ({
+      name: 'login_code',
+      language: 'en_US',
+      status: 'APPROVED',
+      category: 'AUTHENTICATION',
+      parameterFormat: 'POSITIONAL',
+      components: [
+        {
+          type: 'BODY',
+          text: '*{{1}}* is your verification code. For your security, do not share this code.',
+          add_security_recommendation: true,
+        },
+        { type: 'BUTTONS', buttons: [button] },
+      ],
+    });
+    const code: MessageTemplate = {
+      name: 'login_code',
+      language: 'en_US',
+      parameters: ['123456'],
+      buttons: [{ index: 0, sub_type: 'url', parameter: '123456' }],
+    };
+    // Meta lists it as created (OTP, with its otp_type) in some answers, as a URL in others.
+    const shapes: [string, Record<string, unknown>][] = [
+      ['OTP COPY_CODE', { type: 'OTP', otp_type: 'COPY_CODE', text: 'Copy code' }],
+      [
+        'OTP ONE_TAP',
+        {
+          type: 'OTP',
+          otp_type: 'ONE_TAP',
+          text: 'Copy code',
+          autofill_text: 'Autofill',
+          package_name: 'com.example.app',
+          signature_hash: 'K8a/AINcGX7',
+        },
+      ],
+      [
+        'OTP ZERO_TAP',
+        {
+          type: 'OTP',
+          otp_type: 'ZERO_TAP',
+          package_name: 'com.example.app',
+          signature_hash: 'K8a/AINcGX7',
+          zero_tap_terms_accepted: true,
+        },
+      ],
+      [
+        'URL',
+        {
+          type: 'URL',
+          text: 'Copy code',
+          url: 'https://www.whatsapp.com/otp/code/?otp_type=COPY_CODE&code=otp{{1}}',
+          example: ['https://www.whatsapp.com/otp/code/?otp_type=COPY_CODE&code=otp123456'],
+        },
+      ],
+    ];
+
+    it.each(shapes)('accepts the code as a url button parameter (%s)', (_, button) => {
+      expect(templateProblems(found(loginCode(button)), code)).toEqual([]);
+    });
+
+    it.each(shapes)('requires the code at the button (%s)', (label, button) => {
+      expect(templateProblems(found(loginCode(button)), { ...code, buttons: undefined })).toEqual([
+        {
+          field: 'template.buttons',
+          message: expect.stringContaining(
+            `button 0 (${label}) needs a parameter: { index: 0, sub_type: "url", parameter }`,
+          ),
+        },
+      ]);
+      expect(
+        templateProblems(found(loginCode(button)), {
+          ...code,
+          buttons: [{ index: 0, sub_type: 'copy_code', parameter: '123456' }],
+        }),
+      ).toEqual([
+        {
+          field: 'template.buttons.0.sub_type',
+          message: `button 0 is ${label}: its sub_type is url, not copy_code`,
+        },
+      ]);
+    });
+  });
+
   it('reports every fault at once', () => {
     expect(
       fields(found(springSale), {

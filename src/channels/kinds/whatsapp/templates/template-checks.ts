@@ -11,22 +11,31 @@ const HEADER_FORMATS: Record<string, string> = {
   LOCATION: 'location',
 };
 
-/** The catalog's button types whose send may carry a parameter, as the send's sub_type. */
+/**
+ * The catalog's button types whose send may carry a parameter, as the send's sub_type. An
+ * authentication template's one-time password button (`OTP`, any otp_type: COPY_CODE, ONE_TAP,
+ * ZERO_TAP) is sent as a `url` button whose parameter is the code; Meta lists it as `OTP` or, once
+ * created, as a `URL` with `otp{{1}}` in its url ("Authentication templates", "Copy code
+ * authentication templates": developers.facebook.com/docs/whatsapp/business-management-api/authentication-templates).
+ */
 const BUTTON_SUB_TYPES: Record<string, TemplateButtonSubType> = {
   URL: 'url',
   QUICK_REPLY: 'quick_reply',
   COPY_CODE: 'copy_code',
   FLOW: 'flow',
+  OTP: 'url',
 };
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/** A component's or a button's type, upper case as Meta lists it. */
+const typeOf = (entry: Record<string, unknown>): string => String(entry.type).toUpperCase();
+
 /** A component of Meta's template (`HEADER`, `BODY`, `FOOTER`, `BUTTONS`), or undefined. */
 function component(template: CatalogTemplate, type: string): Record<string, unknown> | undefined {
   return template.components.find(
-    (entry): entry is Record<string, unknown> =>
-      isRecord(entry) && String(entry.type).toUpperCase() === type,
+    (entry): entry is Record<string, unknown> => isRecord(entry) && typeOf(entry) === type,
   );
 }
 
@@ -191,16 +200,24 @@ function catalogButtons(found: CatalogTemplate): Record<string, unknown>[] {
   return Array.isArray(buttons) ? buttons.map((button) => (isRecord(button) ? button : {})) : [];
 }
 
-/** Whether a catalog button's send must carry a parameter: a dynamic URL, a copy code. */
+/** Whether a catalog button's send must carry a parameter: a dynamic URL, a copy code, an OTP. */
 function needsParameter(button: Record<string, unknown>): boolean {
-  const type = String(button.type).toUpperCase();
-  if (type === 'COPY_CODE') return true;
+  const type = typeOf(button);
+  if (type === 'COPY_CODE' || type === 'OTP') return true;
   return type === 'URL' && templateVariables(button.url).length > 0;
+}
+
+/** A catalog button as a problem names it: `URL`, `COPY_CODE`, `OTP COPY_CODE`. */
+function buttonLabel(button: Record<string, unknown>): string {
+  const type = typeOf(button);
+  return type === 'OTP' && typeof button.otp_type === 'string'
+    ? `OTP ${button.otp_type.toUpperCase()}`
+    : type;
 }
 
 /** The sub_type a catalog button's parameter takes, or undefined when it takes none. */
 function acceptedSubType(button: Record<string, unknown>): TemplateButtonSubType | undefined {
-  const type = String(button.type).toUpperCase();
+  const type = typeOf(button);
   if (type === 'URL') return needsParameter(button) ? 'url' : undefined;
   return BUTTON_SUB_TYPES[type];
 }
@@ -219,7 +236,7 @@ function buttonProblems(found: CatalogTemplate, template: MessageTemplate): Fiel
       });
       return;
     }
-    const type = String(own.type).toUpperCase();
+    const type = buttonLabel(own);
     const accepted = acceptedSubType(own);
     if (accepted === undefined) {
       problems.push({
@@ -237,7 +254,7 @@ function buttonProblems(found: CatalogTemplate, template: MessageTemplate): Fiel
     if (!needsParameter(button) || given.some((entry) => entry.index === index)) return;
     problems.push({
       field: 'template.buttons',
-      message: `button ${index} (${String(button.type).toUpperCase()}) needs a parameter: { index: ${index}, sub_type: "${acceptedSubType(button)}", parameter }`,
+      message: `button ${index} (${buttonLabel(button)}) needs a parameter: { index: ${index}, sub_type: "${acceptedSubType(button)}", parameter }${typeOf(button) === 'OTP' ? ' (the code)' : ''}`,
     });
   });
   return problems;
