@@ -347,6 +347,36 @@ describe('Templates checked before they go out (e2e)', () => {
       },
     );
 
+    it.each([
+      [
+        'CAROUSEL',
+        { type: 'CAROUSEL', cards: [{ components: [{ type: 'BODY', text: 'Card one' }] }] },
+        'CAROUSEL components are not supported by agentline yet',
+      ],
+      [
+        'CATALOG',
+        { type: 'BUTTONS', buttons: [{ type: 'CATALOG', text: 'View catalog' }] },
+        'CATALOG buttons (button 0) are not supported by agentline yet',
+      ],
+    ])('refuses a template with a %s it cannot fill, naming it', async (_, component, message) => {
+      const wa = await givenWhatsappChannel(t, auth);
+      const row: CatalogRow = {
+        name: 'new_collection',
+        language: 'en_US',
+        category: 'MARKETING',
+        parameter_format: 'POSITIONAL',
+        components: [{ type: 'BODY', text: 'Our new collection is here.' }, component],
+      };
+      await givenCatalog(wa, [row]);
+      const template = { name: 'new_collection', language: 'en_US' };
+      for (const request of [createFollowUp(wa.id, template), sendNow(wa.id, template)]) {
+        const res = await request.expect(422);
+        expect(res.body).toMatchObject({ code: 'template_invalid', status: 422 });
+        expect(res.body.errors).toEqual([{ field: 'template.name', message }]);
+      }
+      expect(sentThrough(wa)).toEqual([]);
+    });
+
     it('accepts a template that gets exactly what it needs', async () => {
       const wa = await givenWhatsappChannel(t, auth);
       await givenCatalog(wa, [SPRING_SALE, ORDER_UPDATE]);

@@ -359,6 +359,100 @@ describe('templateProblems', () => {
     });
   });
 
+  describe('components and buttons agentline cannot fill', () => {
+    const withComponents = (...components: unknown[]): CatalogTemplate => ({
+      name: 'offer',
+      language: 'en_US',
+      status: 'APPROVED',
+      category: 'MARKETING',
+      parameterFormat: 'POSITIONAL',
+      components: [{ type: 'BODY', text: 'Our new collection is here.' }, ...components],
+    });
+    const offer: MessageTemplate = { name: 'offer', language: 'en_US', parameters: [] };
+
+    // Shapes as Meta lists them (WhatsApp Business Management API, "Message Templates":
+    // carousel, limited-time offer, catalog and multi-product templates).
+    it.each([
+      [
+        'a CAROUSEL',
+        {
+          type: 'CAROUSEL',
+          cards: [
+            {
+              components: [
+                { type: 'HEADER', format: 'IMAGE', example: { header_handle: ['4::aW1h'] } },
+                { type: 'BODY', text: 'Card one' },
+              ],
+            },
+          ],
+        },
+        'CAROUSEL components are not supported by agentline yet',
+      ],
+      [
+        'a LIMITED_TIME_OFFER with an expiration',
+        {
+          type: 'LIMITED_TIME_OFFER',
+          limited_time_offer: { text: 'Expiring offer!', has_expiration: true },
+        },
+        'LIMITED_TIME_OFFER components with an expiration (expiration_time_ms) are not supported by agentline yet',
+      ],
+      [
+        'a CATALOG button',
+        { type: 'BUTTONS', buttons: [{ type: 'CATALOG', text: 'View catalog' }] },
+        'CATALOG buttons (button 0) are not supported by agentline yet',
+      ],
+      [
+        'an MPM button',
+        {
+          type: 'BUTTONS',
+          buttons: [
+            { type: 'QUICK_REPLY', text: 'Not now' },
+            { type: 'MPM', text: 'View items' },
+          ],
+        },
+        'MPM buttons (button 1) are not supported by agentline yet',
+      ],
+      [
+        'a button of a type agentline does not know',
+        { type: 'BUTTONS', buttons: [{ type: 'SPM', text: 'View' }] },
+        'SPM buttons (button 0) are not supported by agentline yet',
+      ],
+      [
+        'a component of a type agentline does not know',
+        { type: 'CALL_PERMISSION_REQUEST' },
+        'CALL_PERMISSION_REQUEST components are not supported by agentline yet',
+      ],
+      [
+        'a header format agentline does not know',
+        { type: 'HEADER', format: 'PRODUCT' },
+        'PRODUCT headers are not supported by agentline yet',
+      ],
+    ])('refuses a template with %s, naming it', (_, component, message) => {
+      expect(templateProblems(found(withComponents(component)), offer)).toEqual([
+        { field: 'template.name', message },
+      ]);
+    });
+
+    it('accepts what needs no parameter: a footer, a phone number, a static URL, a quick reply without payload, an offer without expiration', () => {
+      const template = withComponents(
+        {
+          type: 'LIMITED_TIME_OFFER',
+          limited_time_offer: { text: 'Offer!', has_expiration: false },
+        },
+        { type: 'FOOTER', text: 'Reply STOP to opt out' },
+        {
+          type: 'BUTTONS',
+          buttons: [
+            { type: 'QUICK_REPLY', text: 'Not now' },
+            { type: 'PHONE_NUMBER', text: 'Call us', phone_number: '+34612345678' },
+            { type: 'URL', text: 'Shop', url: 'https://shop.example.com' },
+          ],
+        },
+      );
+      expect(templateProblems(found(template), offer)).toEqual([]);
+    });
+  });
+
   it('reports every fault at once', () => {
     expect(
       fields(found(springSale), {

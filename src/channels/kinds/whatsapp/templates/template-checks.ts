@@ -26,6 +26,12 @@ const BUTTON_SUB_TYPES: Record<string, TemplateButtonSubType> = {
   OTP: 'url',
 };
 
+/** Buttons whose send carries no parameter: agentline knows them and sends them as they are. */
+const STATIC_BUTTONS = new Set(['PHONE_NUMBER']);
+
+/** The components agentline fills (or sends as they are); any other one it cannot send yet. */
+const KNOWN_COMPONENTS = new Set(['HEADER', 'BODY', 'FOOTER', 'BUTTONS', 'LIMITED_TIME_OFFER']);
+
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -82,10 +88,54 @@ export function templateProblems(lookup: TemplateLookup, template: MessageTempla
     ];
   }
   return [
+    ...unsupportedProblems(found),
     ...bodyProblems(found, template),
     ...headerProblems(found, template),
     ...buttonProblems(found, template),
   ];
+}
+
+const notSupported = (what: string): FieldError => ({
+  field: 'template.name',
+  message: `${what} not supported by agentline yet`,
+});
+
+/**
+ * What the template has that a send must fill and agentline cannot: a carousel's cards, a
+ * limited-time offer's expiration (expiration_time_ms), catalog and multi-product buttons (an
+ * action), a header format or a component or button type it does not know. Meta would refuse the
+ * send, so it is refused first, naming it.
+ */
+function unsupportedProblems(found: CatalogTemplate): FieldError[] {
+  const problems: FieldError[] = [];
+  for (const entry of found.components) {
+    if (!isRecord(entry)) continue;
+    const type = typeOf(entry);
+    if (!KNOWN_COMPONENTS.has(type)) {
+      problems.push(notSupported(`${type} components are`));
+    } else if (
+      type === 'LIMITED_TIME_OFFER' &&
+      isRecord(entry.limited_time_offer) &&
+      entry.limited_time_offer.has_expiration === true
+    ) {
+      problems.push(
+        notSupported('LIMITED_TIME_OFFER components with an expiration (expiration_time_ms) are'),
+      );
+    } else if (
+      type === 'HEADER' &&
+      typeof entry.format === 'string' &&
+      !(entry.format.toUpperCase() in HEADER_FORMATS)
+    ) {
+      problems.push(notSupported(`${entry.format.toUpperCase()} headers are`));
+    }
+  }
+  catalogButtons(found).forEach((button, index) => {
+    const type = typeOf(button);
+    if (!(type in BUTTON_SUB_TYPES) && !STATIC_BUTTONS.has(type)) {
+      problems.push(notSupported(`${type} buttons (button ${index}) are`));
+    }
+  });
+  return problems;
 }
 
 function bodyProblems(found: CatalogTemplate, template: MessageTemplate): FieldError[] {
@@ -135,7 +185,7 @@ function headerProblems(found: CatalogTemplate, template: MessageTemplate): Fiel
   const header = component(found, 'HEADER');
   const format = typeof header?.format === 'string' ? header.format.toUpperCase() : undefined;
   const given = template.header;
-  if (format !== undefined && !(format in HEADER_FORMATS)) return []; // a format agentline does not know
+  if (format !== undefined && !(format in HEADER_FORMATS)) return []; // refused as unsupported
   const variables = format === 'TEXT' ? templateVariables(header?.text) : [];
   const needed = format !== undefined && (format !== 'TEXT' || variables.length > 0);
   if (!needed) {
