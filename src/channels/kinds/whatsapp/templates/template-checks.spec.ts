@@ -1,5 +1,5 @@
 import { templateProblems, templateVariables } from './template-checks';
-import type { MessageTemplate } from './template-message.dto';
+import { type MessageTemplate, templateValueProblems } from './template-message.dto';
 import type { CatalogTemplate, TemplateLookup } from './whatsapp-template-catalog';
 import {
   CatalogRow,
@@ -475,5 +475,54 @@ describe('templateVariables', () => {
     expect(templateVariables('Hi {{ first_name }}!')).toEqual(['first_name']);
     expect(templateVariables(undefined)).toEqual([]);
     expect(templateVariables('no variables')).toEqual([]);
+  });
+});
+
+describe('templateValueProblems', () => {
+  it("accepts filled values within Meta's limits", () => {
+    expect(templateValueProblems(orderUpdateSend)).toEqual([]);
+    expect(templateValueProblems(springSaleSend)).toEqual([]);
+  });
+
+  it("names every empty value and every value over its place's limit", () => {
+    expect(
+      templateValueProblems({
+        parameters: ['', 'x'.repeat(1025)],
+        named_parameters: { offer: '' },
+        header: { type: 'text', text: 'x'.repeat(61) },
+        buttons: [
+          { index: 0, sub_type: 'copy_code', parameter: 'SIXTEEN_CHARS_16' },
+          { index: 1, sub_type: 'url', parameter: 'x'.repeat(2001) },
+        ],
+      }),
+    ).toEqual([
+      {
+        field: 'template.parameters.0',
+        message: 'template.parameters.0 is empty once filled; Meta refuses an empty value',
+      },
+      {
+        field: 'template.parameters.1',
+        message: "template.parameters.1 is 1025 characters once filled; Meta's limit there is 1024",
+      },
+      {
+        field: 'template.named_parameters.offer',
+        message:
+          'template.named_parameters.offer is empty once filled; Meta refuses an empty value',
+      },
+      {
+        field: 'template.header.text',
+        message: "template.header.text is 61 characters once filled; Meta's limit there is 60",
+      },
+      {
+        field: 'template.buttons.0.parameter',
+        message:
+          "template.buttons.0.parameter is 16 characters once filled; Meta's limit there is 15",
+      },
+      {
+        field: 'template.buttons.1.parameter',
+        message:
+          "template.buttons.1.parameter is 2001 characters once filled; Meta's limit there is 2000",
+      },
+    ]);
   });
 });
