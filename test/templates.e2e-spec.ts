@@ -170,6 +170,7 @@ describe('Templates checked before they go out (e2e)', () => {
       [{ header: { type: 'gif', text: 'x' } }, 'template.header.type', 'type'],
       [{ named_parameters: { 'First-Name': 'Ana' } }, 'template.named_parameters', 'lowercase'],
       [{ named_parameters: { first_name: '' } }, 'template.named_parameters', 'non-empty'],
+      [{ parameters: ['Ana', ''] }, 'template.parameters', 'should not be empty'],
       [{ named_parameters: ['Ana'] }, 'template.named_parameters', 'object'],
       [
         { buttons: [{ index: 10, sub_type: 'url', parameter: 'x' }] },

@@ -345,6 +345,8 @@ export class FollowUpTemplateDto {
   @IsArray()
   @ArrayMaxSize(MAX_TEMPLATE_PARAMETERS)
   @IsString({ each: true })
+  // Meta refuses an empty parameter (131008).
+  @IsNotEmpty({ each: true })
   @MaxLength(TEMPLATE_PARAMETER_MAX_LENGTH, { each: true })
   parameters?: string[];
 
