@@ -116,6 +116,7 @@ describe('Everything an agent can say, tried as a new user (e2e)', () => {
       .send(
         aFollowUp(wa.id, {
           frequency: 'weekly',
+          description: '20% off every plant',
           client_phone_numbers: ['+34612345678'],
           template: { ...SPRING_SALE_SEND, language: 'fr' },
         }),

@@ -349,6 +349,63 @@ describe('Template catalog and marketing messages (e2e)', () => {
     });
   });
 
+  describe('an authentication template (login_code, as Meta lists it)', () => {
+    const sendLoginCode = (channel: { id: string }, buttons?: Json[]) =>
+      t
+        .http()
+        .post(`/v1/channels/whatsapp/${channel.id}/messages`)
+        .set(auth)
+        .send({
+          to: '+34612345678',
+          template: {
+            name: 'login_code',
+            language: 'en_US',
+            parameters: ['482913'],
+            ...(buttons && { buttons }),
+          },
+        });
+
+    it("sends the code in the body and as the copy-code button's url parameter, in Meta's shape", async () => {
+      const channel = await givenSyncedChannel();
+      await sendLoginCode(channel, [{ index: 0, sub_type: 'url', parameter: '482913' }]).expect(
+        202,
+      );
+      const [message] = await graph.waitForMessages(1);
+      expect(message.payload).toEqual({
+        messaging_product: 'whatsapp',
+        recipient_type: 'individual',
+        to: '34612345678',
+        type: 'template',
+        template: {
+          name: 'login_code',
+          language: { code: 'en_US' },
+          components: [
+            { type: 'body', parameters: [{ type: 'text', text: '482913' }] },
+            {
+              type: 'button',
+              sub_type: 'url',
+              index: '0',
+              parameters: [{ type: 'text', text: '482913' }],
+            },
+          ],
+        },
+      });
+    });
+
+    it('refuses it without the button parameter: 422 template_invalid naming it, nothing sent', async () => {
+      const channel = await givenSyncedChannel();
+      const res = await sendLoginCode(channel).expect(422);
+      expect(res.body).toMatchObject({ code: 'template_invalid', status: 422 });
+      expect(res.body.errors).toEqual([
+        {
+          field: 'template.buttons',
+          message: 'button 0 (URL) needs a parameter: { index: 0, sub_type: "url", parameter }',
+        },
+      ]);
+      expect(graph.messages).toEqual([]);
+    });
+  });
+
   describe('syncs', () => {
     it('on demand: 202 with the channel, then the catalog follows Meta (templates gone are removed)', async () => {
       const channel = await givenSyncedChannel();

@@ -127,7 +127,8 @@ describe('Templates checked before they go out (e2e)', () => {
       .http()
       .post('/v1/scheduler/follow-up/whatsapp')
       .set(auth)
-      .send(aFollowUp(channelId, { template }));
+      // SPRING_SALE_SEND fills {{description}}: a follow-up that uses it must have one.
+      .send(aFollowUp(channelId, { description: '20% off every plant', template }));
   const sendNow = (channelId: string, template: unknown) =>
     t
       .http()
@@ -169,6 +170,7 @@ describe('Templates checked before they go out (e2e)', () => {
       [{ header: { type: 'gif', text: 'x' } }, 'template.header.type', 'type'],
       [{ named_parameters: { 'First-Name': 'Ana' } }, 'template.named_parameters', 'lowercase'],
       [{ named_parameters: { first_name: '' } }, 'template.named_parameters', 'non-empty'],
+      [{ parameters: ['Ana', ''] }, 'template.parameters', 'should not be empty'],
       [{ named_parameters: ['Ana'] }, 'template.named_parameters', 'object'],
       [
         { buttons: [{ index: 10, sub_type: 'url', parameter: 'x' }] },
@@ -217,6 +219,7 @@ describe('Templates checked before they go out (e2e)', () => {
     it('stores the template as given (parameters default to none) and answers it', async () => {
       const wa = await givenWhatsappChannel(t, auth);
       const created = await givenFollowUp(t, auth, wa.id, {
+        description: '20% off every plant',
         template: { ...SPRING_SALE_SEND, parameters: undefined },
       });
       expect(created.template).toEqual(SPRING_SALE_SEND);
@@ -346,6 +349,36 @@ describe('Templates checked before they go out (e2e)', () => {
         }
       },
     );
+
+    it.each([
+      [
+        'CAROUSEL',
+        { type: 'CAROUSEL', cards: [{ components: [{ type: 'BODY', text: 'Card one' }] }] },
+        'CAROUSEL components are not supported by agentline yet',
+      ],
+      [
+        'CATALOG',
+        { type: 'BUTTONS', buttons: [{ type: 'CATALOG', text: 'View catalog' }] },
+        'CATALOG buttons (button 0) are not supported by agentline yet',
+      ],
+    ])('refuses a template with a %s it cannot fill, naming it', async (_, component, message) => {
+      const wa = await givenWhatsappChannel(t, auth);
+      const row: CatalogRow = {
+        name: 'new_collection',
+        language: 'en_US',
+        category: 'MARKETING',
+        parameter_format: 'POSITIONAL',
+        components: [{ type: 'BODY', text: 'Our new collection is here.' }, component],
+      };
+      await givenCatalog(wa, [row]);
+      const template = { name: 'new_collection', language: 'en_US' };
+      for (const request of [createFollowUp(wa.id, template), sendNow(wa.id, template)]) {
+        const res = await request.expect(422);
+        expect(res.body).toMatchObject({ code: 'template_invalid', status: 422 });
+        expect(res.body.errors).toEqual([{ field: 'template.name', message }]);
+      }
+      expect(sentThrough(wa)).toEqual([]);
+    });
 
     it('accepts a template that gets exactly what it needs', async () => {
       const wa = await givenWhatsappChannel(t, auth);
@@ -481,6 +514,67 @@ describe('Templates checked before they go out (e2e)', () => {
         'The template "order_update" (es) no longer exists in the channel\'s WhatsApp Business Account (it has pt_BR); not sent.',
     });
     expect(sentThrough(wa)).toHaveLength(1);
+  });
+
+  describe("a follow-up's filled values, as Meta takes them", () => {
+    it('refuses {{description}} in a template value when the follow-up has no description (400 naming it)', async () => {
+      const wa = await givenWhatsappChannel(t, auth);
+      const template = {
+        ...ORDER_UPDATE_SEND,
+        parameters: ['{{title}}', '{{ description }}'],
+        buttons: [{ index: 0, sub_type: 'copy_code', parameter: '{{description}}' }],
+      };
+      for (const description of [undefined, '', '   ']) {
+        const res = await t
+          .http()
+          .post('/v1/scheduler/follow-up/whatsapp')
+          .set(auth)
+          .send(aFollowUp(wa.id, { description, template }))
+          .expect(400);
+        expect(res.body.code).toBe('validation_failed');
+        expect(res.body.errors).toEqual([
+          {
+            field: 'template.parameters.1',
+            message:
+              'template.parameters.1 uses {{description}}, but the follow-up has no description: give one, or another value',
+          },
+          {
+            field: 'template.buttons.0.parameter',
+            message:
+              'template.buttons.0.parameter uses {{description}}, but the follow-up has no description: give one, or another value',
+          },
+        ]);
+      }
+      await t
+        .http()
+        .post('/v1/scheduler/follow-up/whatsapp')
+        .set(auth)
+        .send(aFollowUp(wa.id, { description: 'SPRING25', template }))
+        .expect(201);
+    });
+
+    it('fails a delivery whose {{message}} is too long for a header text, without calling Meta', async () => {
+      const wa = await givenWhatsappChannel(t, auth);
+      const created = await givenFollowUp(t, auth, wa.id, {
+        frequency: 'weekly',
+        client_phone_numbers: ['+34612345678'],
+        prompt:
+          'Ask {{title}} whether the order arrived on time and everything in it was as ordered.',
+        template: { ...ORDER_UPDATE_SEND, header: { type: 'text', text: '{{message}}' } },
+      });
+      clock.set(created.next_run_at);
+      const failed = await eventually(async () => {
+        const [latest] = await deliveries(created.id);
+        expect(latest.status).toBe('failed');
+        return latest;
+      });
+      expect(failed.last_error).toEqual({
+        code: 'template_parameter_invalid',
+        message:
+          "The template's filled values do not fit Meta's limits: template.header.text is 92 characters once filled; Meta's limit there is 60; not sent.",
+      });
+      expect(sentThrough(wa)).toEqual([]);
+    });
   });
 
   it('sends a template as given when the channel has no catalog', async () => {

@@ -45,7 +45,11 @@ export {
   describeTemplateProblems,
   templateProblems,
 } from './kinds/whatsapp/templates/template-checks';
-export { fillTemplateStrings } from './kinds/whatsapp/templates/template-message.dto';
+export {
+  fillTemplateStrings,
+  templateValueProblems,
+  templateValues,
+} from './kinds/whatsapp/templates/template-message.dto';
 export type { MessageTemplate } from './kinds/whatsapp/templates/template-message.dto';
 export type {
   CatalogTemplate,

@@ -10,7 +10,9 @@ import {
   describeUnusable,
   ListDeliveriesQueryDto,
   MAX_LISTED_ATTEMPTS,
+  MessageTemplate,
   TemplateSendChecks,
+  templateValues,
   toMessageTemplate,
 } from '../channels';
 import type { ChannelKind } from '../channels';
@@ -101,7 +103,11 @@ export class FollowUpsService {
 
     const channelType = await this.assertUsableChannel(principal, kind, dto);
     const template = dto.template ? toMessageTemplate(dto.template) : null;
-    if (template) await this.templates.assertSendable(dto.channel_id, template);
+    if (template) {
+      const blanks = descriptionBlanks(template, dto.description);
+      if (blanks.length > 0) throw validationFailed(blanks);
+      await this.templates.assertSendable(dto.channel_id, template);
+    }
 
     const firstRun = schedule.firstRun();
     const followUp = this.followUps.create({
@@ -359,4 +365,24 @@ export class FollowUpsService {
     }
     return descriptor.type;
   }
+}
+
+const DESCRIPTION_PLACEHOLDER = /\{\{\s*description\s*\}\}/;
+
+/**
+ * A template value that uses {{description}} when the follow-up has none: it would always be filled
+ * with nothing (or less than was meant), and Meta refuses an empty value (131008), so it is a 400
+ * at create rather than a failed delivery every occurrence.
+ */
+function descriptionBlanks(
+  template: MessageTemplate,
+  description: string | undefined,
+): FieldError[] {
+  if (description?.trim()) return [];
+  return templateValues(template)
+    .filter((value) => DESCRIPTION_PLACEHOLDER.test(value.text))
+    .map((value) => ({
+      field: value.field,
+      message: `${value.field} uses {{description}}, but the follow-up has no description: give one, or another value`,
+    }));
 }

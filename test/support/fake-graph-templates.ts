@@ -310,14 +310,28 @@ export function metaTemplates(): FakeTemplate[] {
       status: 'APPROVED',
       category: 'AUTHENTICATION',
       parameter_format: 'POSITIONAL',
+      // As Meta lists an authentication template once created: its text filled in, and the
+      // copy-code button (created as `OTP`) listed as a URL ending in otp{{1}} ("Copy code
+      // authentication templates", developers.facebook.com/docs/whatsapp/business-management-api/authentication-templates/copy-code-button-authentication-templates).
       components: [
         {
           type: 'BODY',
-          text: '*{{1}}* is your verification code.',
+          text: '*{{1}}* is your verification code. For your security, do not share this code.',
           add_security_recommendation: true,
+          example: { body_text: [['123456']] },
         },
         { type: 'FOOTER', text: 'This code expires in 10 minutes.', code_expiration_minutes: 10 },
-        { type: 'BUTTONS', buttons: [{ type: 'OTP', otp_type: 'COPY_CODE', text: 'Copy code' }] },
+        {
+          type: 'BUTTONS',
+          buttons: [
+            {
+              type: 'URL',
+              text: 'Copy code',
+              url: 'https://www.whatsapp.com/otp/code/?otp_type=COPY_CODE&code=otp{{1}}',
+              example: ['https://www.whatsapp.com/otp/code/?otp_type=COPY_CODE&code=otp123456'],
+            },
+          ],
+        },
       ],
     },
     {

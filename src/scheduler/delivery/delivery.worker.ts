@@ -12,6 +12,7 @@ import {
   OpenChannel,
   OutboundMessage,
   sentMessageType,
+  templateValueProblems,
   WhatsappTemplateCatalog,
 } from '../../channels';
 import { BatchTemplates, readBatchTemplates, templateRefusal } from './batch-templates';
@@ -100,6 +101,25 @@ export function chooseMessage(
     ...(filled.header && { header: filled.header }),
     ...(filled.buttons && { buttons: filled.buttons }),
   };
+}
+
+/**
+ * Why a template's filled values cannot go (the delivery fails without calling Meta, and is not
+ * retried: the same values would be filled again): one is empty (a follow-up's {{description}}
+ * or {{message}} filled with nothing) or over Meta's limit for its place (a `{{message}}` of
+ * 4,096 characters in a header text of at most 60). Undefined when they fit, or for other messages.
+ */
+export function unfitTemplateValues(message: OutboundMessage): string | undefined {
+  if (message.type !== 'template') return undefined;
+  const problems = templateValueProblems({
+    parameters: message.bodyParameters,
+    named_parameters: message.namedParameters,
+    header: message.header,
+    buttons: message.buttons,
+  });
+  return problems.length === 0
+    ? undefined
+    : `The template's filled values do not fit Meta's limits: ${problems.map((problem) => problem.message).join('; ')}; not sent.`;
 }
 
 /**
@@ -368,6 +388,8 @@ export class DeliveryWorker {
     const body = await this.compose(delivery, channel);
     if (typeof body !== 'string') return body;
     const message = chooseMessage(delivery, body, conversation.windowOpen);
+    const unfit = unfitTemplateValues(message);
+    if (unfit) return this.outcomes.failed(delivery, 'template_parameter_invalid', unfit);
     const call = await this.mayCall(owner, delivery, claimedAt, shouldStop);
     if (call !== 'call') return call === 'stop' ? undefined : call;
     this.setState(delivery, 'calling');

@@ -96,7 +96,7 @@ export class CreateFollowUpDto {
   @ApiPropertyOptional({
     type: FollowUpTemplateDto,
     description:
-      "Sent instead of text to a number that has not written to the channel in the last 24 hours (Meta only accepts templates then); every string filled like the prompt. With the channel's template catalog it must exist in that language, be APPROVED and get exactly the parameters its components need (else 422 template_invalid); a template paused or disabled later fails that occurrence's deliveries (template_not_approved) without calling Meta.",
+      "Sent instead of text to a number that has not written to the channel in the last 24 hours (Meta only accepts templates then); every string filled like the prompt. With the channel's template catalog it must exist in that language, be APPROVED and get exactly the parameters its components need (else 422 template_invalid); a template paused or disabled later fails that occurrence's deliveries (template_not_approved) without calling Meta. {{description}} needs a description (else 400); a value that is empty or over Meta's limit for its place once filled (a long {{message}} in a 60-character header text) fails that delivery (template_parameter_invalid) without calling Meta.",
   })
   @IsOptionalNotNull()
   @ValidateNested()

@@ -1,5 +1,5 @@
 import { templateProblems, templateVariables } from './template-checks';
-import type { MessageTemplate } from './template-message.dto';
+import { type MessageTemplate, templateValueProblems } from './template-message.dto';
 import type { CatalogTemplate, TemplateLookup } from './whatsapp-template-catalog';
 import {
   CatalogRow,
@@ -274,6 +274,185 @@ describe('templateProblems', () => {
     ]);
   });
 
+  describe("an authentication template's one-time password button", () => {
+    /** The code goes in the body and, as a url button's parameter, at the button's index. */
+    const loginCode = (button: Record<string, unknown>): CatalogTemplate => ({
+      name: 'login_code',
+      language: 'en_US',
+      status: 'APPROVED',
+      category: 'AUTHENTICATION',
+      parameterFormat: 'POSITIONAL',
+      components: [
+        {
+          type: 'BODY',
+          text: '*{{1}}* is your verification code. For your security, do not share this code.',
+          add_security_recommendation: true,
+        },
+        { type: 'BUTTONS', buttons: [button] },
+      ],
+    });
+    const code: MessageTemplate = {
+      name: 'login_code',
+      language: 'en_US',
+      parameters: ['123456'],
+      buttons: [{ index: 0, sub_type: 'url', parameter: '123456' }],
+    };
+    // Meta lists it as created (OTP, with its otp_type) in some answers, as a URL in others.
+    const shapes: [string, Record<string, unknown>][] = [
+      ['OTP COPY_CODE', { type: 'OTP', otp_type: 'COPY_CODE', text: 'Copy code' }],
+      [
+        'OTP ONE_TAP',
+        {
+          type: 'OTP',
+          otp_type: 'ONE_TAP',
+          text: 'Copy code',
+          autofill_text: 'Autofill',
+          package_name: 'com.example.app',
+          signature_hash: 'K8a/AINcGX7',
+        },
+      ],
+      [
+        'OTP ZERO_TAP',
+        {
+          type: 'OTP',
+          otp_type: 'ZERO_TAP',
+          package_name: 'com.example.app',
+          signature_hash: 'K8a/AINcGX7',
+          zero_tap_terms_accepted: true,
+        },
+      ],
+      [
+        'URL',
+        {
+          type: 'URL',
+          text: 'Copy code',
+          url: 'https://www.whatsapp.com/otp/code/?otp_type=COPY_CODE&code=otp{{1}}',
+          example: ['https://www.whatsapp.com/otp/code/?otp_type=COPY_CODE&code=otp123456'],
+        },
+      ],
+    ];
+
+    it.each(shapes)('accepts the code as a url button parameter (%s)', (_, button) => {
+      expect(templateProblems(found(loginCode(button)), code)).toEqual([]);
+    });
+
+    it.each(shapes)('requires the code at the button (%s)', (label, button) => {
+      expect(templateProblems(found(loginCode(button)), { ...code, buttons: undefined })).toEqual([
+        {
+          field: 'template.buttons',
+          message: expect.stringContaining(
+            `button 0 (${label}) needs a parameter: { index: 0, sub_type: "url", parameter }`,
+          ),
+        },
+      ]);
+      expect(
+        templateProblems(found(loginCode(button)), {
+          ...code,
+          buttons: [{ index: 0, sub_type: 'copy_code', parameter: '123456' }],
+        }),
+      ).toEqual([
+        {
+          field: 'template.buttons.0.sub_type',
+          message: `button 0 is ${label}: its sub_type is url, not copy_code`,
+        },
+      ]);
+    });
+  });
+
+  describe('components and buttons agentline cannot fill', () => {
+    const withComponents = (...components: unknown[]): CatalogTemplate => ({
+      name: 'offer',
+      language: 'en_US',
+      status: 'APPROVED',
+      category: 'MARKETING',
+      parameterFormat: 'POSITIONAL',
+      components: [{ type: 'BODY', text: 'Our new collection is here.' }, ...components],
+    });
+    const offer: MessageTemplate = { name: 'offer', language: 'en_US', parameters: [] };
+
+    // Shapes as Meta lists them (WhatsApp Business Management API, "Message Templates":
+    // carousel, limited-time offer, catalog and multi-product templates).
+    it.each([
+      [
+        'a CAROUSEL',
+        {
+          type: 'CAROUSEL',
+          cards: [
+            {
+              components: [
+                { type: 'HEADER', format: 'IMAGE', example: { header_handle: ['4::aW1h'] } },
+                { type: 'BODY', text: 'Card one' },
+              ],
+            },
+          ],
+        },
+        'CAROUSEL components are not supported by agentline yet',
+      ],
+      [
+        'a LIMITED_TIME_OFFER with an expiration',
+        {
+          type: 'LIMITED_TIME_OFFER',
+          limited_time_offer: { text: 'Expiring offer!', has_expiration: true },
+        },
+        'LIMITED_TIME_OFFER components with an expiration (expiration_time_ms) are not supported by agentline yet',
+      ],
+      [
+        'a CATALOG button',
+        { type: 'BUTTONS', buttons: [{ type: 'CATALOG', text: 'View catalog' }] },
+        'CATALOG buttons (button 0) are not supported by agentline yet',
+      ],
+      [
+        'an MPM button',
+        {
+          type: 'BUTTONS',
+          buttons: [
+            { type: 'QUICK_REPLY', text: 'Not now' },
+            { type: 'MPM', text: 'View items' },
+          ],
+        },
+        'MPM buttons (button 1) are not supported by agentline yet',
+      ],
+      [
+        'a button of a type agentline does not know',
+        { type: 'BUTTONS', buttons: [{ type: 'SPM', text: 'View' }] },
+        'SPM buttons (button 0) are not supported by agentline yet',
+      ],
+      [
+        'a component of a type agentline does not know',
+        { type: 'CALL_PERMISSION_REQUEST' },
+        'CALL_PERMISSION_REQUEST components are not supported by agentline yet',
+      ],
+      [
+        'a header format agentline does not know',
+        { type: 'HEADER', format: 'PRODUCT' },
+        'PRODUCT headers are not supported by agentline yet',
+      ],
+    ])('refuses a template with %s, naming it', (_, component, message) => {
+      expect(templateProblems(found(withComponents(component)), offer)).toEqual([
+        { field: 'template.name', message },
+      ]);
+    });
+
+    it('accepts what needs no parameter: a footer, a phone number, a static URL, a quick reply without payload, an offer without expiration', () => {
+      const template = withComponents(
+        {
+          type: 'LIMITED_TIME_OFFER',
+          limited_time_offer: { text: 'Offer!', has_expiration: false },
+        },
+        { type: 'FOOTER', text: 'Reply STOP to opt out' },
+        {
+          type: 'BUTTONS',
+          buttons: [
+            { type: 'QUICK_REPLY', text: 'Not now' },
+            { type: 'PHONE_NUMBER', text: 'Call us', phone_number: '+34612345678' },
+            { type: 'URL', text: 'Shop', url: 'https://shop.example.com' },
+          ],
+        },
+      );
+      expect(templateProblems(found(template), offer)).toEqual([]);
+    });
+  });
+
   it('reports every fault at once', () => {
     expect(
       fields(found(springSale), {
@@ -296,5 +475,54 @@ describe('templateVariables', () => {
     expect(templateVariables('Hi {{ first_name }}!')).toEqual(['first_name']);
     expect(templateVariables(undefined)).toEqual([]);
     expect(templateVariables('no variables')).toEqual([]);
+  });
+});
+
+describe('templateValueProblems', () => {
+  it("accepts filled values within Meta's limits", () => {
+    expect(templateValueProblems(orderUpdateSend)).toEqual([]);
+    expect(templateValueProblems(springSaleSend)).toEqual([]);
+  });
+
+  it("names every empty value and every value over its place's limit", () => {
+    expect(
+      templateValueProblems({
+        parameters: ['', 'x'.repeat(1025)],
+        named_parameters: { offer: '' },
+        header: { type: 'text', text: 'x'.repeat(61) },
+        buttons: [
+          { index: 0, sub_type: 'copy_code', parameter: 'SIXTEEN_CHARS_16' },
+          { index: 1, sub_type: 'url', parameter: 'x'.repeat(2001) },
+        ],
+      }),
+    ).toEqual([
+      {
+        field: 'template.parameters.0',
+        message: 'template.parameters.0 is empty once filled; Meta refuses an empty value',
+      },
+      {
+        field: 'template.parameters.1',
+        message: "template.parameters.1 is 1025 characters once filled; Meta's limit there is 1024",
+      },
+      {
+        field: 'template.named_parameters.offer',
+        message:
+          'template.named_parameters.offer is empty once filled; Meta refuses an empty value',
+      },
+      {
+        field: 'template.header.text',
+        message: "template.header.text is 61 characters once filled; Meta's limit there is 60",
+      },
+      {
+        field: 'template.buttons.0.parameter',
+        message:
+          "template.buttons.0.parameter is 16 characters once filled; Meta's limit there is 15",
+      },
+      {
+        field: 'template.buttons.1.parameter',
+        message:
+          "template.buttons.1.parameter is 2001 characters once filled; Meta's limit there is 2000",
+      },
+    ]);
   });
 });

@@ -11,22 +11,37 @@ const HEADER_FORMATS: Record<string, string> = {
   LOCATION: 'location',
 };
 
-/** The catalog's button types whose send may carry a parameter, as the send's sub_type. */
+/**
+ * The catalog's button types whose send may carry a parameter, as the send's sub_type. An
+ * authentication template's one-time password button (`OTP`, any otp_type: COPY_CODE, ONE_TAP,
+ * ZERO_TAP) is sent as a `url` button whose parameter is the code; Meta lists it as `OTP` or, once
+ * created, as a `URL` with `otp{{1}}` in its url ("Authentication templates", "Copy code
+ * authentication templates": developers.facebook.com/docs/whatsapp/business-management-api/authentication-templates).
+ */
 const BUTTON_SUB_TYPES: Record<string, TemplateButtonSubType> = {
   URL: 'url',
   QUICK_REPLY: 'quick_reply',
   COPY_CODE: 'copy_code',
   FLOW: 'flow',
+  OTP: 'url',
 };
+
+/** Buttons whose send carries no parameter: agentline knows them and sends them as they are. */
+const STATIC_BUTTONS = new Set(['PHONE_NUMBER']);
+
+/** The components agentline fills (or sends as they are); any other one it cannot send yet. */
+const KNOWN_COMPONENTS = new Set(['HEADER', 'BODY', 'FOOTER', 'BUTTONS', 'LIMITED_TIME_OFFER']);
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/** A component's or a button's type, upper case as Meta lists it. */
+const typeOf = (entry: Record<string, unknown>): string => String(entry.type).toUpperCase();
+
 /** A component of Meta's template (`HEADER`, `BODY`, `FOOTER`, `BUTTONS`), or undefined. */
 function component(template: CatalogTemplate, type: string): Record<string, unknown> | undefined {
   return template.components.find(
-    (entry): entry is Record<string, unknown> =>
-      isRecord(entry) && String(entry.type).toUpperCase() === type,
+    (entry): entry is Record<string, unknown> => isRecord(entry) && typeOf(entry) === type,
   );
 }
 
@@ -73,10 +88,54 @@ export function templateProblems(lookup: TemplateLookup, template: MessageTempla
     ];
   }
   return [
+    ...unsupportedProblems(found),
     ...bodyProblems(found, template),
     ...headerProblems(found, template),
     ...buttonProblems(found, template),
   ];
+}
+
+const notSupported = (what: string): FieldError => ({
+  field: 'template.name',
+  message: `${what} not supported by agentline yet`,
+});
+
+/**
+ * What the template has that a send must fill and agentline cannot: a carousel's cards, a
+ * limited-time offer's expiration (expiration_time_ms), catalog and multi-product buttons (an
+ * action), a header format or a component or button type it does not know. Meta would refuse the
+ * send, so it is refused first, naming it.
+ */
+function unsupportedProblems(found: CatalogTemplate): FieldError[] {
+  const problems: FieldError[] = [];
+  for (const entry of found.components) {
+    if (!isRecord(entry)) continue;
+    const type = typeOf(entry);
+    if (!KNOWN_COMPONENTS.has(type)) {
+      problems.push(notSupported(`${type} components are`));
+    } else if (
+      type === 'LIMITED_TIME_OFFER' &&
+      isRecord(entry.limited_time_offer) &&
+      entry.limited_time_offer.has_expiration === true
+    ) {
+      problems.push(
+        notSupported('LIMITED_TIME_OFFER components with an expiration (expiration_time_ms) are'),
+      );
+    } else if (
+      type === 'HEADER' &&
+      typeof entry.format === 'string' &&
+      !(entry.format.toUpperCase() in HEADER_FORMATS)
+    ) {
+      problems.push(notSupported(`${entry.format.toUpperCase()} headers are`));
+    }
+  }
+  catalogButtons(found).forEach((button, index) => {
+    const type = typeOf(button);
+    if (!(type in BUTTON_SUB_TYPES) && !STATIC_BUTTONS.has(type)) {
+      problems.push(notSupported(`${type} buttons (button ${index}) are`));
+    }
+  });
+  return problems;
 }
 
 function bodyProblems(found: CatalogTemplate, template: MessageTemplate): FieldError[] {
@@ -126,7 +185,7 @@ function headerProblems(found: CatalogTemplate, template: MessageTemplate): Fiel
   const header = component(found, 'HEADER');
   const format = typeof header?.format === 'string' ? header.format.toUpperCase() : undefined;
   const given = template.header;
-  if (format !== undefined && !(format in HEADER_FORMATS)) return []; // a format agentline does not know
+  if (format !== undefined && !(format in HEADER_FORMATS)) return []; // refused as unsupported
   const variables = format === 'TEXT' ? templateVariables(header?.text) : [];
   const needed = format !== undefined && (format !== 'TEXT' || variables.length > 0);
   if (!needed) {
@@ -191,16 +250,24 @@ function catalogButtons(found: CatalogTemplate): Record<string, unknown>[] {
   return Array.isArray(buttons) ? buttons.map((button) => (isRecord(button) ? button : {})) : [];
 }
 
-/** Whether a catalog button's send must carry a parameter: a dynamic URL, a copy code. */
+/** Whether a catalog button's send must carry a parameter: a dynamic URL, a copy code, an OTP. */
 function needsParameter(button: Record<string, unknown>): boolean {
-  const type = String(button.type).toUpperCase();
-  if (type === 'COPY_CODE') return true;
+  const type = typeOf(button);
+  if (type === 'COPY_CODE' || type === 'OTP') return true;
   return type === 'URL' && templateVariables(button.url).length > 0;
+}
+
+/** A catalog button as a problem names it: `URL`, `COPY_CODE`, `OTP COPY_CODE`. */
+function buttonLabel(button: Record<string, unknown>): string {
+  const type = typeOf(button);
+  return type === 'OTP' && typeof button.otp_type === 'string'
+    ? `OTP ${button.otp_type.toUpperCase()}`
+    : type;
 }
 
 /** The sub_type a catalog button's parameter takes, or undefined when it takes none. */
 function acceptedSubType(button: Record<string, unknown>): TemplateButtonSubType | undefined {
-  const type = String(button.type).toUpperCase();
+  const type = typeOf(button);
   if (type === 'URL') return needsParameter(button) ? 'url' : undefined;
   return BUTTON_SUB_TYPES[type];
 }
@@ -219,7 +286,7 @@ function buttonProblems(found: CatalogTemplate, template: MessageTemplate): Fiel
       });
       return;
     }
-    const type = String(own.type).toUpperCase();
+    const type = buttonLabel(own);
     const accepted = acceptedSubType(own);
     if (accepted === undefined) {
       problems.push({
@@ -237,7 +304,7 @@ function buttonProblems(found: CatalogTemplate, template: MessageTemplate): Fiel
     if (!needsParameter(button) || given.some((entry) => entry.index === index)) return;
     problems.push({
       field: 'template.buttons',
-      message: `button ${index} (${String(button.type).toUpperCase()}) needs a parameter: { index: ${index}, sub_type: "${acceptedSubType(button)}", parameter }`,
+      message: `button ${index} (${buttonLabel(button)}) needs a parameter: { index: ${index}, sub_type: "${acceptedSubType(button)}", parameter }${typeOf(button) === 'OTP' ? ' (the code)' : ''}`,
     });
   });
   return problems;

@@ -17,6 +17,7 @@ import {
   ValidateNested,
   ValidationArguments,
 } from 'class-validator';
+import type { FieldError } from '../../../../common/http/problem';
 import { IsOptionalNotNull } from '../../../../common/http/validation.decorators';
 
 /**
@@ -31,6 +32,9 @@ export const TEMPLATE_HEADER_TEXT_MAX_LENGTH = 60;
 export const MAX_TEMPLATE_BUTTONS = 10;
 export const COUPON_CODE_MAX_LENGTH = 15;
 export const URL_BUTTON_PARAMETER_MAX_LENGTH = 2000;
+/** A header's media link, and a location header's name and address. */
+export const TEMPLATE_HEADER_LINK_MAX_LENGTH = 2000;
+export const TEMPLATE_LOCATION_TEXT_MAX_LENGTH = 1000;
 /** A named variable, as Meta allows them: lowercase letters, digits and `_`, not a digit first. */
 export const TEMPLATE_PARAMETER_NAME = /^[a-z_][a-z0-9_]*$/;
 export const TEMPLATE_PARAMETER_NAME_MAX_LENGTH = 100;
@@ -208,13 +212,13 @@ export class TemplateLocationDto {
   @ApiPropertyOptional({ maxLength: 1000, example: 'Madrid store' })
   @IsOptionalNotNull()
   @IsString()
-  @MaxLength(1000)
+  @MaxLength(TEMPLATE_LOCATION_TEXT_MAX_LENGTH)
   name?: string;
 
   @ApiPropertyOptional({ maxLength: 1000, example: 'Puerta del Sol 1, Madrid' })
   @IsOptionalNotNull()
   @IsString()
-  @MaxLength(1000)
+  @MaxLength(TEMPLATE_LOCATION_TEXT_MAX_LENGTH)
   address?: string;
 }
 
@@ -274,7 +278,7 @@ export class TemplateHeaderDto {
   @HeaderField('link')
   @IsOptionalNotNull()
   @IsString()
-  @MaxLength(2000)
+  @MaxLength(TEMPLATE_HEADER_LINK_MAX_LENGTH)
   @Matches(/^https?:\/\/\S+$/, { message: '$property must be an http(s) URL' })
   link?: string;
 
@@ -341,6 +345,8 @@ export class FollowUpTemplateDto {
   @IsArray()
   @ArrayMaxSize(MAX_TEMPLATE_PARAMETERS)
   @IsString({ each: true })
+  // Meta refuses an empty parameter (131008).
+  @IsNotEmpty({ each: true })
   @MaxLength(TEMPLATE_PARAMETER_MAX_LENGTH, { each: true })
   parameters?: string[];
 
@@ -480,5 +486,77 @@ export function fillTemplateStrings(
           }),
       }),
     buttons: buttons?.map((button) => ({ ...button, parameter: fill(button.parameter) })),
+  });
+}
+
+/** A string a template send carries: the request's field it comes from, and Meta's limit there. */
+export interface TemplateValue {
+  field: string;
+  text: string;
+  max: number;
+}
+
+/**
+ * Every string the template sends, with its field and Meta's limit for its place: body parameters
+ * (1,024), a header text (60), a header link, a location's name and address, and each button's
+ * parameter (a URL suffix 2,000, a coupon code 15...).
+ */
+export function templateValues(
+  template: Pick<MessageTemplate, 'parameters' | 'named_parameters' | 'header' | 'buttons'>,
+): TemplateValue[] {
+  const { header } = template;
+  const optional = (field: string, text: string | undefined, max: number): TemplateValue[] =>
+    text === undefined ? [] : [{ field, text, max }];
+  return [
+    ...template.parameters.map((text, at) => ({
+      field: `template.parameters.${at}`,
+      text,
+      max: TEMPLATE_PARAMETER_MAX_LENGTH,
+    })),
+    ...Object.entries(template.named_parameters ?? {}).map(([name, text]) => ({
+      field: `template.named_parameters.${name}`,
+      text,
+      max: TEMPLATE_PARAMETER_MAX_LENGTH,
+    })),
+    ...optional('template.header.text', header?.text, TEMPLATE_HEADER_TEXT_MAX_LENGTH),
+    ...optional('template.header.link', header?.link, TEMPLATE_HEADER_LINK_MAX_LENGTH),
+    ...optional(
+      'template.header.location.name',
+      header?.location?.name,
+      TEMPLATE_LOCATION_TEXT_MAX_LENGTH,
+    ),
+    ...optional(
+      'template.header.location.address',
+      header?.location?.address,
+      TEMPLATE_LOCATION_TEXT_MAX_LENGTH,
+    ),
+    ...(template.buttons ?? []).map((button, at) => ({
+      field: `template.buttons.${at}.parameter`,
+      text: button.parameter,
+      max: BUTTON_PARAMETER_MAX_LENGTH[button.sub_type],
+    })),
+  ];
+}
+
+/**
+ * A filled template's values Meta would refuse: an empty one (131008, a required parameter
+ * missing) or one over its place's limit, each naming its field and the limit.
+ */
+export function templateValueProblems(
+  template: Pick<MessageTemplate, 'parameters' | 'named_parameters' | 'header' | 'buttons'>,
+): FieldError[] {
+  return templateValues(template).flatMap(({ field, text, max }) => {
+    if (text.length === 0) {
+      return [{ field, message: `${field} is empty once filled; Meta refuses an empty value` }];
+    }
+    if (text.length > max) {
+      return [
+        {
+          field,
+          message: `${field} is ${text.length} characters once filled; Meta's limit there is ${max}`,
+        },
+      ];
+    }
+    return [];
   });
 }
