@@ -205,7 +205,7 @@ export function toMcpOutputSchema(
  * whose value is not an object; an MCP server's tool that answered text, not structured content).
  */
 export function toMcpStructuredContent(
-  spec: ToolSpecificationDefinition,
+  spec: Pick<ToolSpecificationDefinition, 'origin' | 'output'>,
   value: unknown,
 ): Record<string, unknown> {
   const wrapped = spec.origin.kind === 'builtin' && wrapsMcpOutput(spec.output);
