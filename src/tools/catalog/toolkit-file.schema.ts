@@ -212,14 +212,21 @@ const parameter = strictObject({
 const outputSchemas = new Ajv({ strict: true, allErrors: true });
 
 /** A JSON Schema that compiles; the output checks that its type is the value's. */
-const jsonSchema = z.record(z.string(), z.unknown()).superRefine((schema, ctx) => {
-  try {
-    outputSchemas.compile(schema);
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    ctx.addIssue({ code: 'custom', message: `not a JSON Schema: ${reason}` });
-  }
-});
+const jsonSchema = z
+  .record(z.string(), z.unknown(), {
+    error: (issue) =>
+      issue.input === undefined
+        ? undefined
+        : `expected an object, got ${describeValue(issue.input)}`,
+  })
+  .superRefine((schema, ctx) => {
+    try {
+      outputSchemas.compile(schema);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      ctx.addIssue({ code: 'custom', message: `not a JSON Schema: ${reason}` });
+    }
+  });
 
 const annotations = strictObject({
   title: text,
