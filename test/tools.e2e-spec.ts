@@ -178,10 +178,24 @@ describe('Tools (e2e)', () => {
         description: expect.any(String),
         input_schema: expect.objectContaining({ type: 'object', additionalProperties: false }),
       });
+      // MCP also has the tool's behaviour and its result: a number, wrapped as {result}.
       expect(await pick('&format=mcp')).toEqual({
         name: 'Math_Calculate',
         description: expect.any(String),
         inputSchema: anthropic.input_schema,
+        outputSchema: {
+          type: 'object',
+          properties: { result: { type: 'number' } },
+          required: ['result'],
+          additionalProperties: false,
+        },
+        annotations: {
+          title: 'Calculate',
+          readOnlyHint: true,
+          destructiveHint: false,
+          idempotentHint: true,
+          openWorldHint: false,
+        },
       });
     });
 

@@ -65,7 +65,7 @@ export async function learnOutputSchema(
 
 /**
  * Fails when a succeeded execution's output, as MCP's structuredContent, does not match the
- * tool's published outputSchema (or the tool has none), exactly as an MCP client would check it.
+ * tool's published outputSchema, exactly as an MCP client would check it.
  */
 export function expectOutputMatchesSchema(
   toolId: string,
@@ -74,8 +74,9 @@ export function expectOutputMatchesSchema(
   const key = toolNames.get(toolId);
   const tool = key === undefined ? undefined : published.get(key);
   if (tool === undefined || data.status !== 'succeeded') return;
+  // An MCP server's tool may declare none; every catalog file's tool has one (mcp-format.spec.ts).
   const { outputSchema } = tool;
-  if (outputSchema === undefined) throw new Error(`${tool.qualifiedName} has no outputSchema`);
+  if (outputSchema === undefined) return;
   const value = data.output?.value;
   const structuredContent = toMcpStructuredContent(
     { origin: { kind: 'builtin' }, output: tool.output },
