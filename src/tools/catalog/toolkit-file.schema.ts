@@ -208,8 +208,9 @@ const parameter = strictObject({
 });
 
 // Strict, so that a misspelt or unsupported keyword (`requried`, `format`) is a catalog error
-// rather than a constraint that silently checks nothing.
-const outputSchemas = new Ajv({ strict: true, allErrors: true });
+// rather than a constraint that silently checks nothing. Only compiled, never kept: a schema
+// with an `$id` may be loaded again (every catalog load of the process compiles it).
+const outputSchemas = new Ajv({ strict: true, allErrors: true, addUsedSchema: false });
 
 /** A JSON Schema that compiles; the output checks that its type is the value's. */
 const jsonSchema = z
