@@ -1,3 +1,4 @@
+import { ListToolsResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { DataSource } from 'typeorm';
 import { aTool } from './support/factories';
 import { bearer, newOrganization, startApp, TestApp, tokenFor } from './support/test-app';
@@ -196,6 +197,29 @@ describe('Tools (e2e)', () => {
           idempotentHint: true,
           openWorldHint: false,
         },
+      });
+    });
+
+    it('answers the mcp format as tools an MCP client reads, each with annotations and an outputSchema', async () => {
+      const { items } = await specs('?format=mcp&limit=200');
+      const tools = items.map(
+        (spec) => spec.formatted_schema as unknown as Record<string, unknown>,
+      );
+      // Equal after the SDK's parse: nothing in them is refused or dropped.
+      expect(ListToolsResultSchema.parse({ tools })).toEqual({ tools });
+      for (const tool of tools) {
+        expect(tool).toMatchObject({
+          annotations: { title: expect.any(String), readOnlyHint: expect.any(Boolean) },
+          outputSchema: { type: 'object' },
+        });
+      }
+      const send = tools.find((tool) => tool.name === 'Agentline_SendWhatsappMessage');
+      expect(send?.annotations).toEqual({
+        title: 'Send a WhatsApp message',
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: false,
+        openWorldHint: true,
       });
     });
 
