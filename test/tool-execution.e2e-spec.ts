@@ -8,6 +8,7 @@ import { eventually } from './support/eventually';
 import { givenFollowUp, givenMessangerChannel, givenWhatsappChannel } from './support/given';
 import { LISBON_WEATHER, FakeOpenWeatherApi } from './support/fake-openweather-api';
 import { ManualClock } from './support/manual-clock';
+import { expectEveryOutputChecked } from './support/output-schemas';
 import { completeOAuth2Authorization } from './support/oauth2-authorization';
 import { bearer, newOrganization, startApp, TestApp, tokenFor } from './support/test-app';
 import { toolRequests } from './support/tool-requests';
@@ -447,6 +448,76 @@ describe('Tool execution (e2e)', () => {
       }
     });
 
+    /** Attaches a Github tool with a completed authorization. */
+    const githubTool = async (name: string) => {
+      const tool = await attach(name);
+      await completeOAuth2Authorization(
+        t,
+        { id: tool.id, organizationId: org },
+        { providerId: 'github', accessToken: GITHUB_TOKEN, scopes: ['repo'] },
+      );
+      return tool;
+    };
+
+    it('Github.ListPullRequests lists the open pull requests, newest update first', async () => {
+      const tool = await githubTool('Github.ListPullRequests');
+      const result = await run(tool.id, { owner: 'octo', repo: 'hello', per_page: 5 });
+      expect(github.requests[0]).toMatchObject({
+        method: 'GET',
+        path: '/repos/octo/hello/pulls',
+        query: { state: 'open', per_page: '5', sort: 'updated', direction: 'desc' },
+      });
+      expect(result.output).toEqual({
+        value: {
+          pull_requests: [
+            {
+              number: 7,
+              title: 'Retry sends on 429',
+              state: 'open',
+              user: 'ana',
+              head: 'retry-429',
+              base: 'main',
+              draft: false,
+              html_url: 'https://github.com/octo/hello/pull/7',
+              updated_at: '2025-03-14T10:02:00Z',
+            },
+            expect.objectContaining({ number: 8, draft: true, user: 'bob' }),
+          ],
+        },
+      });
+    });
+
+    it('Github.SearchRepositories answers the count and each repository, null where GitHub has none', async () => {
+      const tool = await githubTool('Github.SearchRepositories');
+      const result = await run(tool.id, { query: 'agentline', sort: 'stars', per_page: 2 });
+      expect(github.requests[0]).toMatchObject({
+        method: 'GET',
+        path: '/search/repositories',
+        query: { q: 'agentline', sort: 'stars', per_page: '2' },
+      });
+      expect(result.output).toEqual({
+        value: {
+          total_count: 2,
+          repositories: [
+            {
+              full_name: 'octo/agentline',
+              description: 'Tools and channels for AI agents',
+              html_url: 'https://github.com/octo/agentline',
+              stargazers_count: 1280,
+              language: 'TypeScript',
+            },
+            {
+              full_name: 'octo/agentline-docs',
+              description: null,
+              html_url: 'https://github.com/octo/agentline-docs',
+              stargazers_count: 3,
+              language: null,
+            },
+          ],
+        },
+      });
+    });
+
     it.each([
       ['Github.CreateIssue', { owner: '..', repo: 'user', title: 'x' }, 'input.owner'],
       ['Github.ListPullRequests', { owner: 'octo', repo: '..' }, 'input.repo'],
@@ -656,6 +727,17 @@ describe('Tool execution (e2e)', () => {
           error: expect.stringContaining('has not written to this page in the last 24 hours'),
         },
       });
+      // Outside the window, a message tag Meta allows there.
+      const tagged = await runTool('Agentline.SendMessangerMessage', {
+        channel_id: page.id,
+        to: '6543210987',
+        text: 'Your order has shipped.',
+        tag: 'POST_PURCHASE_UPDATE',
+      });
+      expect(tagged).toMatchObject({
+        status: 'succeeded',
+        output: { value: { channel_id: page.id, phone: '6543210987', status: 'pending' } },
+      });
     });
 
     it("ScheduleFollowUp, ListFollowUps and CancelFollowUp manage the agent's own follow-ups", async () => {
@@ -851,4 +933,8 @@ describe('Tool execution (e2e)', () => {
       ]);
     });
   });
+
+  // Declared last: it reads what the tests above ran (every execution goes through toolRequests).
+  it("checked a succeeded output of each of this suite's tools against its MCP outputSchema", () =>
+    expectEveryOutputChecked(t, auth, 'tool-execution'));
 });

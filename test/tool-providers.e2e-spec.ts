@@ -9,6 +9,7 @@ import { FakeSlackApi } from './support/fake-slack-api';
 import { FakeGoogleApi, GOOGLE_ACCOUNT, INBOX, TEAM_CALENDAR } from './support/fake-google-api';
 import { RecordedRequest } from './support/fake-http-api';
 import { ManualClock } from './support/manual-clock';
+import { expectEveryOutputChecked } from './support/output-schemas';
 import { completeOAuth2Authorization } from './support/oauth2-authorization';
 import { bearer, newOrganization, startApp, TestApp, tokenFor } from './support/test-app';
 import { ExecutionResult, toolRequests } from './support/tool-requests';
@@ -691,4 +692,8 @@ describe('Tool providers (e2e)', () => {
       await expectNowhere(tool.token, tool.id, res);
     });
   });
+
+  // Declared last: it reads what the tests above ran (every execution goes through toolRequests).
+  it("checked a succeeded output of each of this suite's tools against its MCP outputSchema", () =>
+    expectEveryOutputChecked(t, auth, 'tool-providers'));
 });

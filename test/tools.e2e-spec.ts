@@ -1,3 +1,4 @@
+import { ListToolsResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { DataSource } from 'typeorm';
 import { aTool } from './support/factories';
 import { bearer, newOrganization, startApp, TestApp, tokenFor } from './support/test-app';
@@ -178,10 +179,47 @@ describe('Tools (e2e)', () => {
         description: expect.any(String),
         input_schema: expect.objectContaining({ type: 'object', additionalProperties: false }),
       });
+      // MCP also has the tool's behaviour and its result: a number, wrapped as {result}.
       expect(await pick('&format=mcp')).toEqual({
         name: 'Math_Calculate',
         description: expect.any(String),
         inputSchema: anthropic.input_schema,
+        outputSchema: {
+          type: 'object',
+          properties: { result: { type: 'number' } },
+          required: ['result'],
+          additionalProperties: false,
+        },
+        annotations: {
+          title: 'Calculate',
+          readOnlyHint: true,
+          destructiveHint: false,
+          idempotentHint: true,
+          openWorldHint: false,
+        },
+      });
+    });
+
+    it('answers the mcp format as tools an MCP client reads, each with annotations and an outputSchema', async () => {
+      const { items } = await specs('?format=mcp&limit=200');
+      const tools = items.map(
+        (spec) => spec.formatted_schema as unknown as Record<string, unknown>,
+      );
+      // Equal after the SDK's parse: nothing in them is refused or dropped.
+      expect(ListToolsResultSchema.parse({ tools })).toEqual({ tools });
+      for (const tool of tools) {
+        expect(tool).toMatchObject({
+          annotations: { title: expect.any(String), readOnlyHint: expect.any(Boolean) },
+          outputSchema: { type: 'object' },
+        });
+      }
+      const send = tools.find((tool) => tool.name === 'Agentline_SendWhatsappMessage');
+      expect(send?.annotations).toEqual({
+        title: 'Send a WhatsApp message',
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: false,
+        openWorldHint: true,
       });
     });
 

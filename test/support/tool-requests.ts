@@ -1,4 +1,5 @@
 import { aTool } from './factories';
+import { expectOutputMatchesSchema, learnOutputSchema } from './output-schemas';
 import { TestApp } from './test-app';
 
 export interface ExecutionOutput {
@@ -35,16 +36,26 @@ export interface ExecutionResult {
  */
 export function toolRequests(app: () => TestApp, auth: () => Record<string, string>) {
   const http = () => app().http();
-  const attach = async (name: string, overrides: Record<string, unknown> = {}) =>
-    (
+  const attach = async (name: string, overrides: Record<string, unknown> = {}) => {
+    const tool = (
       await http()
         .post('/v1/tools')
         .set(auth())
         .send(aTool({ name, ...overrides }))
         .expect(201)
     ).body.data as { id: string; authorization_status: string };
+    await learnOutputSchema(app(), auth(), tool.id, name);
+    return tool;
+  };
+  /** Every output it succeeds with is checked against the tool's published outputSchema. */
   const execute = (toolId: string, input: unknown, headers = auth()) =>
-    http().post(`/v1/tools/${toolId}/execute`).set(headers).send({ input });
+    http()
+      .post(`/v1/tools/${toolId}/execute`)
+      .set(headers)
+      .send({ input })
+      .expect((res) => {
+        if (res.status === 200) expectOutputMatchesSchema(toolId, res.body.data);
+      });
   /** Executes and expects a 200; answers `data`. */
   const run = async (toolId: string, input: Record<string, unknown>) =>
     (await execute(toolId, input).expect(200)).body.data as ExecutionResult;

@@ -8,6 +8,7 @@ import {
   OpenAiFunctionTool,
   OpenAiStrictParameters,
   OpenAiStrictProperty,
+  OutputDefinition,
   ParameterDefinition,
   ToolInputJsonSchema,
   ToolSchemaFormat,
@@ -24,7 +25,8 @@ export function formattedToolName(qualifiedName: string): string {
   return qualifiedName.replace(/\./g, '_');
 }
 
-const JSON_SCHEMA_TYPES: Record<ValType, JsonSchemaType> = {
+/** The JSON Schema `type` of each value type. */
+export const JSON_SCHEMA_TYPES: Record<ValType, JsonSchemaType> = {
   string: 'string',
   integer: 'integer',
   number: 'number',
@@ -151,14 +153,68 @@ export function toAnthropicTool(spec: ToolSpecificationDefinition): AnthropicToo
 
 export function toMcpTool(spec: ToolSpecificationDefinition): McpTool {
   const { origin } = spec;
+  const outputSchema = toMcpOutputSchema(spec);
+  // An MCP server's tool keeps what its server said of its behaviour; a built-in one, the catalog's.
+  const annotations = origin.kind === 'mcp' ? origin.annotations : spec.annotations;
   return {
     name: formattedToolName(spec.qualifiedName),
     description: spec.description,
     inputSchema: toToolInputJsonSchema(spec),
-    // An MCP server's tool keeps what its server said of its output and behaviour.
-    ...(origin.kind === 'mcp' && origin.outputSchema && { outputSchema: origin.outputSchema }),
-    ...(origin.kind === 'mcp' && origin.annotations && { annotations: origin.annotations }),
+    ...(outputSchema && { outputSchema }),
+    ...(annotations && { annotations: { ...annotations } }),
   };
+}
+
+/** The property a value that is not a JSON object is wrapped in, for MCP's `structuredContent`. */
+export const MCP_RESULT_PROPERTY = 'result';
+
+/**
+ * MCP's `structuredContent` must be a JSON object: a catalog tool whose value is anything else (a
+ * number, a string, an array, or possibly null) has it wrapped in `{result}`.
+ */
+function wrapsMcpOutput(output: OutputDefinition): boolean {
+  return output.value_schema.val_type !== 'json' || output.available_modes.includes('null');
+}
+
+/**
+ * The `outputSchema` of the `mcp` format: an MCP server's own, or the output's `json_schema`,
+ * wrapped as `{result: <json_schema>}` when the value is not an object. None without either.
+ */
+export function toMcpOutputSchema(
+  spec: ToolSpecificationDefinition,
+): Record<string, unknown> | undefined {
+  const { origin, output } = spec;
+  if (origin.kind === 'mcp') return origin.outputSchema;
+  const schema = output.json_schema;
+  if (schema === undefined) return undefined;
+  if (!wrapsMcpOutput(output)) return schema;
+  const result = output.available_modes.includes('null')
+    ? { anyOf: [schema, { type: 'null' }] }
+    : schema;
+  return {
+    type: 'object',
+    properties: { [MCP_RESULT_PROPERTY]: result },
+    required: [MCP_RESULT_PROPERTY],
+    additionalProperties: false,
+  };
+}
+
+/**
+ * A tool's output value as MCP's `structuredContent`, matching `toMcpOutputSchema`: the value
+ * itself when it is the object the schema describes, else `{result: value}` (a catalog tool
+ * whose value is not an object; an MCP server's tool that answered text, not structured content).
+ */
+export function toMcpStructuredContent(
+  spec: Pick<ToolSpecificationDefinition, 'origin' | 'output'>,
+  value: unknown,
+): Record<string, unknown> {
+  const wrapped = spec.origin.kind === 'builtin' && wrapsMcpOutput(spec.output);
+  if (!wrapped && isJsonObject(value)) return value;
+  return { [MCP_RESULT_PROPERTY]: value ?? null };
+}
+
+function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 export function formatToolSchema(

@@ -467,6 +467,72 @@ describe('tool catalog validation', () => {
     );
   });
 
+  const output = (extra: Record<string, unknown>, valType = 'string') => ({
+    description: 'The message.',
+    available_modes: ['value', 'error'],
+    value_schema: { val_type: valType },
+    ...extra,
+  });
+  const annotations = {
+    title: 'Echo',
+    readOnlyHint: true,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: false,
+  };
+
+  it('accepts annotations and an output json_schema of the value’s type', () => {
+    write(
+      'fixture.json',
+      withTool({
+        annotations,
+        output: output(
+          {
+            json_schema: {
+              type: 'object',
+              properties: { echo: { type: ['string', 'null'] } },
+              required: ['echo'],
+              additionalProperties: false,
+            },
+          },
+          'json',
+        ),
+      }),
+    );
+    const spec = loadToolCatalog(dir).find('Fixture.Echo')!;
+    expect(spec.annotations).toEqual(annotations);
+    expect(spec.output.json_schema).toMatchObject({ type: 'object', required: ['echo'] });
+  });
+
+  it('rejects an output json_schema that is not of the value’s type, or not a schema', () => {
+    expect(errorFor(withTool({ output: output({ json_schema: { type: 'object' } }) }))).toMatch(
+      /output\.json_schema\.type: must be "string", the type of val_type "string"/,
+    );
+    expect(
+      errorFor(withTool({ output: output({ json_schema: { type: 'string', requried: [] } }) })),
+    ).toMatch(/output\.json_schema: not a JSON Schema: strict mode: unknown keyword: "requried"/);
+    expect(
+      errorFor(withTool({ output: output({ json_schema: { type: 'string', format: 'uri' } }) })),
+    ).toMatch(/output\.json_schema: not a JSON Schema: unknown format "uri"/);
+    expect(errorFor(withTool({ output: output({ json_schema: 'string' }) }))).toMatch(
+      /output\.json_schema: expected an object, got string "string"/,
+    );
+  });
+
+  it('rejects annotations missing a hint, or with one MCP does not define', () => {
+    const { idempotentHint: _left, ...missing } = annotations;
+    void _left;
+    expect(errorFor(withTool({ annotations: missing }))).toMatch(
+      /tools\[0\]\.annotations\.idempotentHint: is required/,
+    );
+    expect(errorFor(withTool({ annotations: { ...annotations, safeHint: true } }))).toMatch(
+      /tools\[0\]\.annotations\.safeHint: unknown property "safeHint"/,
+    );
+    expect(errorFor(withTool({ annotations: { ...annotations, readOnlyHint: 'yes' } }))).toMatch(
+      /annotations\.readOnlyHint: expected a boolean, got string "yes"/,
+    );
+  });
+
   it('rejects an enum on non-string values', () => {
     expect(errorFor(withValueSchema({ val_type: 'integer', enum: ['1'] }))).toMatch(
       /value_schema\.enum: enum is only allowed on string values/,

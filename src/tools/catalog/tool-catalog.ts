@@ -278,6 +278,7 @@ function resolveSpecification(
     toolkit: info,
     // A copy: freezing must not reach into the caller's object.
     origin: { ...origin },
+    ...(tool.annotations && { annotations: tool.annotations }),
   };
 }
 

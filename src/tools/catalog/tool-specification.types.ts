@@ -54,6 +54,28 @@ export interface OutputDefinition {
   description: string;
   available_modes: OutputMode[];
   value_schema: ValueSchemaDefinition;
+  /**
+   * The JSON Schema of the value the executor returns (draft-07 keywords, no `format`), whose
+   * `type` is the value schema's; the `mcp` format publishes it as the tool's `outputSchema`.
+   */
+  json_schema?: Record<string, unknown>;
+}
+
+/**
+ * MCP's ToolAnnotations (revision 2025-06-18), under MCP's own names since they are copied to the
+ * `mcp` format verbatim. Hints, every one stated: MCP's defaults (not read-only, destructive, not
+ * idempotent, open world) are the worst case and say nothing about the tool.
+ */
+export interface ToolAnnotationsDefinition {
+  title: string;
+  /** It does not change its environment (a read, a calculation). */
+  readOnlyHint: boolean;
+  /** It may overwrite or delete, as opposed to only adding. Meaningful when not read-only. */
+  destructiveHint: boolean;
+  /** The same call again has no further effect. Meaningful when not read-only. */
+  idempotentHint: boolean;
+  /** It reaches entities outside agentline (a provider, a person's phone). */
+  openWorldHint: boolean;
 }
 
 export interface OAuth2RequirementDefinition {
@@ -94,6 +116,7 @@ export interface ToolDefinition {
   parameters: ParameterDefinition[];
   output: OutputDefinition;
   requirements?: ToolRequirementsDefinition;
+  annotations?: ToolAnnotationsDefinition;
 }
 
 export interface ToolkitDefinition {
@@ -171,6 +194,7 @@ export interface ToolSpecificationDefinition {
   requirements: ResolvedRequirements;
   toolkit: ToolkitInfo;
   origin: ToolOrigin;
+  annotations?: ToolAnnotationsDefinition;
 }
 
 // ---------------------------------------------------------------------------
@@ -248,8 +272,13 @@ export interface McpTool {
   name: string;
   description: string;
   inputSchema: ToolInputJsonSchema;
-  /** An MCP server's tool: its own output schema and annotations (title, readOnlyHint…). */
+  /**
+   * The object its `structuredContent` matches: the output's `json_schema` (wrapped as
+   * `{result}` when the value is not an object, see `toMcpStructuredContent`), or an MCP server's
+   * own output schema.
+   */
   outputSchema?: Record<string, unknown>;
+  /** The catalog's, or an MCP server's own (title, readOnlyHint…). */
   annotations?: Record<string, unknown>;
 }
 

@@ -1,4 +1,6 @@
+import Ajv from 'ajv';
 import { z } from 'zod';
+import { JSON_SCHEMA_TYPES } from './formatted-schema';
 import {
   InnerValType,
   OUTPUT_MODES,
@@ -205,6 +207,36 @@ const parameter = strictObject({
   value_schema: valueSchema,
 });
 
+// Strict, so that a misspelt or unsupported keyword (`requried`, `format`) is a catalog error
+// rather than a constraint that silently checks nothing. Only compiled, never kept: a schema
+// with an `$id` may be loaded again (every catalog load of the process compiles it).
+const outputSchemas = new Ajv({ strict: true, allErrors: true, addUsedSchema: false });
+
+/** A JSON Schema that compiles; the output checks that its type is the value's. */
+const jsonSchema = z
+  .record(z.string(), z.unknown(), {
+    error: (issue) =>
+      issue.input === undefined
+        ? undefined
+        : `expected an object, got ${describeValue(issue.input)}`,
+  })
+  .superRefine((schema, ctx) => {
+    try {
+      outputSchemas.compile(schema);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      ctx.addIssue({ code: 'custom', message: `not a JSON Schema: ${reason}` });
+    }
+  });
+
+const annotations = strictObject({
+  title: text,
+  readOnlyHint: z.boolean(),
+  destructiveHint: z.boolean(),
+  idempotentHint: z.boolean(),
+  openWorldHint: z.boolean(),
+});
+
 const output = strictObject({
   description: text,
   available_modes: z
@@ -217,6 +249,16 @@ const output = strictObject({
     .refine((modes) => new Set(modes).size === modes.length, { error: 'duplicate mode' })
     .transform((modes) => modes as OutputMode[]),
   value_schema: valueSchema,
+  json_schema: jsonSchema.optional(),
+}).superRefine((out, ctx) => {
+  const expected = JSON_SCHEMA_TYPES[out.value_schema.val_type];
+  if (out.json_schema !== undefined && out.json_schema.type !== expected) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['json_schema', 'type'],
+      message: `must be "${expected}", the type of val_type "${out.value_schema.val_type}"`,
+    });
+  }
 });
 
 const tool = strictObject({
@@ -230,6 +272,7 @@ const tool = strictObject({
   }),
   output,
   requirements: toolRequirements.optional(),
+  annotations: annotations.optional(),
 });
 
 const toolkit = strictObject({
