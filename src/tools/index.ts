@@ -4,6 +4,7 @@
  * own (agentline-toolkit) or run tasks of the same shape (the scheduler's worker modules).
  */
 export { ToolsModule } from './tools.module';
+export { AgentToolChanges } from './agent-tool-changes';
 export { readToolsConfig } from './tools.config';
 export type { ToolExecutionContext, ToolExecutor, ToolInput } from './execution/tool-executor';
 export { ToolExecutionError } from './execution/tool-executor';

@@ -1,3 +1,4 @@
+import { AgentToolChanges } from './agent-tool-changes';
 import { CatalogPages } from './catalog/catalog-pages';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
@@ -31,6 +32,8 @@ import { ToolsService } from './tools.service';
       useFactory: (shared: AppConfig): ToolsConfig => readToolsConfig(process.env, shared),
     },
     ToolsService,
+    // Tells the MCP server's streams, on every replica, when an agent's tools change.
+    AgentToolChanges,
     // Loaded and validated at boot: a bad toolkit file stops the service with the file and field named.
     { provide: ToolCatalog, useFactory: () => loadToolCatalog() },
     CatalogPages,
@@ -53,6 +56,6 @@ import { ToolsService } from './tools.service';
     OAuth2AuthorizationService,
     { provide: OAuth2AccessTokens, useExisting: OAuth2GrantsService },
   ],
-  exports: [TOOLS_CONFIG, McpToolkits, ToolExecutorRegistry, OAuth2GrantsService],
+  exports: [AgentToolChanges, TOOLS_CONFIG, McpToolkits, ToolExecutorRegistry, OAuth2GrantsService],
 })
 export class ToolsModule {}
