@@ -1,7 +1,10 @@
 import { AgentToolChanges } from '../src/tools';
 import { TOOL_CHANGES_APPLICATION_NAME } from '../src/tools/agent-tool-changes';
+import { OAuth2GrantsService } from '../src/tools/oauth2/oauth2-grants.service';
 import { eventually } from './support/eventually';
 import { aTool } from './support/factories';
+import { ManualClock } from './support/manual-clock';
+import { McpTestServer } from './support/mcp-test-server';
 import {
   followToCallback,
   GOOGLE_STAND_IN,
@@ -52,15 +55,38 @@ const remove = (app: TestApp, org: string, id: string) =>
     .set(bearer(tokenFor({ org })))
     .expect(204);
 
+/** Walks the user through the provider's consent to the callback, on `app`. */
+async function consent(app: TestApp, tool: { oauth2_url: string }): Promise<void> {
+  const callback = await followToCallback(tool.oauth2_url, GOOGLE_STAND_IN.callback);
+  await app.http().get(`${callback.pathname}${callback.search}`).expect(200);
+}
+
+const getTool = async (app: TestApp, org: string, id: string) =>
+  (
+    await app
+      .http()
+      .get(`/v1/tools/${id}`)
+      .set(bearer(tokenFor({ org })))
+      .expect(200)
+  ).body.data as { authorization_status: string };
+
 describe('Agent tool changes (e2e)', () => {
+  let oidc: OidcProvider;
+  let clock: ManualClock;
   let t: TestApp;
   let org: string;
 
   beforeAll(async () => {
-    t = await startApp();
+    oidc = await startGoogleStandIn({ accessTokenTtl: 3600 });
+    clock = new ManualClock();
+    t = await startApp(googleEnv(oidc), { clock });
   });
-  afterAll(() => t?.close());
+  afterAll(async () => {
+    await t?.close();
+    await oidc?.close();
+  });
   beforeEach(() => (org = newOrganization()));
+  afterEach(() => oidc.control({ revokeRefreshTokens: false }));
 
   it("tells the agent's listeners once when a tool is attached, and no one else", async () => {
     const agent = listen(t, org);
@@ -102,6 +128,30 @@ describe('Agent tool changes (e2e)', () => {
     failing();
   });
 
+  it('tells them when an authorization completes, starts again, or is refused at a refresh', async () => {
+    const agent = listen(t, org);
+    const tool = await attach(t, org, { name: 'Google.SendEmail' });
+    expect([tool.authorization_status, agent.told()]).toEqual(['pending', 1]);
+
+    await consent(t, tool);
+    expect((await getTool(t, org, tool.id)).authorization_status).toBe('completed');
+    expect(agent.told()).toBe(2);
+
+    // Covered by the agent's grant: completed again at once.
+    await t
+      .http()
+      .post(`/v1/tools/${tool.id}/authorize`)
+      .set(bearer(tokenFor({ org })))
+      .expect(200);
+    expect(agent.told()).toBe(3);
+
+    await oidc.control({ revokeRefreshTokens: true });
+    clock.advance(3600 * 1000 + 60_000);
+    expect(await t.app.get(OAuth2GrantsService).accessToken(org, 'agent-1', 'google')).toBeNull();
+    expect((await getTool(t, org, tool.id)).authorization_status).toBe('failed');
+    expect(agent.told()).toBe(4);
+  });
+
   it('counts the same function subscribed twice as two listeners, each stopped on its own', async () => {
     const changes = t.app.get(AgentToolChanges);
     let told = 0;
@@ -116,6 +166,34 @@ describe('Agent tool changes (e2e)', () => {
     second();
     await changes.publish(org, 'agent-1');
     expect(told).toBe(3);
+  });
+});
+
+describe('Agent tool changes when an MCP server changes its tools (e2e)', () => {
+  let tracker: McpTestServer;
+  let t: TestApp;
+
+  beforeAll(async () => {
+    tracker = await McpTestServer.start();
+    t = await startApp({ MCP_SERVERS: JSON.stringify([{ id: 'tracker', url: tracker.url }]) });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await tracker?.close();
+  });
+
+  it("tells every listener of this process, as any agent's tool may be the server's", async () => {
+    const listeners = [listen(t, newOrganization()), listen(t, newOrganization(), 'agent-2')];
+    await tracker.addTool({
+      tool: { name: 'ping', description: 'Pings.', inputSchema: { type: 'object' } },
+      run: () => ({ content: [{ type: 'text', text: 'pong' }] }),
+    });
+    await eventually(async () => expect(listeners.map((l) => l.told())).toEqual([1, 1]));
+
+    // Listed again unchanged: no one is told.
+    await tracker.removeTool('absent');
+    await settle();
+    expect(listeners.map((l) => l.told())).toEqual([1, 1]);
   });
 });
 
@@ -172,14 +250,8 @@ onPostgres('Agent tool changes on replicas (e2e, PostgreSQL)', () => {
     expect(tool.authorization_status).toBe('pending');
     await eventually(async () => expect(onB.told()).toBe(1));
 
-    const callback = await followToCallback(tool.oauth2_url, GOOGLE_STAND_IN.callback);
-    await a.http().get(`${callback.pathname}${callback.search}`).expect(200);
-    const completed = await b
-      .http()
-      .get(`/v1/tools/${tool.id}`)
-      .set(bearer(tokenFor({ org })))
-      .expect(200);
-    expect(completed.body.data.authorization_status).toBe('completed');
+    await consent(a, tool);
+    expect((await getTool(b, org, tool.id)).authorization_status).toBe('completed');
     await eventually(async () => expect(onB.told()).toBe(2));
 
     await remove(a, org, tool.id);

@@ -107,6 +107,16 @@ export class AgentToolChanges implements OnApplicationBootstrap, OnApplicationSh
     }
   }
 
+  /**
+   * Tells every listener of this process to look again: the catalog this process serves changed
+   * (an MCP server's tools, which each replica lists on its own), and any agent's tools may read
+   * differently now. Not sent to other replicas: each tells its own listeners when its catalog
+   * changes.
+   */
+  catalogChanged(): void {
+    this.deliverToAll();
+  }
+
   /** Calls `listener` whenever the agent's tools change; answers the function that stops it. */
   subscribe(organizationId: string, agentId: string, listener: () => void): () => void {
     const key = agentKey(organizationId, agentId);
@@ -151,7 +161,7 @@ export class AgentToolChanges implements OnApplicationBootstrap, OnApplicationSh
     }
     this.failedAttempts = 0;
     // Whatever was notified while this process was not listening is lost: everyone looks again.
-    for (const key of [...this.listeners.keys()]) this.deliver(key);
+    this.deliverToAll();
   }
 
   private scheduleConnect(delayMs: number): void {
@@ -159,6 +169,10 @@ export class AgentToolChanges implements OnApplicationBootstrap, OnApplicationSh
     clearTimeout(this.reconnectTimer);
     this.reconnectTimer = setTimeout(() => void this.connect(), delayMs);
     this.reconnectTimer.unref();
+  }
+
+  private deliverToAll(): void {
+    for (const key of [...this.listeners.keys()]) this.deliver(key);
   }
 
   private deliver(key: string): void {
