@@ -13,6 +13,7 @@ import {
   startGoogleStandIn,
 } from './support/oidc-provider';
 import { onPostgres, queryOn } from './support/replica-processes';
+import { TcpProxy } from './support/tcp-proxy';
 import {
   bearer,
   createTestDatabase,
@@ -280,5 +281,29 @@ onPostgres('Agent tool changes on replicas (e2e, PostgreSQL)', () => {
     await eventually(async () => expect(onB.told()).toBe(2));
     await settle();
     expect([onA.told(), onB.told()]).toEqual([2, 2]);
+  });
+
+  it('keeps trying while the database is away, and tells its listeners once it is back', async () => {
+    const { proxy, url } = await TcpProxy.forDatabaseUrl(database.url);
+    const c = await startApp({ DATABASE_URL: url });
+    try {
+      const onC = listen(c, org);
+      proxy.cut();
+      // Refused a few times over (its retries start at 100 ms).
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      await attach(a, org); // sent while c cannot hear it
+      expect(onC.told()).toBe(0);
+      proxy.restore();
+      await eventually(async () => expect(onC.told()).toBe(1));
+
+      await attach(a, org);
+      await eventually(async () => expect(onC.told()).toBe(2));
+      await settle();
+      expect(onC.told()).toBe(2);
+      expect(c.logs()).not.toMatch(/\n\s+at /); // no stack traces for an outage
+    } finally {
+      await c.close();
+      await proxy.close();
+    }
   });
 });
