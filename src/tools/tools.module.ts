@@ -1,3 +1,4 @@
+import { AgentToolbox } from './agent-toolbox.service';
 import { CatalogPages } from './catalog/catalog-pages';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
@@ -52,7 +53,9 @@ import { ToolsService } from './tools.service';
     OAuth2GrantsService,
     OAuth2AuthorizationService,
     { provide: OAuth2AccessTokens, useExisting: OAuth2GrantsService },
+    // An agent's tools as its MCP server (src/mcp-server) lists and calls them.
+    AgentToolbox,
   ],
-  exports: [TOOLS_CONFIG, McpToolkits, ToolExecutorRegistry, OAuth2GrantsService],
+  exports: [TOOLS_CONFIG, McpToolkits, ToolExecutorRegistry, OAuth2GrantsService, AgentToolbox],
 })
 export class ToolsModule {}
