@@ -1,4 +1,5 @@
 import { AgentToolChanges } from './agent-tool-changes';
+import { AgentToolbox } from './agent-toolbox.service';
 import { CatalogPages } from './catalog/catalog-pages';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
@@ -55,7 +56,16 @@ import { ToolsService } from './tools.service';
     OAuth2GrantsService,
     OAuth2AuthorizationService,
     { provide: OAuth2AccessTokens, useExisting: OAuth2GrantsService },
+    // An agent's tools as its MCP server (src/mcp-server) lists and calls them.
+    AgentToolbox,
   ],
-  exports: [AgentToolChanges, TOOLS_CONFIG, McpToolkits, ToolExecutorRegistry, OAuth2GrantsService],
+  exports: [
+    AgentToolChanges,
+    AgentToolbox,
+    TOOLS_CONFIG,
+    McpToolkits,
+    ToolExecutorRegistry,
+    OAuth2GrantsService,
+  ],
 })
 export class ToolsModule {}

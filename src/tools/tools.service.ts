@@ -54,7 +54,10 @@ function authorizationColumns(
 }
 
 /** Of several attachments of one tool, the one that tells best whether the agent can use it. */
-function preferredAttachment(current: ToolEntity | undefined, candidate: ToolEntity): ToolEntity {
+export function preferredAttachment(
+  current: ToolEntity | undefined,
+  candidate: ToolEntity,
+): ToolEntity {
   if (!current) return candidate;
   const rank = (tool: ToolEntity) => (tool.authorizationStatus === 'completed' ? 1 : 0);
   if (rank(candidate) !== rank(current))
