@@ -1,3 +1,7 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { AddressInfo } from 'node:net';
 import { AgentToolChanges } from '../src/tools';
 import { TOOL_CHANGES_APPLICATION_NAME } from '../src/tools/agent-tool-changes';
 import { OAuth2GrantsService } from '../src/tools/oauth2/oauth2-grants.service';
@@ -304,6 +308,56 @@ onPostgres('Agent tool changes on replicas (e2e, PostgreSQL)', () => {
     } finally {
       await c.close();
       await proxy.close();
+    }
+  });
+
+  it("tells an MCP client holding replica B's event stream of a third tool attached on replica A", async () => {
+    await b.app.listen(0, '127.0.0.1');
+    const { port } = b.app.getHttpServer().address() as AddressInfo;
+    const agent = 'agent-mcp';
+    await attach(a, org, { agent_id: agent, name: 'Math.Calculate' });
+    await attach(a, org, { agent_id: agent, name: 'Time.CurrentTime' });
+
+    const client = new Client({ name: 'agent-tool-changes-e2e', version: '1.0.0' });
+    const names = async () => (await client.listTools()).tools.map((tool) => tool.name);
+    /** What the client listed each time it was told, as a host does. */
+    const listedWhenTold: string[][] = [];
+    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+      listedWhenTold.push(await names());
+    });
+    await client.connect(
+      new StreamableHTTPClientTransport(
+        new URL(`http://127.0.0.1:${port}/v1/agents/${agent}/mcp`),
+        {
+          requestInit: { headers: bearer(tokenFor({ org })) },
+        },
+      ),
+    );
+    try {
+      const before = await names();
+      expect(before).toEqual(expect.arrayContaining(['Math_Calculate', 'Time_CurrentTime']));
+      // The client opens its event stream after initializing: told once it holds it.
+      await eventually(async () => {
+        await a.app.get(AgentToolChanges).publish(org, agent);
+        expect(listedWhenTold.length).toBeGreaterThan(0);
+      });
+      await settle();
+      listedWhenTold.length = 0;
+
+      await attach(a, org, {
+        agent_id: agent,
+        name: 'Weather.GetCurrentWeather',
+        api_key: 'openweather-key',
+      });
+      // Told after the commit: the list it reads at once has the third tool.
+      const after = [...before, 'Weather_GetCurrentWeather'];
+      await eventually(async () => expect(listedWhenTold).toHaveLength(1));
+      expect(listedWhenTold[0]).toEqual(expect.arrayContaining(after));
+      expect(listedWhenTold[0]).toHaveLength(after.length);
+      await settle();
+      expect(listedWhenTold).toHaveLength(1);
+    } finally {
+      await client.close();
     }
   });
 });
