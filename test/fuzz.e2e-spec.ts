@@ -484,10 +484,9 @@ describe('Fuzz: no input gives a 5xx (e2e)', () => {
       });
       await fc.assert(
         fc.asyncProperty(requests, async ({ agent, method, accept, protocol, body }) => {
-          let call = t
-            .http()
-            [method](`/v1/agents/${encode(agent)}/mcp`)
-            .set(auth);
+          const agentPath = `/v1/agents/${encode(agent)}/mcp`;
+          const http = t.http();
+          let call = (method === 'post' ? http.post(agentPath) : http.delete(agentPath)).set(auth);
           if (accept !== undefined) call = call.set('Accept', accept);
           if (protocol !== undefined) call = call.set('MCP-Protocol-Version', encode(protocol));
           if (method === 'post') call = call.set('Content-Type', 'application/json').send(body);
