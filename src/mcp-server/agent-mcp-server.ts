@@ -157,18 +157,12 @@ export function toCallToolResult(call: AgentToolCall): CallToolResult {
       _meta: meta,
     };
   }
-  const value = call.output.value;
-  // structuredContent is an object; any other value (7.5, a list) is carried as `{ value }`.
-  const structured = isObject(value) ? value : { value };
   return {
-    content: [{ type: 'text', text: JSON.stringify(value) }],
-    structuredContent: structured,
+    content: [{ type: 'text', text: JSON.stringify(call.output.value) }],
+    ...(call.structuredContent && { structuredContent: call.structuredContent }),
     _meta: meta,
   };
 }
-
-const isObject = (value: JsonValue): value is { [key: string]: JsonValue } =>
-  value !== null && typeof value === 'object' && !Array.isArray(value);
 
 const isRefusal = (error: ProblemException) =>
   !isBadParams(error) && (error.status < 500 || error.code === 'busy');
