@@ -171,7 +171,7 @@ describe('The agent MCP server, /v1/agents/{agent_id}/mcp (e2e)', () => {
       });
 
       expect(result).toMatchObject({
-        structuredContent: { value: 7.5 },
+        structuredContent: { result: 7.5 },
         content: [{ type: 'text', text: '7.5' }],
       });
       expect(result.isError).toBeFalsy();

@@ -5,7 +5,7 @@ import { Principal } from '../common/auth/principal';
 import { ProblemException } from '../common/http/problem';
 import { AgentToolbox } from '../tools';
 import { AgentToolChanges } from './agent-tool-changes';
-import { agentMcpServer } from './agent-mcp-server';
+import { agentMcpServer, connectAgentMcpServer } from './agent-mcp-server';
 import { MCP_SERVER_CONFIG, McpServerConfig } from './mcp-server.config';
 
 /**
@@ -42,7 +42,7 @@ export class AgentMcpEndpoint implements OnModuleDestroy, OnApplicationShutdown 
       enableJsonResponse: true,
     });
     response.on('close', () => void server.close());
-    await server.connect(transport);
+    await connectAgentMcpServer(server, transport);
     // The body was parsed (and bounded to 1 MiB) like every other JSON body of the API.
     await transport.handleRequest(request, response, request.body);
   }
@@ -90,7 +90,7 @@ export class AgentMcpEndpoint implements OnModuleDestroy, OnApplicationShutdown 
       void server.close();
     });
     restartIdleTimer();
-    await server.connect(transport);
+    await connectAgentMcpServer(server, transport);
     await transport.handleRequest(request, response);
   }
 

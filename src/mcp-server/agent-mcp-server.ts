@@ -1,12 +1,16 @@
 import { Logger } from '@nestjs/common';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   CallToolRequestSchema,
   CallToolResult,
   ErrorCode,
+  InitializeRequestSchema,
+  isJSONRPCRequest,
   ListToolsRequestSchema,
   ListToolsResult,
   McpError,
+  PingRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { Principal } from '../common/auth/principal';
 import { ProblemException } from '../common/http/problem';
@@ -86,6 +90,41 @@ export function agentMcpServer(
   return server;
 }
 
+/** The requests this server answers, by method, with the schema their params must fit. */
+const REQUEST_SCHEMAS = {
+  initialize: InitializeRequestSchema,
+  ping: PingRequestSchema,
+  'tools/list': ListToolsRequestSchema,
+  'tools/call': CallToolRequestSchema,
+} as const;
+
+/**
+ * Connects the server to its transport, answering a request whose params do not fit its method
+ * with InvalidParams (-32602), as JSON-RPC says: the SDK would parse them in its handler and
+ * answer an internal error (-32603) instead.
+ */
+export async function connectAgentMcpServer(server: Server, transport: Transport): Promise<void> {
+  await server.connect(transport);
+  const handle = transport.onmessage;
+  transport.onmessage = (message, extra) => {
+    const schema = isJSONRPCRequest(message)
+      ? REQUEST_SCHEMAS[message.method as keyof typeof REQUEST_SCHEMAS]
+      : undefined;
+    if (isJSONRPCRequest(message) && schema && !schema.safeParse(message).success) {
+      void transport.send({
+        jsonrpc: '2.0',
+        id: message.id,
+        error: {
+          code: ErrorCode.InvalidParams,
+          message: `The params of ${message.method} are not valid.`,
+        },
+      });
+      return;
+    }
+    handle?.(message, extra);
+  };
+}
+
 /** A page ends after a tool's name: the next one starts after it, whatever came or went since. */
 const cursorAfter = (name: string) => Buffer.from(name, 'utf8').toString('base64url');
 
@@ -118,18 +157,12 @@ export function toCallToolResult(call: AgentToolCall): CallToolResult {
       _meta: meta,
     };
   }
-  const value = call.output.value;
-  // structuredContent is an object; any other value (7.5, a list) is carried as `{ value }`.
-  const structured = isObject(value) ? value : { value };
   return {
-    content: [{ type: 'text', text: JSON.stringify(value) }],
-    structuredContent: structured,
+    content: [{ type: 'text', text: JSON.stringify(call.output.value) }],
+    ...(call.structuredContent && { structuredContent: call.structuredContent }),
     _meta: meta,
   };
 }
-
-const isObject = (value: JsonValue): value is { [key: string]: JsonValue } =>
-  value !== null && typeof value === 'object' && !Array.isArray(value);
 
 const isRefusal = (error: ProblemException) =>
   !isBadParams(error) && (error.status < 500 || error.code === 'busy');

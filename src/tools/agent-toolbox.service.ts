@@ -19,7 +19,13 @@ import { preferredAttachment, ToolsService } from './tools.service';
 export const AGENTLINE_TOOLKIT = 'Agentline';
 
 export type AgentToolCall =
-  | { kind: 'ran'; executionId: string; output: ToolOutput }
+  | {
+      kind: 'ran';
+      executionId: string;
+      output: ToolOutput;
+      /** A value as MCP's `structuredContent`, matching the tool's `outputSchema`. */
+      structuredContent?: Record<string, JsonValue>;
+    }
   /** The agent's attachment cannot run until its user authorizes it (at `oauth2Url`, if any). */
   | {
       kind: 'authorization_required';
@@ -94,7 +100,12 @@ export class AgentToolbox {
         { input },
         origin,
       );
-      return { kind: 'ran', executionId: execution.id, output };
+      return {
+        kind: 'ran',
+        executionId: execution.id,
+        output,
+        ...('value' in output && { structuredContent: toStructuredContent(spec, output.value) }),
+      };
     } catch (error) {
       // A completed tool whose grant has no live token left: the user authorizes again.
       if (error instanceof ProblemException && error.code === 'authorization_required') {
@@ -159,4 +170,22 @@ function authorizationDetail(tool: ToolEntity, spec: ToolSpecificationDefinition
   return tool.oauth2Url
     ? `${spec.qualifiedName} cannot run: its authorization with provider '${provider}' is ${status}. Ask the user to open ${tool.oauth2Url} and authorize, then call it again.`
     : `${spec.qualifiedName} cannot run: its authorization with provider '${provider}' is ${status}; authorize it again with POST /v1/tools/${tool.id}/authorize.`;
+}
+
+/**
+ * MCP's `structuredContent` is a JSON object: a value that is one (of a tool whose output is an
+ * object) is given as it is; anything else (a number, a list, a tool that may answer null) as
+ * `{ "result": value }`, the wrapping the catalog's `outputSchema` describes (issue 21, built-in
+ * tools described for MCP hosts).
+ */
+function toStructuredContent(
+  spec: ToolSpecificationDefinition,
+  value: JsonValue,
+): Record<string, JsonValue> {
+  const { output } = spec;
+  const wrapped =
+    spec.origin.kind === 'builtin' &&
+    (output.value_schema.val_type !== 'json' || output.available_modes.includes('null'));
+  const isObject = value !== null && typeof value === 'object' && !Array.isArray(value);
+  return !wrapped && isObject ? value : { result: value };
 }
