@@ -24,6 +24,7 @@ const MAY_IMPORT = {
   channels: ['agent-events', 'metrics', 'health'],
   scheduler: ['channels', 'tools', 'agent-events', 'metrics', 'health'],
   'agentline-toolkit': ['scheduler', 'channels', 'tools', 'metrics', 'health'],
+  'mcp-server': ['tools', 'metrics', 'health'],
 };
 const FEATURES = Object.keys(MAY_IMPORT);
 

@@ -25,6 +25,7 @@ import { ChannelWatermarks1764700300000 } from './1764700300000-channel-watermar
 import { WhatsappTemplates1764800000000 } from './1764800000000-whatsapp-templates';
 import { DeliveryRichContent1764800100000 } from './1764800100000-delivery-rich-content';
 import { TemplateSyncAndMarketingOptOuts1764800300000 } from './1764800300000-template-sync-and-marketing-opt-outs';
+import { ToolExecutionMcpRequestId1764900100000 } from './1764900100000-tool-execution-mcp-request-id';
 
 /** Every migration in order. Migrations are never edited after they land; add a new one. */
 export const MIGRATIONS = [
@@ -55,4 +56,5 @@ export const MIGRATIONS = [
   WhatsappTemplates1764800000000,
   DeliveryRichContent1764800100000,
   TemplateSyncAndMarketingOptOuts1764800300000,
+  ToolExecutionMcpRequestId1764900100000,
 ];

@@ -16,6 +16,7 @@ import { loadConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health';
+import { McpServerModule, readMcpServerConfig } from './mcp-server';
 import { MetricsModule, readMetricsConfig } from './metrics';
 import { IdempotencyInterceptor } from './common/idempotency/idempotency.interceptor';
 import { IdempotencyModule } from './common/idempotency/idempotency.module';
@@ -34,7 +35,8 @@ export function readConfiguration(env: NodeJS.ProcessEnv = process.env) {
   const tools = readToolsConfig(env, app);
   const agentEvents = readAgentEventsConfig(env);
   const metrics = readMetricsConfig(env);
-  return { app, channels, scheduler, tools, agentEvents, metrics };
+  const mcpServer = readMcpServerConfig(env);
+  return { app, channels, scheduler, tools, agentEvents, metrics, mcpServer };
 }
 
 @Module({
@@ -51,6 +53,7 @@ export function readConfiguration(env: NodeJS.ProcessEnv = process.env) {
     ChannelsModule,
     SchedulerModule,
     AgentlineToolkitModule,
+    McpServerModule,
     HealthModule.register({ imports: [SchedulerModule], ticks: SchedulerEngine }),
     IdempotencyModule,
   ],

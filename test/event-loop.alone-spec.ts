@@ -241,6 +241,58 @@ describe('Event loop under hostile tool input (e2e)', () => {
     }
   });
 
+  it('answers /health within 200 ms while MCP messages of about 1 MiB arrive at /v1/agents/{agent_id}/mcp', async () => {
+    await attach('Math.Calculate');
+    const call = (id: number, name: string, args: Record<string, unknown>) => ({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name, arguments: args },
+    });
+    const messages = [
+      // Objects past the 1,000-key bound are refused while parsing, as on every route (400).
+      { status: 400, message: call(1, 'Math_Calculate', { variables: manyKeys(120_000) }) },
+      { status: 400, message: call(2, 'Nope_Nothing', { nested: manyKeys(120_000) }) },
+      // Within it: 999 variables checked against the tool's schema and run.
+      {
+        status: 200,
+        message: call(3, 'Math_Calculate', { expression: 'k1 + k2', variables: manyKeys(999) }),
+      },
+      // The costliest schedule preview, run by the Agentline toolkit in its thread.
+      {
+        status: 200,
+        message: call(
+          4,
+          'Agentline_PreviewSchedule',
+          WORST_INPUTS['Agentline.PreviewSchedule']('', ''),
+        ),
+      },
+      // A batch of list requests, each with a cursor of about 100 KB.
+      {
+        status: 200,
+        message: Array.from({ length: 10 }, (_, i) => ({
+          jsonrpc: '2.0',
+          id: 10 + i,
+          method: 'tools/list',
+          params: { cursor: filled('QQ', 100_000) },
+        })),
+      },
+    ];
+    for (const { status, message } of messages) {
+      const { res, healthMs } = await healthWhile(
+        t
+          .http()
+          .post('/v1/agents/agent-1/mcp')
+          .set(auth)
+          .set('Accept', 'application/json, text/event-stream')
+          .set('Content-Type', 'application/json')
+          .send(JSON.stringify(message)),
+      );
+      expect(res.status).toBe(status);
+      expect({ slow: healthMs.filter((ms) => ms >= HEALTH_WITHIN_MS) }).toEqual({ slow: [] });
+    }
+  });
+
   it('answers /health within 200 ms while a typed field holds 145 objects of 1,000 keys', async () => {
     // Each object is within the per-object bound; together they cost class-transformer 250 ms.
     const channel = await givenWhatsappChannel(t, auth);

@@ -409,6 +409,104 @@ describe('Fuzz: no input gives a 5xx (e2e)', () => {
     Math.max(60_000, RUNS * 200),
   );
 
+  /**
+   * The MCP endpoint (JSON-RPC, left out of the OpenAPI document): hostile JSON-RPC messages and
+   * batches, tool names and arguments. Never a 5xx, nor a JSON-RPC internal error; an HTTP error
+   * is problem+json (our guards) or a JSON-RPC error (the transport's).
+   */
+  it(
+    'answers every generated MCP message below 500, never with an internal error',
+    async () => {
+      const toolNames = fc.constantFrom(
+        'Math_Calculate',
+        'Agentline_PreviewSchedule',
+        'Agentline_ListFollowUps',
+        'Agentline_CancelFollowUp',
+        'Text_CountWords',
+        'Nope_Nothing',
+        '_',
+        'Math_',
+      );
+      const params = fc.oneof(
+        fc.record(
+          { name: fc.oneof(toolNames, text), arguments: fc.oneof(plausible('input'), jsonValue) },
+          { requiredKeys: [] },
+        ),
+        fc.record(
+          { cursor: fc.oneof(text, fc.constantFrom('TWF0aF9DYWxjdWxhdGU', 'QQ')) },
+          { requiredKeys: [] },
+        ),
+        fc.record({
+          protocolVersion: fc.oneof(fc.constantFrom('2025-06-18', '2025-03-26'), text),
+          capabilities: jsonValue,
+          clientInfo: jsonValue,
+        }),
+        jsonValue,
+      );
+      const message = fc.record(
+        {
+          jsonrpc: fc.oneof(fc.constant('2.0'), text),
+          id: fc.oneof(fc.integer(), text, fc.constant(null), jsonValue),
+          method: fc.oneof(
+            fc.constantFrom(
+              'tools/list',
+              'tools/call',
+              'initialize',
+              'ping',
+              'notifications/initialized',
+            ),
+            text,
+          ),
+          params,
+        },
+        { requiredKeys: ['jsonrpc', 'method'] },
+      );
+      const requests = fc.record({
+        agent: fc.oneof(fc.constant('agent-1'), text),
+        method: fc.constantFrom('post', 'post', 'post', 'delete') as fc.Arbitrary<
+          'post' | 'delete'
+        >,
+        accept: fc.constantFrom(
+          'application/json, text/event-stream',
+          'application/json',
+          undefined,
+        ),
+        protocol: fc.option(fc.oneof(fc.constant('2025-06-18'), text), { nil: undefined }),
+        body: fc.oneof(
+          { weight: 6, arbitrary: message.map((json) => JSON.stringify(json)) },
+          {
+            weight: 2,
+            arbitrary: fc.array(message, { maxLength: 4 }).map((json) => JSON.stringify(json)),
+          },
+          { weight: 1, arbitrary: jsonValue.map((json) => JSON.stringify(json) ?? 'null') },
+          { weight: 1, arbitrary: fc.string({ maxLength: 30 }) },
+        ),
+      });
+      await fc.assert(
+        fc.asyncProperty(requests, async ({ agent, method, accept, protocol, body }) => {
+          const agentPath = `/v1/agents/${encode(agent)}/mcp`;
+          const http = t.http();
+          let call = (method === 'post' ? http.post(agentPath) : http.delete(agentPath)).set(auth);
+          if (accept !== undefined) call = call.set('Accept', accept);
+          if (protocol !== undefined) call = call.set('MCP-Protocol-Version', encode(protocol));
+          if (method === 'post') call = call.set('Content-Type', 'application/json').send(body);
+          const res = await call;
+          stats.requests++;
+          stats.byStatus.set(res.status, (stats.byStatus.get(res.status) ?? 0) + 1);
+          if (res.status >= 500) stats.serverErrors++;
+          expect(res.status).toBeLessThan(500);
+          const answers = [res.body].flat() as { error?: { code: number } }[];
+          for (const answer of answers) expect(answer?.error?.code).not.toBe(-32603);
+          if (res.status >= 400 && !res.body?.jsonrpc) {
+            expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+          }
+        }),
+        { numRuns: RUNS, seed: SEED, endOnFailure: process.env.FUZZ_SHRINK !== 'true' },
+      );
+    },
+    Math.max(60_000, RUNS * 200),
+  );
+
   describe('per-item isolation of signed webhook notifications', () => {
     const timestamps = fc.oneof(
       fc.constant(String(Math.floor(Date.now() / 1000))),

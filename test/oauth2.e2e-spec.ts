@@ -2,14 +2,21 @@ import { DataSource } from 'typeorm';
 import { OAuth2GrantsService } from '../src/tools/oauth2/oauth2-grants.service';
 import { aTool } from './support/factories';
 import { ManualClock } from './support/manual-clock';
-import { followToCallback, OidcProvider, startOidcProvider } from './support/oidc-provider';
+import {
+  followToCallback,
+  GOOGLE_STAND_IN,
+  googleEnv,
+  OidcProvider,
+  startGoogleStandIn,
+} from './support/oidc-provider';
 import { bearer, newOrganization, startApp, TestApp, tokenFor } from './support/test-app';
 
-const PUBLIC_URL = 'http://agentline.test';
-const CALLBACK = `${PUBLIC_URL}/v1/oauth2/callback`;
-const CLIENT_ID = 'agentline-test-client';
-const CLIENT_SECRET = 'agentline-test-client-secret-0123456789';
-const GMAIL_SEND = 'https://www.googleapis.com/auth/gmail.send';
+const {
+  callback: CALLBACK,
+  clientId: CLIENT_ID,
+  clientSecret: CLIENT_SECRET,
+  gmailSend: GMAIL_SEND,
+} = GOOGLE_STAND_IN;
 const GMAIL_READ = 'https://www.googleapis.com/auth/gmail.readonly';
 const MINUTE = 60_000;
 /** The provider's access token lifetime, in seconds. */
@@ -30,17 +37,6 @@ interface Authorization {
   token_status: string;
 }
 
-/** The environment that makes the test's oidc-provider agentline's `google`. */
-const googleEnv = (oidc: OidcProvider) => ({
-  PUBLIC_URL,
-  OAUTH_GOOGLE_CLIENT_ID: CLIENT_ID,
-  OAUTH_GOOGLE_CLIENT_SECRET: CLIENT_SECRET,
-  OAUTH_GOOGLE_AUTHORIZE_URL: `${oidc.url}/auth`,
-  OAUTH_GOOGLE_TOKEN_URL: `${oidc.url}/token`,
-  OAUTH_GOOGLE_SCOPES: 'openid offline_access',
-  OAUTH_HTTP_TIMEOUT_MS: '1500',
-});
-
 describe('OAuth2 authorization (e2e)', () => {
   let oidc: OidcProvider;
   let t: TestApp;
@@ -49,10 +45,7 @@ describe('OAuth2 authorization (e2e)', () => {
   let auth: Record<string, string>;
 
   beforeAll(async () => {
-    oidc = await startOidcProvider({
-      clientId: CLIENT_ID,
-      clientSecret: CLIENT_SECRET,
-      redirectUri: CALLBACK,
+    oidc = await startGoogleStandIn({
       scopes: [GMAIL_SEND, GMAIL_READ],
       accessTokenTtl: ACCESS_TOKEN_TTL,
     });
@@ -453,12 +446,7 @@ describe('OAuth2 callback redirects (e2e)', () => {
   let auth: Record<string, string>;
 
   beforeAll(async () => {
-    oidc = await startOidcProvider({
-      clientId: CLIENT_ID,
-      clientSecret: CLIENT_SECRET,
-      redirectUri: CALLBACK,
-      scopes: [GMAIL_SEND],
-    });
+    oidc = await startGoogleStandIn();
     t = await startApp({
       ...googleEnv(oidc),
       OAUTH_SUCCESS_URL: 'https://app.example.com/connected?from=agentline',

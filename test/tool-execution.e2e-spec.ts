@@ -627,6 +627,7 @@ describe('Tool execution (e2e)', () => {
         error: null,
         truncated: false,
         duration_ms: expect.any(Number),
+        mcp_request_id: null,
         organization_id: org,
         created_by: 'dana',
         created_at: NOW + 3000,

@@ -1,3 +1,5 @@
+import { AgentToolChanges } from './agent-tool-changes';
+import { AgentToolbox } from './agent-toolbox.service';
 import { CatalogPages } from './catalog/catalog-pages';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
@@ -31,6 +33,8 @@ import { ToolsService } from './tools.service';
       useFactory: (shared: AppConfig): ToolsConfig => readToolsConfig(process.env, shared),
     },
     ToolsService,
+    // Tells the MCP server's streams, on every replica, when an agent's tools change.
+    AgentToolChanges,
     // Loaded and validated at boot: a bad toolkit file stops the service with the file and field named.
     { provide: ToolCatalog, useFactory: () => loadToolCatalog() },
     CatalogPages,
@@ -52,7 +56,16 @@ import { ToolsService } from './tools.service';
     OAuth2GrantsService,
     OAuth2AuthorizationService,
     { provide: OAuth2AccessTokens, useExisting: OAuth2GrantsService },
+    // An agent's tools as its MCP server (src/mcp-server) lists and calls them.
+    AgentToolbox,
   ],
-  exports: [TOOLS_CONFIG, McpToolkits, ToolExecutorRegistry, OAuth2GrantsService],
+  exports: [
+    AgentToolChanges,
+    AgentToolbox,
+    TOOLS_CONFIG,
+    McpToolkits,
+    ToolExecutorRegistry,
+    OAuth2GrantsService,
+  ],
 })
 export class ToolsModule {}

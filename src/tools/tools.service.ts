@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { In, Repository } from 'typeorm';
 import { Principal } from '../common/auth/principal';
+import { AgentToolChanges } from './agent-tool-changes';
 import { Clock } from '../common/clock';
 import { SecretBox } from '../common/crypto/secret-box';
 import { byteBoundedPage } from '../common/http/byte-bounded-page';
@@ -53,7 +54,10 @@ function authorizationColumns(
 }
 
 /** Of several attachments of one tool, the one that tells best whether the agent can use it. */
-function preferredAttachment(current: ToolEntity | undefined, candidate: ToolEntity): ToolEntity {
+export function preferredAttachment(
+  current: ToolEntity | undefined,
+  candidate: ToolEntity,
+): ToolEntity {
   if (!current) return candidate;
   const rank = (tool: ToolEntity) => (tool.authorizationStatus === 'completed' ? 1 : 0);
   if (rank(candidate) !== rank(current))
@@ -72,6 +76,7 @@ export class ToolsService {
     private readonly grants: OAuth2GrantsService,
     private readonly providers: OAuth2ProviderRegistry,
     private readonly catalogPages: CatalogPages,
+    private readonly changes: AgentToolChanges,
   ) {}
 
   async createTool(principal: Principal, dto: CreateToolDto): Promise<ToolEntity> {
@@ -115,6 +120,7 @@ export class ToolsService {
       await db.insert(ToolEntity, tool);
       if (start?.status === 'pending') await db.insert(OAuth2StateEntity, start.state);
     });
+    await this.changes.publish(tool.organizationId, tool.agentId);
     return tool;
   }
 
@@ -170,6 +176,8 @@ export class ToolsService {
       );
       if (start.status === 'pending') await db.insert(OAuth2StateEntity, start.state);
     });
+    // A completed tool may be pending again (a grant that no longer covers it), or completed now.
+    await this.changes.publish(organizationId, tool.agentId);
     return tool;
   }
 
@@ -177,6 +185,7 @@ export class ToolsService {
   async remove(organizationId: string, id: string): Promise<void> {
     const tool = await this.findOne(organizationId, id);
     await this.tools.delete({ id: tool.id, organizationId });
+    await this.changes.publish(organizationId, tool.agentId);
   }
 
   /**

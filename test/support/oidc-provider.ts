@@ -89,3 +89,33 @@ export async function followToCallback(start: string, stopAt: string): Promise<U
   }
   throw new Error('too many redirects');
 }
+
+/** What tests register at the provider as agentline's `google` client. */
+export const GOOGLE_STAND_IN = {
+  publicUrl: 'http://agentline.test',
+  callback: 'http://agentline.test/v1/oauth2/callback',
+  clientId: 'agentline-test-client',
+  clientSecret: 'agentline-test-client-secret-0123456789',
+  gmailSend: 'https://www.googleapis.com/auth/gmail.send',
+};
+
+/** A provider with agentline's test client registered; it grants gmail.send unless told more. */
+export const startGoogleStandIn = (options: Partial<OidcProviderOptions> = {}) =>
+  startOidcProvider({
+    clientId: GOOGLE_STAND_IN.clientId,
+    clientSecret: GOOGLE_STAND_IN.clientSecret,
+    redirectUri: GOOGLE_STAND_IN.callback,
+    scopes: [GOOGLE_STAND_IN.gmailSend],
+    ...options,
+  });
+
+/** The environment that makes the test's provider agentline's `google`. */
+export const googleEnv = (oidc: OidcProvider) => ({
+  PUBLIC_URL: GOOGLE_STAND_IN.publicUrl,
+  OAUTH_GOOGLE_CLIENT_ID: GOOGLE_STAND_IN.clientId,
+  OAUTH_GOOGLE_CLIENT_SECRET: GOOGLE_STAND_IN.clientSecret,
+  OAUTH_GOOGLE_AUTHORIZE_URL: `${oidc.url}/auth`,
+  OAUTH_GOOGLE_TOKEN_URL: `${oidc.url}/token`,
+  OAUTH_GOOGLE_SCOPES: 'openid offline_access',
+  OAUTH_HTTP_TIMEOUT_MS: '1500',
+});

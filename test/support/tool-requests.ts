@@ -18,6 +18,7 @@ export interface ExecutionRecord {
   error: string | null;
   truncated: boolean;
   duration_ms: number;
+  mcp_request_id: string | null;
   organization_id: string;
   created_by: string;
   created_at: number;

@@ -1,7 +1,9 @@
-import { ExecutionContext, Injectable } from '@nestjs/common';
+import { ExecutionContext, Inject, Injectable, SetMetadata } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import type { Request } from 'express';
+import { AppConfig } from '../../config/app-config';
+import { APP_CONFIG } from '../../config/config.module';
 import { ProblemException } from '../http/problem';
 import { AuthFailureLimiter, clientOf } from './auth-failure-limiter';
 import { readBearerToken } from './bearer-token';
@@ -22,8 +24,21 @@ function describeFailure(info: unknown): string {
   return 'The token is missing or not valid.';
 }
 
-const unauthorized = (detail: string) =>
-  new ProblemException('unauthorized', detail, { headers: { 'WWW-Authenticate': 'Bearer' } });
+const unauthorized = (detail: string, challenge: string) =>
+  new ProblemException('unauthorized', detail, { headers: { 'WWW-Authenticate': challenge } });
+
+const PROTECTED_RESOURCE = 'agentline:protected-resource';
+
+/**
+ * Marks routes that are an OAuth 2.0 protected resource with its own RFC 9728 metadata (the MCP
+ * endpoint): their 401 names that document, at `/.well-known/oauth-protected-resource` followed by
+ * the path asked for, under PUBLIC_URL, so that an MCP host can discover how to get a token.
+ */
+export const ProtectedResource = () => SetMetadata(PROTECTED_RESOURCE, true);
+
+/** The well-known location of a resource's metadata (RFC 9728, section 3.1). */
+export const protectedResourceMetadataUrl = (publicUrl: string, path: string) =>
+  `${publicUrl}/.well-known/oauth-protected-resource${path}`;
 
 const clientOfRequest = (request: Request) => clientOf(request.ip ?? request.socket.remoteAddress);
 
@@ -48,6 +63,7 @@ export class JwtAuthGuard extends AuthGuard('jwt') {
     private readonly reflector: Reflector,
     private readonly failures: AuthFailureLimiter,
     private readonly verified: VerifiedTokens,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     super();
   }
@@ -60,7 +76,7 @@ export class JwtAuthGuard extends AuthGuard('jwt') {
     if (isPublic) return true;
     const request = context.switchToHttp().getRequest<Request & { user?: Principal }>();
     const bearer = readBearerToken(request);
-    if ('refusal' in bearer) throw this.refusal(request, bearer.refusal);
+    if ('refusal' in bearer) throw this.refusal(context, bearer.refusal);
     const known = this.verified.get(bearer.token);
     if (known) {
       request.user = known;
@@ -72,12 +88,25 @@ export class JwtAuthGuard extends AuthGuard('jwt') {
   }
 
   /** 401, counted against the client's address; 429 once the address is past its limit. */
-  private refusal(request: Request, detail: string): ProblemException {
+  private refusal(context: ExecutionContext, detail: string): ProblemException {
+    const request = context.switchToHttp().getRequest<Request>();
     const client = clientOfRequest(request);
     const blockedMs = this.failures.blockedFor(client);
     if (blockedMs > 0) return tooManyFailures(blockedMs);
     this.failures.recordFailure(client);
-    return unauthorized(detail);
+    return unauthorized(detail, this.challenge(context, request));
+  }
+
+  /** `Bearer`, naming the resource's metadata on a @ProtectedResource() route. */
+  private challenge(context: ExecutionContext, request: Request): string {
+    const protectedResource = this.reflector.getAllAndOverride<boolean>(PROTECTED_RESOURCE, [
+      context.getHandler(),
+      context.getClass(),
+    ]);
+    if (!protectedResource) return 'Bearer';
+    // The path as sent (percent-encoded); a quote or backslash would end the quoted string.
+    const url = protectedResourceMetadataUrl(this.config.publicUrl, request.path);
+    return `Bearer resource_metadata="${url.replace(/["\\]/g, encodeURIComponent)}"`;
   }
 
   override handleRequest<TUser = Principal>(
@@ -88,7 +117,7 @@ export class JwtAuthGuard extends AuthGuard('jwt') {
   ): TUser {
     if (error || !user) {
       throw this.refusal(
-        context.switchToHttp().getRequest<Request>(),
+        context,
         error instanceof ProblemException ? error.detail : describeFailure(info ?? error),
       );
     }

@@ -22,6 +22,8 @@ export class ToolExecutionEntity {
   /** The error message of a failed or timed-out run; null when it succeeded. */
   @Column({ type: 'text', nullable: true }) error!: string | null;
   @Column({ name: 'duration_ms', type: 'integer' }) durationMs!: number;
+  /** The JSON-RPC id of the MCP `tools/call` that asked for this run, as text; null over REST. */
+  @Column({ name: 'mcp_request_id', type: 'text', nullable: true }) mcpRequestId!: string | null;
   @Column({ name: 'created_by', type: 'text' }) createdBy!: string;
   @Column({ name: 'created_at', type: 'timestamptz' }) createdAt!: Date;
 }

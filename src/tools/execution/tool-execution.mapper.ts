@@ -20,6 +20,7 @@ export function toToolExecutionResponse(execution: ToolExecutionEntity): ToolExe
     error: execution.error,
     truncated: execution.truncated,
     duration_ms: execution.durationMs,
+    mcp_request_id: execution.mcpRequestId,
     organization_id: execution.organizationId,
     created_by: execution.createdBy,
     created_at: toMillis(execution.createdAt),

@@ -34,6 +34,11 @@ const MAX_ERROR_CHARS = 4096;
 
 export type ToolOutput = { value: JsonValue } | { error: string };
 
+/** Where a run was asked for, besides who asked: the MCP request's JSON-RPC id, if any. */
+export interface ExecutionOrigin {
+  mcpRequestId?: string;
+}
+
 export interface ToolExecutionResult {
   execution: ToolExecutionEntity;
   output: ToolOutput;
@@ -107,6 +112,7 @@ export class ToolExecutionService implements OnModuleInit {
     principal: Principal,
     toolId: string,
     dto: ExecuteToolDto,
+    origin: ExecutionOrigin = {},
   ): Promise<ToolExecutionResult> {
     const tool = await this.findTool(principal.organizationId, toolId);
     const spec = this.catalog.find(tool.qualifiedName);
@@ -148,7 +154,7 @@ export class ToolExecutionService implements OnModuleInit {
       // No thread could take the tool: it never ran, so there is nothing to record.
       if (error instanceof WorkerPoolUnavailable) throw workerThreadsUnavailable(error);
       // A bug, not a tool failure: still on the record, then a 500 (logged by the problem filter).
-      await this.record(principal, tool, input, Math.round(performance.now() - started), {
+      await this.record(principal, origin, tool, input, Math.round(performance.now() - started), {
         status: 'failed',
         output: { error: 'The tool failed unexpectedly.' },
       });
@@ -158,6 +164,7 @@ export class ToolExecutionService implements OnModuleInit {
     const output = scrub(outcome.output, secrets) as ToolOutput;
     const execution = await this.record(
       principal,
+      origin,
       tool,
       input,
       Math.round(performance.now() - started),
@@ -306,6 +313,7 @@ export class ToolExecutionService implements OnModuleInit {
 
   private async record(
     principal: Principal,
+    origin: ExecutionOrigin,
     tool: ToolEntity,
     input: ToolInput,
     durationMs: number,
@@ -328,6 +336,7 @@ export class ToolExecutionService implements OnModuleInit {
       // Raw text (not JSON-escaped): PostgreSQL cannot store NUL in it, and it is bounded too.
       error: error === null ? null : cutText(error.split('\u0000').join('\uFFFD')),
       durationMs,
+      mcpRequestId: origin.mcpRequestId ?? null,
       createdBy: principal.subject,
       createdAt: new Date(now),
     });

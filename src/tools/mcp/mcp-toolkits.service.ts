@@ -6,6 +6,7 @@ import {
   OnApplicationBootstrap,
   OnApplicationShutdown,
 } from '@nestjs/common';
+import { AgentToolChanges } from '../agent-tool-changes';
 import { ToolCatalog } from '../catalog/tool-catalog';
 import { McpCallError, toMcpCallError } from './mcp-call.error';
 import { McpServerConfig } from './mcp-server.config';
@@ -67,6 +68,7 @@ export class McpToolkits implements OnApplicationBootstrap, OnApplicationShutdow
     @Inject(TOOLS_CONFIG) private readonly config: ToolsConfig,
     private readonly catalog: ToolCatalog,
     metrics: Metrics,
+    private readonly changes: AgentToolChanges,
   ) {
     metrics.processGauge(
       'agentline_mcp_server_up',
@@ -257,10 +259,13 @@ export class McpToolkits implements OnApplicationBootstrap, OnApplicationShutdow
     for (const { tool, reason } of mapping.skipped) {
       this.logger.debug(`MCP server "${entry.config.id}": tool "${tool}" left out: ${reason}`);
     }
+    const generation = this.catalog.generation;
     const published = this.catalog.setDynamicToolkits(
       `mcp:${entry.config.id}`,
       mapping.toolkit === undefined ? [] : [mapping.toolkit],
     );
+    // A tool of the server's that an agent holds may have changed or gone.
+    if (this.catalog.generation !== generation) this.changes.catalogChanged();
     entry.argumentNames = mapping.argumentNames;
     entry.toolkit = published.accepted[0];
     entry.tools = entry.toolkit === undefined ? 0 : (mapping.toolkit?.tools.length ?? 0);

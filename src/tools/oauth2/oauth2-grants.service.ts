@@ -6,6 +6,7 @@ import { Clock } from '../../common/clock';
 import { SecretBox } from '../../common/crypto/secret-box';
 import { uuidv7 } from '../../common/ids';
 import { toIso } from '../../common/time';
+import { AgentToolChanges } from '../agent-tool-changes';
 import { ToolCatalog } from '../catalog/tool-catalog';
 import { ResolvedAuthorizationRequirement } from '../catalog/tool-specification.types';
 import { OAuth2GrantEntity } from '../entities/oauth2-grant.entity';
@@ -59,6 +60,7 @@ export class OAuth2GrantsService {
     private readonly clock: Clock,
     private readonly metrics: Metrics,
     private readonly writer: OAuth2RefreshWriter,
+    private readonly changes: AgentToolChanges,
   ) {}
 
   async findByAgent(organizationId: string, agentId: string): Promise<OAuth2GrantEntity[]> {
@@ -104,7 +106,7 @@ export class OAuth2GrantsService {
   ): Promise<OAuth2GrantEntity> {
     const now = this.clock.now();
     const scopes = tokens.scopes ?? [...requestedScopes];
-    return this.dataSource.transaction(async (db) => {
+    const grant = await this.dataSource.transaction(async (db) => {
       // One statement, so that two callbacks for the same agent and provider cannot collide; a
       // provider that sends no new refresh token leaves the one it issued before in place.
       await db.query(
@@ -137,10 +139,13 @@ export class OAuth2GrantsService {
           toIso(now),
         ],
       );
-      const grant = await db.findOneByOrFail(OAuth2GrantEntity, { ...owner });
-      await this.settleTools(db, grant, now);
-      return grant;
+      const stored = await db.findOneByOrFail(OAuth2GrantEntity, { ...owner });
+      await this.settleTools(db, stored, now);
+      return stored;
     });
+    // Its tools may have completed (the OAuth2 callback) or failed (scopes no longer granted).
+    await this.changes.publish(owner.organizationId, owner.agentId);
+    return grant;
   }
 
   /**
@@ -167,7 +172,8 @@ export class OAuth2GrantsService {
     owner: GrantOwner,
     onIssued: (refreshed: RefreshedGrant) => void,
   ): Promise<string | null> {
-    return this.dataSource.transaction(async (db) => {
+    let toolsFailed = false;
+    const answer = await this.dataSource.transaction(async (db) => {
       const grant = await db.findOne(OAuth2GrantEntity, {
         where: { ...owner },
         lock: { mode: 'pessimistic_write' },
@@ -220,7 +226,7 @@ export class OAuth2GrantsService {
             updatedAt: new Date(now),
           },
         );
-        await this.failTools(db, owner, reason, now);
+        toolsFailed = await this.failTools(db, owner, reason, now);
         this.metrics.oauth2Refreshes.inc({ outcome: 'refused' });
         this.logger.warn({ provider: owner.providerId, grant: grant.id }, 'refresh refused');
         return null;
@@ -230,6 +236,8 @@ export class OAuth2GrantsService {
       this.logger.warn({ provider: owner.providerId, reason: outcome.reason }, 'refresh failed');
       return current;
     });
+    if (toolsFailed) await this.changes.publish(owner.organizationId, owner.agentId);
+    return answer;
   }
 
   /**
@@ -326,14 +334,15 @@ export class OAuth2GrantsService {
 
   /**
    * The agent's completed tools on the provider, which relied on a grant that is gone. Pending
-   * ones keep waiting: their own authorization in flight may still complete them.
+   * ones keep waiting: their own authorization in flight may still complete them. True when some
+   * failed.
    */
   private async failTools(
     db: EntityManager,
     owner: GrantOwner,
     reason: string,
     now: number,
-  ): Promise<void> {
+  ): Promise<boolean> {
     const tools = await db.findBy(ToolEntity, {
       organizationId: owner.organizationId,
       agentId: owner.agentId,
@@ -342,7 +351,7 @@ export class OAuth2GrantsService {
     const ids = tools
       .filter((tool) => this.requirementOf(tool)?.provider_id === owner.providerId)
       .map((tool) => tool.id);
-    if (ids.length === 0) return;
+    if (ids.length === 0) return false;
     await db.update(
       ToolEntity,
       { id: In(ids), organizationId: owner.organizationId, authorizationStatus: 'completed' },
@@ -353,5 +362,6 @@ export class OAuth2GrantsService {
         updatedAt: new Date(now),
       },
     );
+    return true;
   }
 }

@@ -64,6 +64,14 @@ export class ToolExecutionDto {
   })
   truncated!: boolean;
   @ApiProperty({ type: 'integer' }) duration_ms!: number;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: null,
+    description:
+      'The JSON-RPC id (as text) of the MCP `tools/call` request that ran the tool through `/v1/agents/{agent_id}/mcp`; null for a run asked over REST.',
+  })
+  mcp_request_id!: string | null;
   @OrganizationIdProperty() organization_id!: string;
   @ApiProperty({ example: 'user_alice', description: 'The JWT subject that executed the tool.' })
   created_by!: string;

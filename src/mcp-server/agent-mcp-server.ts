@@ -1,0 +1,189 @@
+import { Logger } from '@nestjs/common';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  CallToolRequestSchema,
+  CallToolResult,
+  ErrorCode,
+  InitializeRequestSchema,
+  isJSONRPCRequest,
+  ListToolsRequestSchema,
+  ListToolsResult,
+  McpError,
+  PingRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import { Principal } from '../common/auth/principal';
+import { ProblemException } from '../common/http/problem';
+import { JsonValue } from '../common/json';
+import { AgentToolbox, AgentToolCall } from '../tools';
+
+const SERVER_INFO = { name: 'agentline', version: '1.0.0' };
+
+/** What `_meta` of a result names the execution record with (GET /v1/tools/{id}/executions). */
+export const EXECUTION_ID_META = 'dev.agentline/execution_id';
+
+const INSTRUCTIONS =
+  "This agent's tools in agentline: the tools attached to it and authorized, and agentline's own " +
+  'toolkit (send WhatsApp and Messenger messages through its channels, schedule and manage ' +
+  'follow-ups). A tool that needs its user to authorize it answers with a link to send them to.';
+
+export interface AgentMcpServerOptions {
+  toolbox: AgentToolbox;
+  toolsPageSize: number;
+  logger: Logger;
+}
+
+/**
+ * A fresh MCP server for one request (or one event stream) of one agent: the endpoint is
+ * stateless (docs/decisions.md, issue 21), so nothing outlives the request but what is stored.
+ */
+export function agentMcpServer(
+  principal: Principal,
+  agentId: string,
+  { toolbox, toolsPageSize, logger }: AgentMcpServerOptions,
+): Server {
+  const server = new Server(SERVER_INFO, {
+    capabilities: { tools: { listChanged: true } },
+    instructions: INSTRUCTIONS,
+  });
+
+  server.setRequestHandler(ListToolsRequestSchema, async (request): Promise<ListToolsResult> => {
+    const after =
+      request.params?.cursor === undefined ? undefined : readCursor(request.params.cursor);
+    const tools = await toolbox
+      .list(principal.organizationId, agentId)
+      .catch((error: unknown) => rethrown(error, logger));
+    const rest = after === undefined ? tools : tools.filter((tool) => tool.name > after);
+    const page = rest.slice(0, toolsPageSize);
+    return {
+      // The catalog's JSON Schema types are narrower than the SDK's open ones.
+      tools: page as unknown as ListToolsResult['tools'],
+      ...(rest.length > page.length && { nextCursor: cursorAfter(page[page.length - 1].name) }),
+    };
+  });
+
+  server.setRequestHandler(
+    CallToolRequestSchema,
+    async (request, extra): Promise<CallToolResult> => {
+      const { name, arguments: input = {} } = request.params;
+      try {
+        const call = await toolbox.call(
+          principal,
+          agentId,
+          name,
+          input as Record<string, JsonValue>,
+          {
+            mcpRequestId: String(extra.requestId),
+          },
+        );
+        return toCallToolResult(call);
+      } catch (error) {
+        // A refusal the model can act on (a busy worker, a tool that cannot run here) is its to read.
+        if (error instanceof ProblemException && isRefusal(error)) {
+          return { isError: true, content: [{ type: 'text', text: error.detail }] };
+        }
+        return rethrown(error, logger);
+      }
+    },
+  );
+
+  return server;
+}
+
+/** The requests this server answers, by method, with the schema their params must fit. */
+const REQUEST_SCHEMAS = {
+  initialize: InitializeRequestSchema,
+  ping: PingRequestSchema,
+  'tools/list': ListToolsRequestSchema,
+  'tools/call': CallToolRequestSchema,
+} as const;
+
+/**
+ * Connects the server to its transport, answering a request whose params do not fit its method
+ * with InvalidParams (-32602), as JSON-RPC says: the SDK would parse them in its handler and
+ * answer an internal error (-32603) instead.
+ */
+export async function connectAgentMcpServer(server: Server, transport: Transport): Promise<void> {
+  await server.connect(transport);
+  const handle = transport.onmessage;
+  transport.onmessage = (message, extra) => {
+    const schema = isJSONRPCRequest(message)
+      ? REQUEST_SCHEMAS[message.method as keyof typeof REQUEST_SCHEMAS]
+      : undefined;
+    if (isJSONRPCRequest(message) && schema && !schema.safeParse(message).success) {
+      void transport.send({
+        jsonrpc: '2.0',
+        id: message.id,
+        error: {
+          code: ErrorCode.InvalidParams,
+          message: `The params of ${message.method} are not valid.`,
+        },
+      });
+      return;
+    }
+    handle?.(message, extra);
+  };
+}
+
+/** A page ends after a tool's name: the next one starts after it, whatever came or went since. */
+const cursorAfter = (name: string) => Buffer.from(name, 'utf8').toString('base64url');
+
+function readCursor(cursor: string): string {
+  const name = Buffer.from(cursor, 'base64url').toString('utf8');
+  if (name.length === 0 || cursorAfter(name) !== cursor) {
+    throw new McpError(ErrorCode.InvalidParams, 'The cursor is not one this server gave.');
+  }
+  return name;
+}
+
+/** The tool's output as MCP shows it: an object as `structuredContent`, and as JSON text. */
+export function toCallToolResult(call: AgentToolCall): CallToolResult {
+  if (call.kind === 'authorization_required') {
+    return {
+      isError: true,
+      content: [{ type: 'text', text: call.detail }],
+      structuredContent: {
+        error: call.detail,
+        authorization_status: call.authorizationStatus,
+        ...(call.oauth2Url && { oauth2_url: call.oauth2Url }),
+      },
+    };
+  }
+  const meta = { [EXECUTION_ID_META]: call.executionId };
+  if ('error' in call.output) {
+    return {
+      isError: true,
+      content: [{ type: 'text', text: call.output.error }],
+      _meta: meta,
+    };
+  }
+  return {
+    content: [{ type: 'text', text: JSON.stringify(call.output.value) }],
+    ...(call.structuredContent && { structuredContent: call.structuredContent }),
+    _meta: meta,
+  };
+}
+
+const isRefusal = (error: ProblemException) =>
+  !isBadParams(error) && (error.status < 500 || error.code === 'busy');
+
+const isBadParams = (error: ProblemException) =>
+  error.code === 'validation_failed' || error.code === 'unknown_tool';
+
+/**
+ * A failure in MCP's terms: bad input or an unknown tool is a JSON-RPC error (InvalidParams, with
+ * the problem's code and `errors` as its data); anything else an internal error, logged, and
+ * answered without its message unless it is a problem meant for clients.
+ */
+function rethrown(error: unknown, logger: Logger): never {
+  if (error instanceof McpError) throw error;
+  if (error instanceof ProblemException) {
+    throw new McpError(
+      isBadParams(error) ? ErrorCode.InvalidParams : ErrorCode.InternalError,
+      error.detail,
+      { code: error.code, ...(error.errors && { errors: error.errors }) },
+    );
+  }
+  logger.error(error instanceof Error ? error : String(error), 'MCP request failed');
+  throw new McpError(ErrorCode.InternalError, 'Internal error; it is logged.');
+}
