@@ -4,7 +4,7 @@ import { Repository } from 'typeorm';
 import { Principal } from '../common/auth/principal';
 import { ProblemException } from '../common/http/problem';
 import { JsonValue } from '../common/json';
-import { formattedToolName, toMcpTool } from './catalog/formatted-schema';
+import { formattedToolName, toMcpStructuredContent, toMcpTool } from './catalog/formatted-schema';
 import { ToolCatalog } from './catalog/tool-catalog';
 import { McpTool, ToolSpecificationDefinition } from './catalog/tool-specification.types';
 import { AuthorizationStatus, ToolEntity } from './entities/tool.entity';
@@ -104,7 +104,12 @@ export class AgentToolbox {
         kind: 'ran',
         executionId: execution.id,
         output,
-        ...('value' in output && { structuredContent: toStructuredContent(spec, output.value) }),
+        ...('value' in output && {
+          structuredContent: toMcpStructuredContent(spec, output.value) as Record<
+            string,
+            JsonValue
+          >,
+        }),
       };
     } catch (error) {
       // A completed tool whose grant has no live token left: the user authorizes again.
@@ -170,22 +175,4 @@ function authorizationDetail(tool: ToolEntity, spec: ToolSpecificationDefinition
   return tool.oauth2Url
     ? `${spec.qualifiedName} cannot run: its authorization with provider '${provider}' is ${status}. Ask the user to open ${tool.oauth2Url} and authorize, then call it again.`
     : `${spec.qualifiedName} cannot run: its authorization with provider '${provider}' is ${status}; authorize it again with POST /v1/tools/${tool.id}/authorize.`;
-}
-
-/**
- * MCP's `structuredContent` is a JSON object: a value that is one (of a tool whose output is an
- * object) is given as it is; anything else (a number, a list, a tool that may answer null) as
- * `{ "result": value }`, the wrapping the catalog's `outputSchema` describes (issue 21, built-in
- * tools described for MCP hosts).
- */
-function toStructuredContent(
-  spec: ToolSpecificationDefinition,
-  value: JsonValue,
-): Record<string, JsonValue> {
-  const { output } = spec;
-  const wrapped =
-    spec.origin.kind === 'builtin' &&
-    (output.value_schema.val_type !== 'json' || output.available_modes.includes('null'));
-  const isObject = value !== null && typeof value === 'object' && !Array.isArray(value);
-  return !wrapped && isObject ? value : { result: value };
 }
