@@ -428,6 +428,12 @@ describe('The agent MCP server, /v1/agents/{agent_id}/mcp (e2e)', () => {
       await changes.publish(org, 'agent-other');
       await new Promise((resolve) => setTimeout(resolve, 200));
       expect(told).toHaveLength(before);
+      // The idle stream ends; the SDK client opens another, which is told too.
+      await new Promise((resolve) => setTimeout(resolve, IDLE_MS + 200));
+      await eventually(async () => {
+        await changes.publish(org, AGENT);
+        expect(told.length).toBeGreaterThan(before);
+      });
     });
 
     it('holds at most MCP_MAX_STREAMS_PER_ORGANIZATION streams, and ends an idle one', async () => {
