@@ -9,6 +9,8 @@ import {
 import type { AddressInfo } from 'node:net';
 import { AgentToolChanges } from '../src/mcp-server/agent-tool-changes';
 import { eventually } from './support/eventually';
+import { FakeGraphApi } from './support/fake-graph-api';
+import { givenWhatsappChannel } from './support/given';
 import { toolRequests } from './support/tool-requests';
 import { bearer, newOrganization, startApp, TestApp, tokenFor } from './support/test-app';
 
@@ -50,6 +52,7 @@ async function listAll(client: Client): Promise<{ tools: Tool[]; pages: number }
 
 describe('The agent MCP server, /v1/agents/{agent_id}/mcp (e2e)', () => {
   let t: TestApp;
+  let graph: FakeGraphApi;
   let base: string;
   let org: string;
   let token: string;
@@ -57,7 +60,9 @@ describe('The agent MCP server, /v1/agents/{agent_id}/mcp (e2e)', () => {
   const clients: Client[] = [];
 
   beforeAll(async () => {
+    graph = await FakeGraphApi.start();
     t = await startApp({
+      GRAPH_API_URL: graph.url,
       PUBLIC_URL: 'https://agentline.example.com',
       JWT_ISSUER: ISSUER,
       MCP_ALLOWED_ORIGINS: `${ALLOWED_ORIGIN}, https://other.example.com`,
@@ -73,6 +78,7 @@ describe('The agent MCP server, /v1/agents/{agent_id}/mcp (e2e)', () => {
   });
   afterAll(async () => {
     await t.close();
+    await graph.close();
   });
   beforeEach(() => {
     org = newOrganization();
@@ -112,6 +118,41 @@ describe('The agent MCP server, /v1/agents/{agent_id}/mcp (e2e)', () => {
     const items = res.body.data.items as { qualified_name: string; formatted_schema: Tool }[];
     return items.find((item) => item.qualified_name === name)!.formatted_schema;
   };
+
+  it('walks issue 21 as a new user: two tools attached, listed with the toolkit, a follow-up scheduled and a tool run, both recorded', async () => {
+    const math = await attach('Math.Calculate', { agent_id: AGENT });
+    await attach('Time.CurrentTime', { agent_id: AGENT });
+    const channel = await givenWhatsappChannel(t, auth, { agent_id: AGENT });
+    const mcp = await client();
+
+    const { tools } = await listAll(mcp);
+    const agentline = (await agentlineTools()).map((tool) => tool.name);
+    expect(tools.map((tool) => tool.name).sort()).toEqual(
+      ['Math_Calculate', 'Time_CurrentTime', ...agentline].sort(),
+    );
+
+    const scheduled = await mcp.callTool({
+      name: 'Agentline_ScheduleFollowUp',
+      arguments: {
+        channel_id: channel.id,
+        client_phone_numbers: ['+34612345678'],
+        frequency: 'FREQ=WEEKLY;BYDAY=MO;BYHOUR=10;BYMINUTE=0',
+        prompt: 'Remind them of the spring sale.',
+        title: 'Spring sale',
+        time_zone: 'Europe/Madrid',
+      },
+    });
+    expect(scheduled.isError).toBeFalsy();
+    const followUp = scheduled.structuredContent as { id: string; agent_id: string };
+    expect(followUp.agent_id).toBe(AGENT);
+    await t.http().get(`/v1/scheduler/follow-up/whatsapp/${followUp.id}`).set(auth).expect(200);
+
+    const ran = await mcp.callTool({ name: 'Math_Calculate', arguments: { expression: '6 * 7' } });
+    expect(ran.structuredContent).toEqual({ result: 42 });
+    expect((await executions(math.id)).items).toEqual([
+      expect.objectContaining({ status: 'succeeded', mcp_request_id: expect.any(String) }),
+    ]);
+  });
 
   describe('tools/list', () => {
     it("lists the agent's completed tools and the Agentline toolkit, as format=mcp shows them, page by page", async () => {
@@ -387,9 +428,19 @@ describe('The agent MCP server, /v1/agents/{agent_id}/mcp (e2e)', () => {
       await changes.publish(org, 'agent-other');
       await new Promise((resolve) => setTimeout(resolve, 200));
       expect(told).toHaveLength(before);
+      // The idle stream ends; the SDK client opens another, which is told too.
+      await new Promise((resolve) => setTimeout(resolve, IDLE_MS + 200));
+      await eventually(async () => {
+        await changes.publish(org, AGENT);
+        expect(told.length).toBeGreaterThan(before);
+      });
     });
 
     it('holds at most MCP_MAX_STREAMS_PER_ORGANIZATION streams, and ends an idle one', async () => {
+      // A GET the transport refuses (no Accept: text/event-stream) holds no place:
+      // both places are still free below.
+      const refusedByTransport = await fetch(endpoint(), { headers: auth });
+      expect(refusedByTransport.status).toBe(406);
       const open = await Promise.all(Array.from({ length: MAX_STREAMS }, () => openStream()));
       for (const res of open) expect(res.status).toBe(200);
       const refused = await openStream();

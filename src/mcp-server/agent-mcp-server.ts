@@ -91,12 +91,12 @@ export function agentMcpServer(
 }
 
 /** The requests this server answers, by method, with the schema their params must fit. */
-const REQUEST_SCHEMAS = {
-  initialize: InitializeRequestSchema,
-  ping: PingRequestSchema,
-  'tools/list': ListToolsRequestSchema,
-  'tools/call': CallToolRequestSchema,
-} as const;
+const REQUEST_SCHEMAS = new Map<string, { safeParse: (value: unknown) => { success: boolean } }>([
+  ['initialize', InitializeRequestSchema],
+  ['ping', PingRequestSchema],
+  ['tools/list', ListToolsRequestSchema],
+  ['tools/call', CallToolRequestSchema],
+]);
 
 /**
  * Connects the server to its transport, answering a request whose params do not fit its method
@@ -107,9 +107,8 @@ export async function connectAgentMcpServer(server: Server, transport: Transport
   await server.connect(transport);
   const handle = transport.onmessage;
   transport.onmessage = (message, extra) => {
-    const schema = isJSONRPCRequest(message)
-      ? REQUEST_SCHEMAS[message.method as keyof typeof REQUEST_SCHEMAS]
-      : undefined;
+    // A Map: a method named `constructor` finds nothing.
+    const schema = isJSONRPCRequest(message) ? REQUEST_SCHEMAS.get(message.method) : undefined;
     if (isJSONRPCRequest(message) && schema && !schema.safeParse(message).success) {
       void transport.send({
         jsonrpc: '2.0',
