@@ -22,7 +22,7 @@ export const PROBLEM_CODES = {
   },
   forbidden: {
     status: 403,
-    when: "Meta's webhook handshake with a wrong `hub.verify_token` or `hub.mode`, or a webhook for a channel that does not exist (or was removed).",
+    when: "Meta's webhook handshake with a wrong `hub.verify_token` or `hub.mode`, a webhook for a channel that does not exist (or was removed), or an MCP request whose `Origin` is neither `PUBLIC_URL`'s nor in `MCP_ALLOWED_ORIGINS`.",
   },
   not_found: {
     status: 404,
@@ -77,7 +77,7 @@ export const PROBLEM_CODES = {
   },
   rate_limited: {
     status: 429,
-    when: 'Too many requests for the organization, or too many failed authentications from one address; `Retry-After` says when to retry.',
+    when: 'Too many requests for the organization, too many failed authentications from one address, or more open MCP event streams than `MCP_MAX_STREAMS_PER_ORGANIZATION`; `Retry-After` says when to retry.',
   },
   headers_too_large: { status: 431, when: 'The request headers exceed 16 KiB.' },
   internal_error: { status: 500, when: 'An unexpected error; it is logged, never a stack trace.' },
