@@ -95,6 +95,14 @@ describe('The agent MCP server, /v1/agents/{agent_id}/mcp (e2e)', () => {
     clients.push(connected);
     return connected;
   };
+  /** A raw JSON-RPC POST, as no SDK client would send it. */
+  const post = (body: unknown) =>
+    t
+      .http()
+      .post(`/v1/agents/${AGENT}/mcp`)
+      .set(auth)
+      .set('Accept', 'application/json, text/event-stream')
+      .send(body as object);
   const { attach, executions } = toolRequests(
     () => t,
     () => auth,
@@ -259,6 +267,54 @@ describe('The agent MCP server, /v1/agents/{agent_id}/mcp (e2e)', () => {
       });
     });
 
+    it('answers a name no formatted name could be as an unknown tool, at once', async () => {
+      const mcp = await client();
+      await expect(
+        mcp.callTool({ name: '_'.repeat(200_000), arguments: {} }),
+      ).rejects.toMatchObject({ code: ErrorCode.InvalidParams, data: { code: 'unknown_tool' } });
+    });
+
+    it('refuses arguments holding a NUL or an unpaired surrogate, before running the tool', async () => {
+      const math = await attach('Math.Calculate', { agent_id: AGENT });
+      const mcp = await client();
+      for (const expression of ['1+1\u0000', '1+1\ud800']) {
+        await expect(
+          mcp.callTool({ name: 'Math_Calculate', arguments: { expression } }),
+        ).rejects.toMatchObject({
+          code: ErrorCode.InvalidParams,
+          data: {
+            code: 'validation_failed',
+            errors: [expect.objectContaining({ field: 'arguments.expression' })],
+          },
+        });
+      }
+      expect((await executions(math.id)).items).toEqual([]);
+    });
+
+    it('refuses an id with a NUL, one too long or an unsafe integer, before running the tool', async () => {
+      const math = await attach('Math.Calculate', { agent_id: AGENT });
+      for (const id of ['a\u0000b', 'x'.repeat(201), 2 ** 53, 1.5]) {
+        const res = await post({
+          jsonrpc: '2.0',
+          id,
+          method: 'tools/call',
+          params: { name: 'Math_Calculate', arguments: { expression: '1+1' } },
+        }).expect(400);
+        expect(res.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600 } });
+      }
+      expect((await executions(math.id)).items).toEqual([]);
+      const ok = await post({
+        jsonrpc: '2.0',
+        id: 'x'.repeat(200),
+        method: 'tools/call',
+        params: { name: 'Math_Calculate', arguments: { expression: '1+1' } },
+      }).expect(200);
+      expect(ok.body).toMatchObject({
+        id: 'x'.repeat(200),
+        result: { structuredContent: { result: 2 } },
+      });
+    });
+
     it('answers a tool whose authorization is pending with its oauth2_url', async () => {
       const tool = await attach('Google.ListCalendarEvents', { agent_id: AGENT });
       expect(tool.authorization_status).toBe('pending');
@@ -344,6 +400,20 @@ describe('The agent MCP server, /v1/agents/{agent_id}/mcp (e2e)', () => {
         resource_documentation: 'https://agentline.example.com/docs',
       });
     });
+    it('names one resource in the challenge and the document for an agent id with reserved characters', async () => {
+      const agent = "a:b@c!d'e(f)g*h";
+      const res = await t
+        .http()
+        .post(`/v1/agents/${agent}/mcp`)
+        .send({ jsonrpc: '2.0', id: 1, method: 'tools/list' })
+        .expect(401);
+      expect(res.headers['www-authenticate']).toBe(challenge(agent));
+      const metadata = /resource_metadata="https:\/\/agentline\.example\.com([^"]+)"/.exec(
+        res.headers['www-authenticate'] as string,
+      )![1];
+      const doc = await t.http().get(metadata).expect(200);
+      expect(doc.body.resource).toBe(`https://agentline.example.com/v1/agents/${agent}/mcp`);
+    });
   });
 
   describe('Origin', () => {
@@ -393,6 +463,21 @@ describe('The agent MCP server, /v1/agents/{agent_id}/mcp (e2e)', () => {
           params: { pad: 'x'.repeat(1_100_000) },
         })
         .expect(413);
+    });
+
+    it('refuses a JSON-RPC batch with 400, and still serves after one with a repeated id', async () => {
+      const call = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: {} };
+      const res = await post([call, call]).expect(400);
+      expect(res.body).toEqual({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32600, message: expect.stringMatching(/batches are not supported/) },
+      });
+      await post([{ jsonrpc: '2.0', id: 1, method: 'tools/list' }]).expect(400);
+      // Give an unhandled rejection, had there been one, its turn to end the process.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const { tools } = await listAll(await client());
+      expect(tools.length).toBeGreaterThan(0);
     });
 
     it('rejects a path agent id that no body would take', async () => {

@@ -7,12 +7,15 @@ import {
   ErrorCode,
   InitializeRequestSchema,
   isJSONRPCRequest,
+  JSONRPCError,
+  JSONRPCRequest,
   ListToolsRequestSchema,
   ListToolsResult,
   McpError,
   PingRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { Principal } from '../common/auth/principal';
+import { findUnacceptableValue, UNACCEPTABLE_MESSAGES } from '../common/http/input-guards';
 import { ProblemException } from '../common/http/problem';
 import { JsonValue } from '../common/json';
 import { AgentToolbox, AgentToolCall } from '../tools';
@@ -98,25 +101,53 @@ const REQUEST_SCHEMAS = new Map<string, { safeParse: (value: unknown) => { succe
   ['tools/call', CallToolRequestSchema],
 ]);
 
+const refusals = new Logger('AgentMcpServer');
+
 /**
- * Connects the server to its transport, answering a request whose params do not fit its method
- * with InvalidParams (-32602), as JSON-RPC says: the SDK would parse them in its handler and
- * answer an internal error (-32603) instead.
+ * What is wrong with a request before its method runs, as a JSON-RPC error: params that do not fit
+ * the method are InvalidParams (-32602), as JSON-RPC says (the SDK would parse them in its handler
+ * and answer an internal error, -32603); so are `tools/call` arguments holding what no REST body
+ * may (a NUL, an unpaired surrogate, a number beyond a double, an object too wide), with the
+ * problem's `validation_failed` data.
+ */
+function refusal(message: JSONRPCRequest): JSONRPCError['error'] | undefined {
+  // A Map: a method named `constructor` finds nothing.
+  const schema = REQUEST_SCHEMAS.get(message.method);
+  if (!schema) return undefined;
+  if (!schema.safeParse(message).success) {
+    return {
+      code: ErrorCode.InvalidParams,
+      message: `The params of ${message.method} are not valid.`,
+    };
+  }
+  const unacceptable =
+    message.method === 'tools/call'
+      ? findUnacceptableValue(message.params?.arguments, 'arguments')
+      : undefined;
+  if (!unacceptable) return undefined;
+  const errors = [
+    { field: unacceptable.field, message: UNACCEPTABLE_MESSAGES[unacceptable.reason] },
+  ];
+  return {
+    code: ErrorCode.InvalidParams,
+    message: 'The arguments hold a value no tool accepts.',
+    data: { code: 'validation_failed', errors },
+  };
+}
+
+/**
+ * Connects the server to its transport, answering a request that `refusal` refuses without
+ * running it.
  */
 export async function connectAgentMcpServer(server: Server, transport: Transport): Promise<void> {
   await server.connect(transport);
   const handle = transport.onmessage;
   transport.onmessage = (message, extra) => {
-    // A Map: a method named `constructor` finds nothing.
-    const schema = isJSONRPCRequest(message) ? REQUEST_SCHEMAS.get(message.method) : undefined;
-    if (isJSONRPCRequest(message) && schema && !schema.safeParse(message).success) {
-      void transport.send({
-        jsonrpc: '2.0',
-        id: message.id,
-        error: {
-          code: ErrorCode.InvalidParams,
-          message: `The params of ${message.method} are not valid.`,
-        },
+    const error = isJSONRPCRequest(message) ? refusal(message) : undefined;
+    if (isJSONRPCRequest(message) && error) {
+      // The request's HTTP exchange may be gone (its client left): nothing is left to answer.
+      transport.send({ jsonrpc: '2.0', id: message.id, error }).catch((failure: unknown) => {
+        refusals.warn({ error: String(failure) }, 'MCP refusal not sent');
       });
       return;
     }

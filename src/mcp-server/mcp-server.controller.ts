@@ -1,8 +1,9 @@
 import { Controller, Delete, Get, Inject, Param, Post, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { ProtectedResource } from '../common/auth/jwt-auth.guard';
+import { PROTECTED_RESOURCE_METADATA_PATH, ProtectedResource } from '../common/auth/jwt-auth.guard';
 import { CurrentPrincipal, Principal, Public } from '../common/auth/principal';
+import { findUnacceptableValue } from '../common/http/input-guards';
 import { validationFailed } from '../common/http/problem';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
@@ -18,6 +19,28 @@ function checkedAgentId(agentId: string): string {
     ]);
   }
   return agentId;
+}
+
+/** The longest JSON-RPC id taken as a string; an integer id must be a safe one. */
+export const MAX_REQUEST_ID_LENGTH = 200;
+
+/**
+ * Why a POST body is refused before the SDK reads it, if it is: a batch (MCP 2025-06-18 removed
+ * JSON-RPC batching; one request each keeps the shared rate limit per request), or an id that the
+ * executions table could not store or that is too long to echo.
+ */
+function refusedMessage(body: unknown): string | undefined {
+  if (Array.isArray(body)) return 'JSON-RPC batches are not supported: send one message per POST.';
+  if (body === null || typeof body !== 'object' || !('id' in body)) return undefined;
+  const { id } = body;
+  const acceptable =
+    (typeof id === 'string' &&
+      id.length <= MAX_REQUEST_ID_LENGTH &&
+      findUnacceptableValue(id) === undefined) ||
+    (typeof id === 'number' && Number.isSafeInteger(id));
+  return acceptable
+    ? undefined
+    : `The id must be a string of at most ${MAX_REQUEST_ID_LENGTH} characters without NUL or unpaired surrogates, or a safe integer.`;
 }
 
 /**
@@ -38,7 +61,15 @@ export class McpServerController {
     @Req() request: Request,
     @Res() response: Response,
   ): Promise<void> {
-    await this.endpoint.post(principal, checkedAgentId(agentId), request, response);
+    checkedAgentId(agentId);
+    const refused = refusedMessage(request.body);
+    if (refused) {
+      response
+        .status(400)
+        .json({ jsonrpc: '2.0', error: { code: -32600, message: refused }, id: null });
+      return;
+    }
+    await this.endpoint.post(principal, agentId, request, response);
   }
 
   @Get()
@@ -79,10 +110,15 @@ export class ProtectedResourceMetadataController {
   // Public: it is what a client without a token reads to learn how to get one.
   @Public()
   @Get(`.well-known/oauth-protected-resource/${MCP_PATH}`)
-  metadata(@Param('agentId') agentId: string, @Res() response: Response): void {
+  metadata(
+    @Param('agentId') agentId: string,
+    @Req() request: Request,
+    @Res() response: Response,
+  ): void {
     checkedAgentId(agentId);
     const issuer = this.config.jwt.issuer;
-    const resource = `${this.config.publicUrl}/v1/agents/${encodeURIComponent(agentId)}/mcp`;
+    // The path as sent, as the 401's WWW-Authenticate names it: the URL the host connected to.
+    const resource = `${this.config.publicUrl}${request.path.slice(PROTECTED_RESOURCE_METADATA_PATH.length)}`;
     response
       .status(200)
       .set('Cache-Control', 'public, max-age=3600')

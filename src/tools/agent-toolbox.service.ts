@@ -4,7 +4,12 @@ import { Repository } from 'typeorm';
 import { Principal } from '../common/auth/principal';
 import { ProblemException } from '../common/http/problem';
 import { JsonValue } from '../common/json';
-import { formattedToolName, toMcpStructuredContent, toMcpTool } from './catalog/formatted-schema';
+import {
+  FORMATTED_NAME_PATTERN,
+  formattedToolName,
+  toMcpStructuredContent,
+  toMcpTool,
+} from './catalog/formatted-schema';
 import { ToolCatalog } from './catalog/tool-catalog';
 import { McpTool, ToolSpecificationDefinition } from './catalog/tool-specification.types';
 import { AuthorizationStatus, ToolEntity } from './entities/tool.entity';
@@ -125,8 +130,13 @@ export class AgentToolbox {
     }
   }
 
-  /** `Toolkit_Tool` back to its spec: either name may hold `_`, so each split is tried. */
+  /**
+   * `Toolkit_Tool` back to its spec: either name may hold `_`, so each split is tried. A name no
+   * formatted name could be (over 64 characters, say) is none, before any split: a long run of
+   * `_` would otherwise cost a string per `_`.
+   */
   private findByName(name: string): ToolSpecificationDefinition | undefined {
+    if (!FORMATTED_NAME_PATTERN.test(name)) return undefined;
     for (let at = name.indexOf('_'); at !== -1; at = name.indexOf('_', at + 1)) {
       const spec = this.catalog.find(`${name.slice(0, at)}.${name.slice(at + 1)}`);
       if (spec && formattedToolName(spec.qualifiedName) === name) return spec;

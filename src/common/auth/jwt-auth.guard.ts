@@ -36,9 +36,12 @@ const PROTECTED_RESOURCE = 'agentline:protected-resource';
  */
 export const ProtectedResource = () => SetMetadata(PROTECTED_RESOURCE, true);
 
+/** Where a resource's metadata is: this, then the resource's path (RFC 9728, section 3.1). */
+export const PROTECTED_RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource';
+
 /** The well-known location of a resource's metadata (RFC 9728, section 3.1). */
 export const protectedResourceMetadataUrl = (publicUrl: string, path: string) =>
-  `${publicUrl}/.well-known/oauth-protected-resource${path}`;
+  `${publicUrl}${PROTECTED_RESOURCE_METADATA_PATH}${path}`;
 
 const clientOfRequest = (request: Request) => clientOf(request.ip ?? request.socket.remoteAddress);
 
