@@ -267,9 +267,21 @@ describe('Event loop under hostile tool input (e2e)', () => {
           WORST_INPUTS['Agentline.PreviewSchedule']('', ''),
         ),
       },
-      // A batch of list requests, each with a cursor of about 100 KB.
+      // A list request with a cursor of about 1 MB.
       {
         status: 200,
+        message: {
+          jsonrpc: '2.0',
+          id: 5,
+          method: 'tools/list',
+          params: { cursor: filled('QQ', 1_000_000) },
+        },
+      },
+      // A tool name of about 1 MB of `_`: unknown before any split of it is looked up.
+      { status: 200, message: call(6, '_'.repeat(1_000_000), {}) },
+      // A batch is refused before the SDK reads it.
+      {
+        status: 400,
         message: Array.from({ length: 10 }, (_, i) => ({
           jsonrpc: '2.0',
           id: 10 + i,
