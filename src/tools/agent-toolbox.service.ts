@@ -51,6 +51,9 @@ export type AgentToolCall =
  */
 @Injectable()
 export class AgentToolbox {
+  /** Each catalog tool by its formatted name, for the catalog generation it was built from. */
+  private byName?: { generation: number; specs: Map<string, ToolSpecificationDefinition> };
+
   constructor(
     @InjectRepository(ToolEntity) private readonly tools: Repository<ToolEntity>,
     private readonly catalog: ToolCatalog,
@@ -131,17 +134,24 @@ export class AgentToolbox {
   }
 
   /**
-   * `Toolkit_Tool` back to its spec: either name may hold `_`, so each split is tried. A name no
-   * formatted name could be (over 64 characters, say) is none, before any split: a long run of
-   * `_` would otherwise cost a string per `_`.
+   * `Toolkit_Tool` back to its spec, by a map from each catalog tool's formatted name, built once
+   * per catalog generation. A name no formatted name could be (over 64 characters, say) is none.
    */
   private findByName(name: string): ToolSpecificationDefinition | undefined {
     if (!FORMATTED_NAME_PATTERN.test(name)) return undefined;
-    for (let at = name.indexOf('_'); at !== -1; at = name.indexOf('_', at + 1)) {
-      const spec = this.catalog.find(`${name.slice(0, at)}.${name.slice(at + 1)}`);
-      if (spec && formattedToolName(spec.qualifiedName) === name) return spec;
+    const generation = this.catalog.generation;
+    if (this.byName?.generation !== generation) {
+      const specs = new Map<string, ToolSpecificationDefinition>();
+      for (const spec of this.catalog.list({ offset: 0, limit: this.catalog.size }).items) {
+        const formatted = formattedToolName(spec.qualifiedName);
+        const held = specs.get(formatted);
+        // `A_B.C` and `A.B_C` format alike: the shorter toolkit name serves, as it always did.
+        if (!held || spec.toolkit.name.length < held.toolkit.name.length)
+          specs.set(formatted, spec);
+      }
+      this.byName = { generation, specs };
     }
-    return undefined;
+    return this.byName.specs.get(name);
   }
 
   private agentlineToolkit(): readonly ToolSpecificationDefinition[] {
