@@ -7,6 +7,9 @@ import {
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { AddressInfo } from 'node:net';
+import { DataSource } from 'typeorm';
+import { AUTHORIZATION_STATUS_META, OAUTH2_URL_META } from '../src/mcp-server/agent-mcp-server';
+import { ToolEntity } from '../src/tools/entities/tool.entity';
 import { AgentToolChanges } from '../src/mcp-server/agent-tool-changes';
 import { eventually } from './support/eventually';
 import { FakeGraphApi } from './support/fake-graph-api';
@@ -259,22 +262,42 @@ describe('The agent MCP server, /v1/agents/{agent_id}/mcp (e2e)', () => {
       });
     });
 
-    it('answers a tool whose authorization is pending with its oauth2_url', async () => {
+    it('answers a tool whose authorization is pending with its oauth2_url, in its text and _meta', async () => {
       const tool = await attach('Google.ListCalendarEvents', { agent_id: AGENT });
       expect(tool.authorization_status).toBe('pending');
-      const result = await (
-        await client()
-      ).callTool({ name: 'Google_ListCalendarEvents', arguments: {} });
+      const pendingUrl = (await t.http().get(`/v1/tools/${tool.id}`).set(auth).expect(200)).body
+        .data.oauth2_url as string;
+      const attachments = t.app.get(DataSource).getRepository(ToolEntity);
+      // Listed while completed: the client keeps its outputSchema, and checks results against it.
+      await attachments.update(
+        { id: tool.id, organizationId: org },
+        { authorizationStatus: 'completed' },
+      );
+      const mcp = await client();
+      const listed = (await listAll(mcp)).tools.find((x) => x.name === 'Google_ListCalendarEvents');
+      expect(listed?.outputSchema).toBeDefined();
+      await attachments.update(
+        { id: tool.id, organizationId: org },
+        { authorizationStatus: 'pending' },
+      );
+
+      const result = await mcp.callTool({ name: 'Google_ListCalendarEvents', arguments: {} });
       expect(result.isError).toBe(true);
-      expect(result.structuredContent).toEqual({
-        error: expect.stringContaining('https://'),
-        authorization_status: 'pending',
-        oauth2_url: expect.stringMatching(/^https:\/\/accounts\.google\.com\//),
+      expect(result.structuredContent).toBeUndefined();
+      expect(pendingUrl).toMatch(/^https:\/\/accounts\.google\.com\//);
+      expect(result.content).toEqual([{ type: 'text', text: expect.stringContaining(pendingUrl) }]);
+      expect(result._meta).toEqual({
+        [AUTHORIZATION_STATUS_META]: 'pending',
+        [OAUTH2_URL_META]: pendingUrl,
       });
       expect((await executions(tool.id)).total_count).toBe(0);
     });
 
-    it('runs an Agentline tool for the agent, attaching it on first use', async () => {
+    it('runs an Agentline tool for the agent, attaching it on first use, and tells no stream', async () => {
+      const told: string[] = [];
+      const unsubscribe = t.app
+        .get(AgentToolChanges)
+        .subscribe(org, AGENT, () => told.push('changed'));
       const mcp = await client();
       const result = await mcp.callTool({
         name: 'Agentline_PreviewSchedule',
@@ -301,6 +324,9 @@ describe('The agent MCP server, /v1/agents/{agent_id}/mcp (e2e)', () => {
       const preview = attached.find((tool) => tool.name === 'Agentline.PreviewSchedule')!;
       expect(preview.created_by).toBe('dana');
       expect((await executions(preview.id)).items[0]).toMatchObject({ status: 'succeeded' });
+      // tools/list shows the toolkit attached or not: nothing changed for the client.
+      unsubscribe();
+      expect(told).toEqual([]);
     });
   });
 
