@@ -311,6 +311,28 @@ onPostgres('Agent tool changes on replicas (e2e, PostgreSQL)', () => {
     }
   });
 
+  it('opens again a LISTEN connection that stops answering without closing, and tells its listeners once', async () => {
+    const { proxy, url } = await TcpProxy.forDatabaseUrl(database.url);
+    const c = await startApp({ DATABASE_URL: url, DATABASE_LISTEN_CHECK_MS: '300' });
+    try {
+      const onC = listen(c, org);
+      await eventually(async () => expect(await listeners()).toHaveLength(3));
+      proxy.stall(); // a NAT forgets the connection: no error, no end
+      await attach(a, org); // sent while c cannot hear it
+      // Its SELECT 1 goes unanswered: c listens on a new connection and tells its listeners.
+      await eventually(async () => expect(onC.told()).toBe(1));
+      await attach(a, org);
+      await eventually(async () => expect(onC.told()).toBe(2));
+      await settle();
+      expect(onC.told()).toBe(2);
+      expect(c.logs()).toMatch(/does not answer; listening again/);
+    } finally {
+      proxy.cut();
+      await c.close();
+      await proxy.close();
+    }
+  });
+
   it("tells an MCP client holding replica B's event stream of a third tool attached on replica A", async () => {
     await b.app.listen(0, '127.0.0.1');
     const { port } = b.app.getHttpServer().address() as AddressInfo;

@@ -6,7 +6,14 @@ import {
   Tool,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import { generateKeyPairSync } from 'node:crypto';
+import { createServer, Server } from 'node:http';
+import { connect as connectSocket } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import jwt from 'jsonwebtoken';
+import { DataSource } from 'typeorm';
+import { AUTHORIZATION_STATUS_META, OAUTH2_URL_META } from '../src/mcp-server/agent-mcp-server';
+import { ToolEntity } from '../src/tools/entities/tool.entity';
 import { AgentToolChanges } from '../src/mcp-server/agent-tool-changes';
 import { eventually } from './support/eventually';
 import { FakeGraphApi } from './support/fake-graph-api';
@@ -315,22 +322,42 @@ describe('The agent MCP server, /v1/agents/{agent_id}/mcp (e2e)', () => {
       });
     });
 
-    it('answers a tool whose authorization is pending with its oauth2_url', async () => {
+    it('answers a tool whose authorization is pending with its oauth2_url, in its text and _meta', async () => {
       const tool = await attach('Google.ListCalendarEvents', { agent_id: AGENT });
       expect(tool.authorization_status).toBe('pending');
-      const result = await (
-        await client()
-      ).callTool({ name: 'Google_ListCalendarEvents', arguments: {} });
+      const pendingUrl = (await t.http().get(`/v1/tools/${tool.id}`).set(auth).expect(200)).body
+        .data.oauth2_url as string;
+      const attachments = t.app.get(DataSource).getRepository(ToolEntity);
+      // Listed while completed: the client keeps its outputSchema, and checks results against it.
+      await attachments.update(
+        { id: tool.id, organizationId: org },
+        { authorizationStatus: 'completed' },
+      );
+      const mcp = await client();
+      const listed = (await listAll(mcp)).tools.find((x) => x.name === 'Google_ListCalendarEvents');
+      expect(listed?.outputSchema).toBeDefined();
+      await attachments.update(
+        { id: tool.id, organizationId: org },
+        { authorizationStatus: 'pending' },
+      );
+
+      const result = await mcp.callTool({ name: 'Google_ListCalendarEvents', arguments: {} });
       expect(result.isError).toBe(true);
-      expect(result.structuredContent).toEqual({
-        error: expect.stringContaining('https://'),
-        authorization_status: 'pending',
-        oauth2_url: expect.stringMatching(/^https:\/\/accounts\.google\.com\//),
+      expect(result.structuredContent).toBeUndefined();
+      expect(pendingUrl).toMatch(/^https:\/\/accounts\.google\.com\//);
+      expect(result.content).toEqual([{ type: 'text', text: expect.stringContaining(pendingUrl) }]);
+      expect(result._meta).toEqual({
+        [AUTHORIZATION_STATUS_META]: 'pending',
+        [OAUTH2_URL_META]: pendingUrl,
       });
       expect((await executions(tool.id)).total_count).toBe(0);
     });
 
-    it('runs an Agentline tool for the agent, attaching it on first use', async () => {
+    it('runs an Agentline tool for the agent, attaching it on first use, and tells no stream', async () => {
+      const told: string[] = [];
+      const unsubscribe = t.app
+        .get(AgentToolChanges)
+        .subscribe(org, AGENT, () => told.push('changed'));
       const mcp = await client();
       const result = await mcp.callTool({
         name: 'Agentline_PreviewSchedule',
@@ -357,6 +384,9 @@ describe('The agent MCP server, /v1/agents/{agent_id}/mcp (e2e)', () => {
       const preview = attached.find((tool) => tool.name === 'Agentline.PreviewSchedule')!;
       expect(preview.created_by).toBe('dana');
       expect((await executions(preview.id)).items[0]).toMatchObject({ status: 'succeeded' });
+      // tools/list shows the toolkit attached or not: nothing changed for the client.
+      unsubscribe();
+      expect(told).toEqual([]);
     });
   });
 
@@ -542,5 +572,101 @@ describe('The agent MCP server, /v1/agents/{agent_id}/mcp (e2e)', () => {
       expect(again.status).toBe(200);
       await again.body?.cancel();
     });
+
+    it('tells the client on every stream it opens: what changed while it had none is not lost', async () => {
+      // Attached before the client connects: no stream was open to be told.
+      await attach('Math.Calculate', { agent_id: AGENT });
+      const mcp = await client();
+      const told: string[] = [];
+      mcp.setNotificationHandler(ToolListChangedNotificationSchema, (notification) => {
+        told.push(notification.method);
+      });
+      await eventually(async () => expect(told).toEqual(['notifications/tools/list_changed']));
+      // The idle stream ends and the SDK client opens another (a deploy or a dropped connection
+      // alike): that one is told too, with nothing published.
+      await eventually(async () => expect(told.length).toBeGreaterThan(1));
+    });
+
+    it('ends the stream when its token expires, busy or not', async () => {
+      const shortLived = tokenFor({ org, sub: 'dana', options: { issuer: ISSUER, expiresIn: 2 } });
+      const res = await openStream(bearer(shortLived));
+      expect(res.status).toBe(200);
+      const changes = t.app.get(AgentToolChanges);
+      // Changes keep it from going idle.
+      const busy = setInterval(() => void changes.publish(org, AGENT), IDLE_MS / 4);
+      try {
+        const ended = await Promise.race([
+          res.text().then(() => 'ended'),
+          new Promise((resolve) => setTimeout(() => resolve('still open'), 5_000)),
+        ]);
+        expect(ended).toBe('ended');
+      } finally {
+        clearInterval(busy);
+        await res.body?.cancel().catch(() => undefined);
+      }
+    });
+  });
+});
+
+describe('The agent MCP server, a client that leaves while its token is checked (e2e)', () => {
+  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const KIDS = ['k1', 'k2', 'k3', 'k4'];
+  let jwks: Server;
+  let t: TestApp;
+  let port: number;
+
+  beforeAll(async () => {
+    // A slow key set, one kid per token: each first use fetches it, and the client is gone by then.
+    jwks = createServer((_req, res) => {
+      const jwk = publicKey.export({ format: 'jwk' });
+      setTimeout(() => {
+        res.setHeader('Content-Type', 'application/json');
+        res.end(JSON.stringify({ keys: KIDS.map((kid) => ({ ...jwk, kid, alg: 'ES256' })) }));
+      }, 150);
+    });
+    await new Promise<void>((resolve) => jwks.listen(0, '127.0.0.1', resolve));
+    t = await startApp({
+      JWT_SECRET: undefined,
+      JWT_JWKS_URL: `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/jwks.json`,
+      MCP_MAX_STREAMS_PER_ORGANIZATION: '1',
+    });
+    await t.app.listen(0, '127.0.0.1');
+    port = (t.app.getHttpServer().address() as AddressInfo).port;
+  });
+  afterAll(async () => {
+    await t.close();
+    jwks.close();
+  });
+
+  it('frees the place of a stream whose client left before it opened', async () => {
+    const org = newOrganization();
+    const sign = (kid: string) =>
+      jwt.sign({ organization_id: org }, privateKey, {
+        algorithm: 'ES256',
+        subject: 'dana',
+        expiresIn: '1h',
+        keyid: kid,
+      });
+    // More than MCP_MAX_STREAMS_PER_ORGANIZATION (1) clients that send the GET and leave at once.
+    for (const kid of KIDS.slice(1)) {
+      await new Promise<void>((resolve, reject) => {
+        const socket = connectSocket(port, '127.0.0.1', () => {
+          socket.end(
+            `GET /v1/agents/${AGENT}/mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n` +
+              `Authorization: Bearer ${sign(kid)}\r\nAccept: text/event-stream\r\n\r\n`,
+          );
+          setTimeout(() => socket.destroy(), 20);
+        });
+        socket.on('close', () => resolve());
+        socket.on('error', reject);
+      });
+    }
+    // Each one's token is checked by now, and what it took is free again.
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    const res = await fetch(`http://127.0.0.1:${port}/v1/agents/${AGENT}/mcp`, {
+      headers: { ...bearer(sign('k1')), Accept: 'text/event-stream' },
+    });
+    expect(res.status).toBe(200);
+    await res.body?.cancel();
   });
 });

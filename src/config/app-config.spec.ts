@@ -44,14 +44,19 @@ describe('loadConfig', () => {
     expect(loadConfig(postgres).database).toEqual({
       connectTimeoutMs: 5_000,
       startupTimeoutMs: 60_000,
+      listenCheckMs: 30_000,
     });
     expect(
       loadConfig({
         ...postgres,
         DATABASE_CONNECT_TIMEOUT_MS: '1500',
         DATABASE_STARTUP_TIMEOUT_MS: '0',
+        DATABASE_LISTEN_CHECK_MS: '300',
       }).database,
-    ).toEqual({ connectTimeoutMs: 1_500, startupTimeoutMs: 0 });
+    ).toEqual({ connectTimeoutMs: 1_500, startupTimeoutMs: 0, listenCheckMs: 300 });
+    expect(() => loadConfig({ ...postgres, DATABASE_LISTEN_CHECK_MS: '50' })).toThrow(
+      /DATABASE_LISTEN_CHECK_MS/,
+    );
     expect(() => loadConfig({ ...postgres, DATABASE_CONNECT_TIMEOUT_MS: '0' })).toThrow(
       /DATABASE_CONNECT_TIMEOUT_MS/,
     );

@@ -58,6 +58,16 @@ export class EnvironmentVariables {
   @Min(0)
   @Max(86_400_000)
   DATABASE_STARTUP_TIMEOUT_MS: number = 60_000;
+  /**
+   * How often the connection that listens for tool changes is checked with `SELECT 1`, and how
+   * long the answer may take before it is opened again (a NAT may drop it without a word).
+   */
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(100)
+  @Max(3_600_000)
+  DATABASE_LISTEN_CHECK_MS: number = 30_000;
   @IsOptional() @IsString() @MinLength(1) DATA_DIR: string = DEFAULT_DATA_DIR;
   @IsOptional()
   @IsString()
@@ -131,8 +141,11 @@ export interface AppConfig {
   host?: string;
   trustProxy: TrustProxy;
   databaseUrl?: string;
-  /** PostgreSQL only: connection time-out, and how long start-up waits for it (0: for ever). */
-  database: { connectTimeoutMs: number; startupTimeoutMs: number };
+  /**
+   * PostgreSQL only: connection time-out, how long start-up waits for it (0: for ever), and how
+   * often the LISTEN connection is checked.
+   */
+  database: { connectTimeoutMs: number; startupTimeoutMs: number; listenCheckMs: number };
   dataDir: string;
   jwt: JwtVerification & {
     issuer?: string;
@@ -302,6 +315,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     database: {
       connectTimeoutMs: vars.DATABASE_CONNECT_TIMEOUT_MS,
       startupTimeoutMs: vars.DATABASE_STARTUP_TIMEOUT_MS,
+      listenCheckMs: vars.DATABASE_LISTEN_CHECK_MS,
     },
     dataDir,
     jwt: {

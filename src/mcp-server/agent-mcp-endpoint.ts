@@ -47,13 +47,22 @@ export class AgentMcpEndpoint implements OnModuleDestroy, OnApplicationShutdown 
     await transport.handleRequest(request, response, request.body);
   }
 
-  /** The server's event stream for this agent, on this replica. */
+  /**
+   * The server's event stream for this agent, on this replica. It opens with
+   * `notifications/tools/list_changed`: notifications are not stored, so whatever changed while
+   * the client held no stream (an idle time-out, a deploy, a network drop) is learnt by listing
+   * again, once per stream. It ends when the token expires: the client opens another with a
+   * fresh one.
+   */
   async stream(
     principal: Principal,
     agentId: string,
     request: Request,
     response: Response,
   ): Promise<void> {
+    // The client may be gone already (while the guard checked its token): `close` has fired, and
+    // would never free what is taken below.
+    if (response.destroyed) return;
     const organizationId = principal.organizationId;
     const held = this.streams.get(organizationId) ?? 0;
     if (held >= this.config.maxStreamsPerOrganization) {
@@ -73,25 +82,47 @@ export class AgentMcpEndpoint implements OnModuleDestroy, OnApplicationShutdown 
       clearTimeout(idle);
       idle = setTimeout(end, this.config.streamIdleTimeoutMs);
     };
-    const unsubscribe = this.changes.subscribe(organizationId, agentId, () => {
+    let expiry: NodeJS.Timeout | undefined;
+    const toolsChanged = () => {
       restartIdleTimer();
       server.sendToolListChanged().catch((error: unknown) => {
         this.logger.warn({ agentId, error: String(error) }, 'list_changed not sent');
       });
-    });
+    };
+    const unsubscribe = this.changes.subscribe(organizationId, agentId, toolsChanged);
     this.open.add(end);
-    response.on('close', () => {
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
       clearTimeout(idle);
+      clearTimeout(expiry);
       unsubscribe();
       this.open.delete(end);
       const left = (this.streams.get(organizationId) ?? 1) - 1;
       if (left > 0) this.streams.set(organizationId, left);
       else this.streams.delete(organizationId);
       void server.close();
-    });
-    restartIdleTimer();
-    await connectAgentMcpServer(server, transport);
-    await transport.handleRequest(request, response);
+    };
+    response.on('close', release);
+    try {
+      restartIdleTimer();
+      await connectAgentMcpServer(server, transport);
+      // The transport answers once the stream ends; it is open, and can carry events, when its
+      // headers are out.
+      const handled = transport.handleRequest(request, response);
+      await Promise.race([handled, headersSent(response)]);
+      if (!released && response.statusCode === 200) {
+        if (principal.expiresAtMs !== undefined) {
+          expiry = setTimeout(end, Math.max(0, principal.expiresAtMs - Date.now()));
+        }
+        toolsChanged();
+      }
+      await handled;
+    } finally {
+      // Ended, gone while it opened, or refused by the transport (a bad Accept).
+      if (response.destroyed || response.writableEnded) release();
+    }
   }
 
   /** Open streams would hold the HTTP server open: they end first, and clients reconnect elsewhere. */
@@ -109,5 +140,12 @@ export class AgentMcpEndpoint implements OnModuleDestroy, OnApplicationShutdown 
       toolsPageSize: this.config.toolsPageSize,
       logger: this.logger,
     });
+  }
+}
+
+/** Resolves once the response's headers are written, or it ended without. */
+async function headersSent(response: Response): Promise<void> {
+  while (!response.headersSent && !response.destroyed && !response.writableEnded) {
+    await new Promise((resolve) => setImmediate(resolve));
   }
 }

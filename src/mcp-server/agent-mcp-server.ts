@@ -24,6 +24,10 @@ const SERVER_INFO = { name: 'agentline', version: '1.0.0' };
 
 /** What `_meta` of a result names the execution record with (GET /v1/tools/{id}/executions). */
 export const EXECUTION_ID_META = 'dev.agentline/execution_id';
+/** Where a tool's user must go to authorize it, in `_meta` of its authorization-required result. */
+export const OAUTH2_URL_META = 'dev.agentline/oauth2_url';
+/** The attachment's authorization status, in `_meta` of its authorization-required result. */
+export const AUTHORIZATION_STATUS_META = 'dev.agentline/authorization_status';
 
 const INSTRUCTIONS =
   "This agent's tools in agentline: the tools attached to it and authorized, and agentline's own " +
@@ -169,13 +173,15 @@ function readCursor(cursor: string): string {
 /** The tool's output as MCP shows it: an object as `structuredContent`, and as JSON text. */
 export function toCallToolResult(call: AgentToolCall): CallToolResult {
   if (call.kind === 'authorization_required') {
+    // No structuredContent: it would have to fit the tool's outputSchema (the SDK's client checks
+    // it even on an error and throws). The link is in the text (the detail names it), for the
+    // model, and in `_meta`, for the host.
     return {
       isError: true,
       content: [{ type: 'text', text: call.detail }],
-      structuredContent: {
-        error: call.detail,
-        authorization_status: call.authorizationStatus,
-        ...(call.oauth2Url && { oauth2_url: call.oauth2Url }),
+      _meta: {
+        [AUTHORIZATION_STATUS_META]: call.authorizationStatus,
+        ...(call.oauth2Url && { [OAUTH2_URL_META]: call.oauth2Url }),
       },
     };
   }

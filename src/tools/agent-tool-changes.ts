@@ -1,10 +1,13 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Client, Notification } from 'pg';
 import { DataSource } from 'typeorm';
 import type { PostgresConnectionOptions } from 'typeorm/driver/postgres/PostgresConnectionOptions';
 import { databaseRetryDelayMs } from '../common/backoff';
+import { AppConfig } from '../config/app-config';
+import { APP_CONFIG } from '../config/config.module';
 import { DatabaseAvailability } from '../database/database-availability';
 import { DedicatedConnection } from '../database/dedicated-connection';
 
@@ -32,7 +35,10 @@ const agentKey = (organizationId: string, agentId: string): string =>
  * On PostgreSQL a change reaches every replica: `pg_notify` on TOOL_CHANGES_CHANNEL, and one LISTEN
  * connection per process of its own (outside the pool), opened again with backoff when it is lost.
  * NOTIFY is not stored, so after a reconnect every listener of this process is told once that its
- * agent's tools may have changed. The publishing process tells its own listeners at once and skips
+ * agent's tools may have changed. A connection dropped without a word (a NAT forgetting it) would
+ * leave the process deaf: TCP keep-alive starts after 15 s instead of the OS's hours, and
+ * `SELECT 1` runs on it every DATABASE_LISTEN_CHECK_MS; one not answered as long is opened again.
+ * The publishing process tells its own listeners at once and skips
  * its own notification when it comes back. On the embedded database there is one process: in-process
  * delivery is all there is.
  */
@@ -46,10 +52,13 @@ export class AgentToolChanges implements OnApplicationBootstrap, OnApplicationSh
   private reconnectTimer?: NodeJS.Timeout;
   private failedAttempts = 0;
   private stopped = false;
+  private checkTimer?: NodeJS.Timeout;
+  private checking = false;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly availability: DatabaseAvailability,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   /**
@@ -61,7 +70,11 @@ export class AgentToolChanges implements OnApplicationBootstrap, OnApplicationSh
     if (!url) return;
     this.connection = new DedicatedConnection(url, {
       applicationName: TOOL_CHANGES_APPLICATION_NAME,
-      config: { keepAlive: true, connectionTimeoutMillis: 5_000 },
+      config: {
+        keepAlive: true,
+        keepAliveInitialDelayMillis: 15_000,
+        connectionTimeoutMillis: 5_000,
+      },
       prepare: (client) => this.listen(client),
       onLost: (error) => {
         if (error) {
@@ -75,11 +88,14 @@ export class AgentToolChanges implements OnApplicationBootstrap, OnApplicationSh
       },
     });
     await this.connect();
+    this.checkTimer = setInterval(() => void this.check(), this.config.database.listenCheckMs);
+    this.checkTimer.unref();
   }
 
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.reconnectTimer);
+    clearInterval(this.checkTimer);
     await this.connection?.close();
   }
 
@@ -162,6 +178,41 @@ export class AgentToolChanges implements OnApplicationBootstrap, OnApplicationSh
     this.failedAttempts = 0;
     // Whatever was notified while this process was not listening is lost: everyone looks again.
     this.deliverToAll();
+  }
+
+  /**
+   * `SELECT 1` on the LISTEN connection; one that does not answer within the check's interval is
+   * dropped and opened again, and every listener is told once, as after any reconnect.
+   */
+  private async check(): Promise<void> {
+    const client = this.connection?.current;
+    if (!client || this.checking || this.stopped) return;
+    this.checking = true;
+    const limitMs = this.config.database.listenCheckMs;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        client.query('SELECT 1'),
+        new Promise((_resolve, reject) => {
+          timer = setTimeout(
+            () => reject(new Error(`no answer to SELECT 1 within ${limitMs} ms`)),
+            limitMs,
+          );
+        }),
+      ]);
+    } catch (error) {
+      // Lost meanwhile (onLost reconnects), or another connection already: nothing to do.
+      if (this.connection?.current !== client) return;
+      this.logger.warn(
+        { reason: error instanceof Error ? error.message : String(error) },
+        'the connection that listens for tool changes does not answer; listening again',
+      );
+      this.connection.drop();
+      this.scheduleConnect(0);
+    } finally {
+      clearTimeout(timer);
+      this.checking = false;
+    }
   }
 
   private scheduleConnect(delayMs: number): void {

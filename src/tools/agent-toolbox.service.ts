@@ -176,7 +176,12 @@ export class AgentToolbox {
     if (spec.toolkit.name !== AGENTLINE_TOOLKIT)
       throw unknownTool(formattedToolName(spec.qualifiedName));
     // Two first calls at once may attach it twice; either attachment then serves, as for any tool.
-    return this.attachments.createTool(principal, { agent_id: agentId, name: spec.qualifiedName });
+    // Not published: tools/list shows the toolkit attached or not.
+    return this.attachments.createTool(
+      principal,
+      { agent_id: agentId, name: spec.qualifiedName },
+      { publish: false },
+    );
   }
 }
 

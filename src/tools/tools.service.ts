@@ -79,7 +79,15 @@ export class ToolsService {
     private readonly changes: AgentToolChanges,
   ) {}
 
-  async createTool(principal: Principal, dto: CreateToolDto): Promise<ToolEntity> {
+  /**
+   * `publish: false` when the agent's tools read the same after it (an Agentline tool attached on
+   * its first call through MCP: tools/list shows the toolkit either way), so no stream is told.
+   */
+  async createTool(
+    principal: Principal,
+    dto: CreateToolDto,
+    { publish = true }: { publish?: boolean } = {},
+  ): Promise<ToolEntity> {
     const spec = this.catalog.find(dto.name.trim());
     if (!spec) {
       throw new ProblemException(
@@ -120,7 +128,7 @@ export class ToolsService {
       await db.insert(ToolEntity, tool);
       if (start?.status === 'pending') await db.insert(OAuth2StateEntity, start.state);
     });
-    await this.changes.publish(tool.organizationId, tool.agentId);
+    if (publish) await this.changes.publish(tool.organizationId, tool.agentId);
     return tool;
   }
 

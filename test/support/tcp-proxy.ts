@@ -7,6 +7,8 @@ import { AddressInfo, createServer, Server, Socket, connect } from 'node:net';
  */
 export class TcpProxy {
   private readonly sockets = new Set<Socket>();
+  /** Sockets whose bytes go nowhere, as through a NAT that forgot the connection. */
+  private readonly stalled = new Set<Socket>();
   private accepting = true;
 
   private constructor(
@@ -45,6 +47,14 @@ export class TcpProxy {
     this.sockets.clear();
   }
 
+  /**
+   * Every open connection stops carrying bytes without being closed, as a NAT that forgot it
+   * would do; new connections go through.
+   */
+  stall(): void {
+    for (const socket of this.sockets) this.stalled.add(socket);
+  }
+
   restore(): void {
     this.accepting = true;
   }
@@ -65,11 +75,16 @@ export class TcpProxy {
       socket.on('error', () => undefined);
       socket.on('close', () => {
         this.sockets.delete(socket);
+        this.stalled.delete(socket);
         client.destroy();
         upstream.destroy();
       });
     }
-    client.pipe(upstream);
-    upstream.pipe(client);
+    const forward = (from: Socket, to: Socket) =>
+      from.on('data', (chunk: Buffer) => {
+        if (!this.stalled.has(from)) to.write(chunk);
+      });
+    forward(client, upstream);
+    forward(upstream, client);
   }
 }

@@ -110,6 +110,10 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
     if (CONTROL_CHARACTER.test(organizationId)) {
       throw refuse(`The token \`${this.organizationClaim}\` claim contains a control character.`);
     }
-    return { organizationId, subject };
+    return {
+      organizationId,
+      subject,
+      ...(typeof claims.exp === 'number' && { expiresAtMs: claims.exp * 1000 }),
+    };
   }
 }

@@ -4,6 +4,8 @@ import { createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/com
 export interface Principal {
   organizationId: string;
   subject: string;
+  /** The token's `exp`, in ms, when it has one: what holds a connection open ends there. */
+  expiresAtMs?: number;
 }
 
 export const IS_PUBLIC = 'agentline:public';
