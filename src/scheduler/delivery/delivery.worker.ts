@@ -61,16 +61,16 @@ export function templateParameter(
 const isTemplateOnly = (delivery: ClaimedDelivery): boolean =>
   delivery.followUpId === null && delivery.messageText === null;
 
-/**
- * What goes out: free-form text (or a send now's rich message) only inside the 24-hour window;
- * outside it (or when it was refused for the window, or only a template was given) the template
- * when there is one.
- */
 /** Whether what goes out is the template (see chooseMessage). */
 export const sendsTemplate = (delivery: ClaimedDelivery, windowOpen: boolean): boolean =>
   delivery.template !== null &&
   (isTemplateOnly(delivery) || delivery.templateRequired || !windowOpen);
 
+/**
+ * What goes out: free-form text (or a send now's rich message) only inside the 24-hour window;
+ * outside it (or when it was refused for the window, or only a template was given) the template
+ * when there is one.
+ */
 export function chooseMessage(
   delivery: ClaimedDelivery,
   body: string,
