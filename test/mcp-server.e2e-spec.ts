@@ -605,6 +605,25 @@ describe('The agent MCP server, /v1/agents/{agent_id}/mcp (e2e)', () => {
         await res.body?.cancel().catch(() => undefined);
       }
     });
+
+    it('keeps the stream of a token valid for longer than a Node timer can wait (60 days)', async () => {
+      const longLived = tokenFor({
+        org,
+        sub: 'dana',
+        options: { issuer: ISSUER, expiresIn: 60 * 24 * 3600 },
+      });
+      const res = await openStream(bearer(longLived));
+      expect(res.status).toBe(200);
+      try {
+        const ended = await Promise.race([
+          res.text().then(() => 'ended'),
+          new Promise((resolve) => setTimeout(() => resolve('still open'), 1_000)),
+        ]);
+        expect(ended).toBe('still open');
+      } finally {
+        await res.body?.cancel().catch(() => undefined);
+      }
+    });
   });
 });
 

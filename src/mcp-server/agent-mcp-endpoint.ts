@@ -114,7 +114,10 @@ export class AgentMcpEndpoint implements OnModuleDestroy, OnApplicationShutdown 
       await Promise.race([handled, headersSent(response)]);
       if (!released && response.statusCode === 200) {
         if (principal.expiresAtMs !== undefined) {
-          expiry = setTimeout(end, Math.max(0, principal.expiresAtMs - Date.now()));
+          // Node fires a delay over 2^31 - 1 ms (24.8 days) at once: a token valid longer ends
+          // its stream then, and the client opens another.
+          const untilExpiry = Math.max(0, principal.expiresAtMs - Date.now());
+          expiry = setTimeout(end, Math.min(untilExpiry, MAX_TIMER_MS));
         }
         toolsChanged();
       }
@@ -142,6 +145,9 @@ export class AgentMcpEndpoint implements OnModuleDestroy, OnApplicationShutdown 
     });
   }
 }
+
+/** The longest delay a Node timer keeps (a longer one fires at once). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** Resolves once the response's headers are written, or it ended without. */
 async function headersSent(response: Response): Promise<void> {
