@@ -1054,7 +1054,8 @@ onPostgres('Template catalog on replicas (e2e, PostgreSQL)', () => {
       );
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    await eventually(async () => expect(graph.templates.inFlight).toBe(0));
+    // No wait for the fake to go quiet: the replicas sweep every 100 ms, so a listing is almost
+    // always in flight; the most ever in flight per account is what counts.
     for (const waba of graph.templates.maxInFlightByAccount.keys()) {
       expect(graph.templates.requests.filter((r) => r.wabaId === waba).length).toBeGreaterThan(3);
       expect(graph.templates.maxInFlightByAccount.get(waba)).toBe(1);
