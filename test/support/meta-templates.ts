@@ -78,6 +78,40 @@ export const SPRING_SALE_SEND = {
   buttons: [{ index: 0, sub_type: 'url' as const, parameter: 'spring?to={{phone}}' }],
 };
 
+/**
+ * The Graph body a weekly follow-up of SPRING_SALE_SEND sends, titled Ana and described "20% off
+ * every plant", to +34612345678: Meta's documented template components, every placeholder filled.
+ */
+export const SPRING_SALE_SENT_TO_ANA = {
+  messaging_product: 'whatsapp',
+  recipient_type: 'individual',
+  to: '34612345678',
+  type: 'template',
+  template: {
+    name: 'spring_sale',
+    language: { code: 'en_US' },
+    components: [
+      {
+        type: 'header',
+        parameters: [{ type: 'image', image: { link: 'https://shop.example.com/spring.jpg' } }],
+      },
+      {
+        type: 'body',
+        parameters: [
+          { type: 'text', parameter_name: 'first_name', text: 'Ana' },
+          { type: 'text', parameter_name: 'offer', text: '20% off every plant' },
+        ],
+      },
+      {
+        type: 'button',
+        sub_type: 'url',
+        index: '0',
+        parameters: [{ type: 'text', text: 'spring?to=+34612345678' }],
+      },
+    ],
+  },
+};
+
 export const ORDER_UPDATE_SEND = {
   name: 'order_update',
   language: 'es',

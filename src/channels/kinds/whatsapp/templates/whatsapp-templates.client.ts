@@ -7,17 +7,13 @@ import {
   redactSecret,
   truncate,
 } from '../../meta/graph-api.client';
+import type { CatalogTemplate } from './whatsapp-template-catalog';
 import type { TemplateParameterFormat } from './whatsapp-template.entity';
 
 /** One template in one language as Graph lists it (`GET /{waba_id}/message_templates`). */
-export interface ListedTemplate {
+export interface ListedTemplate extends CatalogTemplate {
+  /** Meta's id of the template. */
   templateId: string | null;
-  name: string;
-  language: string;
-  status: string;
-  category: string | null;
-  parameterFormat: TemplateParameterFormat;
-  components: unknown[];
 }
 
 /** Why a listing failed: the catalog stays as it was. `tokenRejected`: Meta refused the token. */
