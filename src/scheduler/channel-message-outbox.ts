@@ -12,7 +12,6 @@ import {
 import { Clock } from '../common/clock';
 import { uuidv7 } from '../common/ids';
 import { IdempotencyKeys } from '../common/idempotency/idempotency-keys';
-import { findPage } from '../database/find-page';
 import { DeliveryEntity } from './entities/delivery.entity';
 import { toDeliveryResponse } from './delivery/delivery.mapper';
 import { FollowUpsService } from './follow-ups.service';
@@ -95,8 +94,11 @@ export class ChannelMessageOutbox implements MessageOutbox, OnModuleInit {
       ...(query.status !== undefined && { status: query.status }),
     };
     const order = { createdAt: 'DESC', id: 'DESC' } as const;
-    const page = await findPage(this.dataSource.manager, DeliveryEntity, { where, order }, query);
-    const attempts = await this.followUps.attempts(organizationId, page.items);
+    const { attempts, ...page } = await this.followUps.deliveryPage(
+      organizationId,
+      { where, order },
+      query,
+    );
     return {
       ...page,
       items: page.items.map((delivery) => toDeliveryResponse(delivery, attempts.get(delivery.id))),

@@ -3,7 +3,7 @@ import { DeliveryStatus } from './entities/delivery.entity';
 import type { FollowUpDeliveryCountsDto as FollowUpDeliveryCounts } from './dto/follow-up.dto';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { IsNull, Repository } from 'typeorm';
+import { EntityManager, FindOptionsOrder, FindOptionsWhere, IsNull, Repository } from 'typeorm';
 import {
   ChannelKinds,
   ChannelMessageSender,
@@ -29,7 +29,7 @@ import {
   SchedulePreviewQueryDto,
 } from './dto/follow-up.dto';
 import { DeliveryEntity } from './entities/delivery.entity';
-import { findPage } from '../database/find-page';
+import { findPage, Page } from '../database/find-page';
 import { FollowUpEntity } from './entities/follow-up.entity';
 import { DeliveryAttemptRow } from './delivery/delivery.mapper';
 import { noDeliveries, toFollowUpResponse } from './follow-up.mapper';
@@ -248,18 +248,34 @@ export class FollowUpsService {
       ...(query.status !== undefined && { status: query.status }),
     };
     const order = { occurrenceAt: 'DESC', phone: 'ASC' } as const;
-    const page = await findPage(this.followUps.manager, DeliveryEntity, { where, order }, query);
-    return { ...page, attempts: await this.attempts(organizationId, page.items) };
+    return this.deliveryPage(organizationId, { where, order }, query);
+  }
+
+  /**
+   * A page of deliveries with the most recent attempts of each, read in one snapshot: an outcome
+   * writes a row and its attempt in one statement, and a list read in two would show an attempt
+   * `sent` beside its row still `sending`.
+   */
+  deliveryPage(
+    organizationId: string,
+    find: { where: FindOptionsWhere<DeliveryEntity>; order: FindOptionsOrder<DeliveryEntity> },
+    query: { offset?: number; limit?: number },
+  ): Promise<Page<DeliveryEntity> & { attempts: Map<string, DeliveryAttemptRow[]> }> {
+    return this.followUps.manager.transaction('REPEATABLE READ', async (db) => {
+      const page = await findPage(db, DeliveryEntity, find, query);
+      return { ...page, attempts: await this.attempts(db, organizationId, page.items) };
+    });
   }
 
   /** The most recent attempts of each delivery (bounded per delivery), by delivery id. */
-  async attempts(
+  private async attempts(
+    db: EntityManager,
     organizationId: string,
     deliveries: DeliveryEntity[],
   ): Promise<Map<string, DeliveryAttemptRow[]>> {
     const byDelivery = new Map<string, DeliveryAttemptRow[]>();
     if (deliveries.length === 0) return byDelivery;
-    const rows: DeliveryAttemptRow[] = await this.followUps.manager.query(
+    const rows: DeliveryAttemptRow[] = await db.query(
       `SELECT delivery_id, attempt, outcome, started_at, finished_at, wa_message_id, error_code,
               error_message, process_id
          FROM (SELECT a.*, row_number() OVER (PARTITION BY delivery_id ORDER BY attempt DESC) AS n
