@@ -22,6 +22,7 @@ import { IdempotencyInterceptor } from './common/idempotency/idempotency.interce
 import { IdempotencyModule } from './common/idempotency/idempotency.module';
 import { readSchedulerConfig, SchedulerEngine, SchedulerModule } from './scheduler';
 import { readToolsConfig, ToolsModule } from './tools';
+import { readSandboxConfig, SandboxModule } from './sandbox';
 
 /**
  * Every module's configuration, read as the modules will read it at boot: main.ts calls this
@@ -36,7 +37,8 @@ export function readConfiguration(env: NodeJS.ProcessEnv = process.env) {
   const agentEvents = readAgentEventsConfig(env);
   const metrics = readMetricsConfig(env);
   const mcpServer = readMcpServerConfig(env);
-  return { app, channels, scheduler, tools, agentEvents, metrics, mcpServer };
+  const sandbox = readSandboxConfig(env);
+  return { app, channels, scheduler, tools, agentEvents, metrics, mcpServer, sandbox };
 }
 
 @Module({
@@ -54,6 +56,7 @@ export function readConfiguration(env: NodeJS.ProcessEnv = process.env) {
     SchedulerModule,
     AgentlineToolkitModule,
     McpServerModule,
+    SandboxModule,
     HealthModule.register({ imports: [SchedulerModule], ticks: SchedulerEngine }),
     IdempotencyModule,
   ],
