@@ -285,6 +285,46 @@ describe('Meta sandbox (e2e)', () => {
     });
   });
 
+  it('answers every example of its OpenAPI operations, as Swagger UI sends them', async () => {
+    const doc = (await t.http().get('/v1/openapi.json').expect(200)).body as {
+      paths: Record<string, { post: { requestBody: { content: Record<string, Examples> } } }>;
+    };
+    type Examples = { examples: Record<string, { value: Record<string, unknown> }> };
+    const page = await givenMessangerChannel(t, auth);
+    const uploaded = await t
+      .http()
+      .post(`/v1/channels/whatsapp/${wa.id}/media`)
+      .set(auth)
+      .attach('file', ONE_PIXEL_PNG, { filename: 'pixel.png', contentType: 'image/png' })
+      .expect(201);
+    for (const [kind, channelId] of [
+      ['whatsapp', wa.id],
+      ['messanger', page.id],
+    ]) {
+      const { examples } =
+        doc.paths[`/sandbox/${kind}/{channel_id}/inbound`].post.requestBody.content[
+          'application/json'
+        ];
+      expect(Object.keys(examples).length).toBeGreaterThan(1);
+      for (const [name, { value }] of Object.entries(examples)) {
+        // The image example names a media id, which only an upload to this channel makes real.
+        const message = value.message as { image?: { id: string } } | undefined;
+        const body = message?.image
+          ? {
+              ...value,
+              message: { ...message, image: { ...message.image, id: uploaded.body.data.media_id } },
+            }
+          : value;
+        const res = await inbound(kind, channelId, body);
+        expect({ name, status: res.status, state: res.body.data?.state }).toEqual({
+          name,
+          status: 202,
+          state: 'received',
+        });
+      }
+    }
+  });
+
   it('does not weaken the webhook: a notification not signed with the app secret is refused', async () => {
     const body = JSON.stringify(
       whatsappNotification(wa.number_id, { messages: [aWhatsappText({ from: '34612345678' })] }),
