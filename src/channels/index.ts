@@ -56,3 +56,4 @@ export type {
   TemplateLookup,
   TemplateRef,
 } from './kinds/whatsapp/templates/whatsapp-template-catalog';
+export { CHANNEL_AGENT_EVENTS } from './channel-events.openapi';
