@@ -11,6 +11,7 @@ import {
   streamedBodies,
   WEBHOOK_PATH,
 } from './common/http/body-parsing';
+import { cors } from './common/http/cors';
 import { applyServerTimeouts } from './common/http/http-server';
 import { problemContent } from './common/http/openapi.decorators';
 import { OPENAPI_VERSION, toOpenApi31 } from './common/http/openapi-31';
@@ -158,6 +159,8 @@ export function configureApp(app: INestApplication): void {
   http.set('trust proxy', app.get<AppConfig>(APP_CONFIG).trustProxy);
   app.use(accessLog(app.get<Loggers>(LOGGERS).access));
   app.use(httpMetrics(app.get(Metrics)));
+  // Before the routes, the token and the rate limit: a preflight carries none of them.
+  app.use(cors(app.get<AppConfig>(APP_CONFIG).corsOrigins));
   app.use(WEBHOOK_PATH, parseRawWebhookBody, bodyParserErrors);
   app.use(streamedBodies(STREAMED_BODY_ROUTES), requireJsonBody, parseJsonBody, bodyParserErrors);
   // Built on the first request for it, not at boot (about a tenth of the start-up time).
