@@ -1,6 +1,8 @@
 import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import type { Server } from 'node:http';
+import { documentAgentEvents } from './agent-events';
+import { CHANNEL_AGENT_EVENTS } from './channels';
 import {
   bodyParserErrors,
   parseJsonBody,
@@ -9,8 +11,10 @@ import {
   streamedBodies,
   WEBHOOK_PATH,
 } from './common/http/body-parsing';
+import { cors } from './common/http/cors';
 import { applyServerTimeouts } from './common/http/http-server';
 import { problemContent } from './common/http/openapi.decorators';
+import { OPENAPI_VERSION, toOpenApi31 } from './common/http/openapi-31';
 import { accessLog } from './common/logging/access-log';
 import { AppLogger, Loggers } from './common/logging/app-logger';
 import { LOGGERS } from './common/logging/logging.module';
@@ -18,6 +22,7 @@ import { AppConfig } from './config/app-config';
 import { APP_CONFIG } from './config/config.module';
 import { httpMetrics, Metrics } from './metrics';
 import { mountSandbox } from './sandbox';
+import { DELIVERY_AGENT_EVENTS } from './scheduler';
 
 const API_DESCRIPTION = `Tools, messaging channels and scheduled WhatsApp follow-ups for AI agents.
 
@@ -36,12 +41,22 @@ const STREAMED_BODY_ROUTES = [
   { method: 'POST', path: /^\/v1\/channels\/whatsapp\/[^/]+\/media\/?$/ },
 ];
 
+/** The title of the document and of the Swagger UI tab. */
+const API_TITLE = 'agentline API';
+
+const BEARER_DESCRIPTION = `A JWT with your organization claim (\`organization_id\` by default) and \`sub\`. On a laptop: \`npm run token -- --org acme --sub alice\` prints one (the service prints the same hint at start-up); in production your identity provider issues it (JWT_PUBLIC_KEY or JWT_JWKS_URL). Paste the token alone, without "Bearer".`;
+
+/** Every agent event type, documented by the module that emits it. */
+const AGENT_EVENTS = documentAgentEvents({ ...CHANNEL_AGENT_EVENTS, ...DELIVERY_AGENT_EVENTS });
+
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
-    .setTitle('agentline')
+    .setOpenAPIVersion(OPENAPI_VERSION)
+    .setTitle(API_TITLE)
     .setDescription(API_DESCRIPTION)
     .setVersion('1.0.0')
-    .addServer(app.get<AppConfig>(APP_CONFIG).publicUrl)
+    // Relative: Swagger UI calls the host it was opened at (127.0.0.1, localhost, a proxy's name).
+    .addServer('/', 'The host that serves this document')
     .addTag(
       'tools',
       'The tool catalog, tools attached to agents, their authorization and execution.',
@@ -59,15 +74,26 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       'sandbox',
       'The built-in Meta sandbox (META_SANDBOX=true): simulated clients writing to sandbox channels.',
     )
-    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' })
+    .addTag(
+      'agent events',
+      'What agentline POSTs to AGENT_EVENTS_URL (the webhooks below): signed per Standard Webhooks.',
+    )
+    .addBearerAuth({
+      type: 'http',
+      scheme: 'bearer',
+      bearerFormat: 'JWT',
+      description: BEARER_DESCRIPTION,
+    })
     .build();
   // package.json's "UNLICENSED": private, no public license (setLicense would demand a URL).
   config.info.license = { name: 'UNLICENSED (private)' };
   const document = SwaggerModule.createDocument(app, config, {
     operationIdFactory: (_controller, method) => method,
+    extraModels: AGENT_EVENTS.extraModels,
   });
   documentRateLimit(document);
-  return document;
+  AGENT_EVENTS.addWebhooks(document);
+  return toOpenApi31(document);
 }
 
 const RATE_LIMIT_HEADERS = {
@@ -138,6 +164,8 @@ export function configureApp(app: INestApplication): void {
   http.set('trust proxy', app.get<AppConfig>(APP_CONFIG).trustProxy);
   app.use(accessLog(app.get<Loggers>(LOGGERS).access));
   app.use(httpMetrics(app.get(Metrics)));
+  // Before the routes, the token and the rate limit: a preflight carries none of them.
+  app.use(cors(app.get<AppConfig>(APP_CONFIG).corsOrigins));
   // The sandbox's stand-in for Graph (only with META_SANDBOX=true) reads its own bodies.
   mountSandbox(app);
   app.use(WEBHOOK_PATH, parseRawWebhookBody, bodyParserErrors);
@@ -145,6 +173,7 @@ export function configureApp(app: INestApplication): void {
   // Built on the first request for it, not at boot (about a tenth of the start-up time).
   SwaggerModule.setup('docs', app, () => buildOpenApiDocument(app), {
     jsonDocumentUrl: 'v1/openapi.json',
+    customSiteTitle: API_TITLE,
     // The token pasted into Authorize survives a reload of the page.
     swaggerOptions: { persistAuthorization: true },
   });

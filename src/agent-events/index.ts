@@ -7,3 +7,10 @@ export { AgentEventsModule } from './agent-events.module';
 export { readAgentEventsConfig } from './agent-events.config';
 export { AgentEventsOutbox } from './agent-events.outbox';
 export type { AgentEvent } from './agent-events.outbox';
+export { documentAgentEvents } from './agent-events.openapi';
+export type {
+  AgentEventBody,
+  AgentEventDocumentation,
+  AgentEventDocumentations,
+  AgentEventsDocument,
+} from './agent-events.openapi';

@@ -59,3 +59,4 @@ export type {
   TemplateRef,
 } from './kinds/whatsapp/templates/whatsapp-template-catalog';
 export { metaSignature } from './kinds/meta/meta-signature';
+export { CHANNEL_AGENT_EVENTS } from './channel-events.openapi';

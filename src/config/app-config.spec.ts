@@ -75,6 +75,24 @@ describe('loadConfig', () => {
     }
   });
 
+  it('reads CORS_ORIGINS as origins, none by default, and refuses `*` and URLs with a path', () => {
+    const env = { DATABASE_URL: 'postgres://x/y', JWT_SECRET: secret, ENCRYPTION_KEY: key };
+    expect(loadConfig(env).corsOrigins).toEqual([]);
+    expect(
+      loadConfig({
+        ...env,
+        CORS_ORIGINS: 'https://App.example.com:443, http://localhost:5173,https://app.example.com',
+      }).corsOrigins,
+    ).toEqual(['https://app.example.com', 'http://localhost:5173']);
+    expect(() => loadConfig({ ...env, CORS_ORIGINS: '*' })).toThrow(
+      /CORS_ORIGINS must list origins .*`\*` is not accepted/,
+    );
+    expect(() => loadConfig({ ...env, CORS_ORIGINS: 'app.example.com' })).toThrow(/CORS_ORIGINS/);
+    expect(() => loadConfig({ ...env, CORS_ORIGINS: 'https://app.example.com/admin' })).toThrow(
+      /CORS_ORIGINS takes origins \(scheme:\/\/host\[:port\]\), not https:\/\/app.example.com\/admin/,
+    );
+  });
+
   it('fails with DATABASE_URL and no ENCRYPTION_KEY', () => {
     expect(() => loadConfig({ DATABASE_URL: 'postgres://x/y', JWT_SECRET: secret })).toThrow(
       /ENCRYPTION_KEY/,

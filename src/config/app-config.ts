@@ -91,6 +91,22 @@ export class EnvironmentVariables {
   @IsOptional() @Transform(toList) @IsString({ each: true }) ENCRYPTION_PREVIOUS_KEYS: string[] =
     [];
   @IsOptional() @IsUrl({ require_tld: false, protocols: ['http', 'https'] }) PUBLIC_URL?: string;
+  /**
+   * Browser origins whose pages may call the API (comma-separated, `https://app.example.com`):
+   * they get CORS answers, and pass the MCP endpoint's Origin check. `*` is refused.
+   */
+  @IsOptional()
+  @Transform(toList)
+  @IsString({ each: true })
+  @IsUrl(
+    { require_tld: false, require_protocol: true, protocols: ['http', 'https'] },
+    {
+      each: true,
+      message:
+        'CORS_ORIGINS must list origins such as https://app.example.com (comma-separated); `*` is not accepted: name each origin that may call the API with a token',
+    },
+  )
+  CORS_ORIGINS: string[] = [];
   @IsOptional()
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL: string = 'info';
@@ -161,6 +177,8 @@ export interface AppConfig {
   devSecrets: boolean;
   encryption: { currentKey: Buffer; previousKeys: Buffer[] };
   publicUrl: string;
+  /** CORS_ORIGINS, each as `URL.origin` gives it (scheme, host and port; no path). */
+  corsOrigins: string[];
   log: { level: string; file?: string; format?: 'json' | 'pretty' };
   rateLimitPerMinute: number;
   /** Failed authentications per client address and minute before 429; 0 = unlimited. */
@@ -222,6 +240,20 @@ function parseTrustProxy(value: string | undefined): TrustProxy {
     );
   }
   return entries;
+}
+
+/** Origins only: a path, a query or a fragment would not be what the browser sends as `Origin`. */
+function parseCorsOrigins(entries: string[]): string[] {
+  const withMore = entries.filter((entry) => {
+    const url = new URL(entry);
+    return url.pathname !== '/' || url.search !== '' || url.hash !== '' || url.username !== '';
+  });
+  if (withMore.length > 0) {
+    throw new ConfigError(
+      `Invalid configuration: CORS_ORIGINS takes origins (scheme://host[:port]), not ${withMore.join(', ')}`,
+    );
+  }
+  return [...new Set(entries.map((entry) => new URL(entry).origin))];
 }
 
 function decodeKey(name: string, value: string): Buffer {
@@ -335,6 +367,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       ),
     },
     publicUrl: (vars.PUBLIC_URL ?? `http://localhost:${vars.PORT}`).replace(/\/+$/, ''),
+    corsOrigins: parseCorsOrigins(vars.CORS_ORIGINS),
     log: { level: vars.LOG_LEVEL, file: vars.LOG_FILE, format: vars.LOG_FORMAT },
     rateLimitPerMinute: vars.RATE_LIMIT_PER_MINUTE,
     authFailureLimitPerMinute: vars.AUTH_FAILURE_LIMIT_PER_MINUTE,

@@ -1,5 +1,6 @@
 import { Inject, Injectable, NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
+import { originOf } from '../common/http/cors';
 import { problem, sendProblem } from '../common/http/problem';
 import { AppConfig } from '../config/app-config';
 import { APP_CONFIG } from '../config/config.module';
@@ -7,7 +8,8 @@ import { MCP_SERVER_CONFIG, McpServerConfig } from './mcp-server.config';
 
 /**
  * DNS rebinding (MCP transports, "Security Warning"): a browser page may call the endpoint only
- * from PUBLIC_URL's origin or one in MCP_ALLOWED_ORIGINS; any other `Origin` is 403 before the
+ * from PUBLIC_URL's origin, one in MCP_ALLOWED_ORIGINS, or one in CORS_ORIGINS (trusted with
+ * tokens for the whole API, so for its MCP endpoint too); any other `Origin` is 403 before the
  * token is looked at. Without `Origin` (every non-browser client) the request goes on.
  */
 @Injectable()
@@ -18,7 +20,11 @@ export class McpOriginCheck implements NestMiddleware {
     @Inject(APP_CONFIG) app: AppConfig,
     @Inject(MCP_SERVER_CONFIG) config: McpServerConfig,
   ) {
-    this.allowed = new Set([new URL(app.publicUrl).origin, ...config.allowedOrigins]);
+    this.allowed = new Set([
+      new URL(app.publicUrl).origin,
+      ...config.allowedOrigins,
+      ...app.corsOrigins,
+    ]);
   }
 
   use(request: Request, response: Response, next: NextFunction): void {
@@ -28,17 +34,8 @@ export class McpOriginCheck implements NestMiddleware {
       response,
       problem(
         'forbidden',
-        'This Origin may not call the MCP endpoint: it is neither PUBLIC_URL’s origin nor one of MCP_ALLOWED_ORIGINS.',
+        'This Origin may not call the MCP endpoint: it is neither PUBLIC_URL’s origin nor one of MCP_ALLOWED_ORIGINS or CORS_ORIGINS.',
       ),
     );
-  }
-}
-
-/** `https://App.example.com:443/` and `https://app.example.com` are one origin; junk is none. */
-function originOf(header: string): string {
-  try {
-    return new URL(header).origin;
-  } catch {
-    return '';
   }
 }

@@ -10,3 +10,4 @@ export { SchedulePreviewTimeout, SchedulerWorkers } from './scheduler-workers';
 export { readSchedulerConfig } from './scheduler.config';
 export { SchedulerEngine } from './scheduler.engine';
 export { SchedulerModule } from './scheduler.module';
+export { DELIVERY_AGENT_EVENTS } from './delivery/delivery-events.openapi';

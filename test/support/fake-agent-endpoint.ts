@@ -1,5 +1,6 @@
 import { createServer, IncomingHttpHeaders, Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { agentEventProblems } from './agent-event-schemas';
 
 export interface Received {
   headers: IncomingHttpHeaders;
@@ -8,9 +9,14 @@ export interface Received {
 
 export type Reply = number | 'hang' | 'destroy';
 
-/** The agent's events endpoint: a real server on loopback that keeps the exact bytes it got. */
+/**
+ * The agent's events endpoint: a real server on loopback that keeps the exact bytes it got, and
+ * checks each body against the event schemas of openapi.json (reading events fails on a mismatch).
+ */
 export class FakeAgentEndpoint {
   readonly received: Received[] = [];
+  /** Bodies that do not match their documented schema, with what is wrong. */
+  readonly undocumented: string[] = [];
   private readonly replies: Reply[] = [];
   private readonly sockets = new Set<Socket>();
 
@@ -34,7 +40,13 @@ export class FakeAgentEndpoint {
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
-        fake.received.push({ headers: req.headers, raw: Buffer.concat(chunks).toString('utf8') });
+        const raw = Buffer.concat(chunks).toString('utf8');
+        fake.received.push({ headers: req.headers, raw });
+        try {
+          fake.undocumented.push(...agentEventProblems(JSON.parse(raw)));
+        } catch {
+          fake.undocumented.push(`not JSON: ${raw.slice(0, 200)}`);
+        }
         const reply = fake.replies.shift() ?? 204;
         if (reply === 'hang') return;
         if (reply === 'destroy') {
@@ -52,8 +64,13 @@ export class FakeAgentEndpoint {
     this.replies.push(...replies);
   }
 
-  /** What arrived for events of this type, parsed. */
+  /** What arrived for events of this type, parsed; throws when an event is not as documented. */
   events(type: string) {
+    if (this.undocumented.length > 0) {
+      throw new Error(
+        `agent events do not match openapi.json's webhooks (run \`npm run openapi\` after changing their DTOs):\n${this.undocumented.join('\n')}`,
+      );
+    }
     return this.received
       .map((r) => ({ ...r, body: JSON.parse(r.raw) as Record<string, unknown> }))
       .filter((r) => r.body.type === type);

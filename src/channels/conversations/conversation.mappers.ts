@@ -1,23 +1,12 @@
 import { toMillis } from '../../common/time';
-import type { MessageContext, SenderProfile } from '../webhooks/inbound-notification';
 import { ChannelMessageEntity, ChannelOptOutEntity } from './conversation.entities';
+import type { ChannelMessageDto } from './conversation.dto';
 
-/** An inbound message as the messages list and the `message.received` event show it. */
-export interface ChannelMessageResponse {
-  id: string;
-  channel_id: string;
-  from: string | null;
-  from_user_id: string | null;
-  profile: SenderProfile | null;
-  message_id: string;
-  type: string;
-  text: string | null;
-  content: Record<string, unknown> | null;
-  context: MessageContext | null;
-  referral: Record<string, unknown> | null;
-  raw: unknown;
-  received_at: number;
-}
+/**
+ * An inbound message as the messages list and the `message.received` event show it: the DTO the
+ * OpenAPI document describes both with, so the two cannot drift apart.
+ */
+export type ChannelMessageResponse = ChannelMessageDto;
 
 /**
  * Where agentline serves a media id of this channel (`/v1/channels/{kind}/{id}/media/`), for kinds
@@ -59,7 +48,8 @@ export const toChannelMessageResponse = (
   content: withMediaUrl(message.content, url),
   context: message.context,
   referral: message.referral,
-  raw: message.raw ?? null,
+  // The message element exactly as Meta sent it: always an object (the parsers read no other).
+  raw: (message.raw ?? null) as Record<string, unknown> | null,
   received_at: toMillis(message.receivedAt),
 });
 

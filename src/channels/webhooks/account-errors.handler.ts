@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { AgentEventsOutbox } from '../../agent-events';
+import type { ChannelErrorEventDto } from './channel-error-event.dto';
 import type { InboundAccountErrors } from './inbound-notification';
 import type { WebhookChannel } from './webhook-channels';
 
@@ -22,16 +23,17 @@ export class AccountErrorsHandler {
           ` in a "${reported.field}" notification: ${error.details ?? error.message ?? 'no details'}`,
       );
     }
+    const data: ChannelErrorEventDto = {
+      channel_id: channel.id,
+      field: reported.field,
+      errors: reported.errors,
+    };
     await this.events.enqueue(db, {
       type: 'channel.error',
       organizationId: channel.organizationId,
       agentId: channel.agentId,
       channelId: channel.id,
-      data: {
-        channel_id: channel.id,
-        field: reported.field,
-        errors: reported.errors,
-      },
+      data: { ...data },
     });
   }
 }

@@ -22,7 +22,7 @@ export const PROBLEM_CODES = {
   },
   forbidden: {
     status: 403,
-    when: "Meta's webhook handshake with a wrong `hub.verify_token` or `hub.mode`, a webhook for a channel that does not exist (or was removed), or an MCP request whose `Origin` is neither `PUBLIC_URL`'s nor in `MCP_ALLOWED_ORIGINS`.",
+    when: "Meta's webhook handshake with a wrong `hub.verify_token` or `hub.mode`, a webhook for a channel that does not exist (or was removed), or an MCP request whose `Origin` is neither `PUBLIC_URL`'s nor in `MCP_ALLOWED_ORIGINS` or `CORS_ORIGINS`.",
   },
   not_found: {
     status: 404,
