@@ -130,7 +130,7 @@ const boundaries = [
 /*
  * Every variable is read through its module's declared class (`@Env`, src/config/env-declaration.ts),
  * so that .env.example and README list it: no named read of process.env (or of an `env` object)
- * in src/. Passing the whole environment on (`readConfiguration(process.env)`) is how it is read.
+ * in src/ (`deps.env.X` included). Passing the whole environment on (`readConfiguration(process.env)`) is how it is read.
  */
 const UNDECLARED_READ =
   'Declare the variable with @Env on its module’s environment class and read it from there (docs/configuration.md).';
@@ -139,6 +139,8 @@ const ENVIRONMENT_READS = [
   "VariableDeclarator[init.type='MemberExpression'][init.object.name='process'][init.property.name='env'] > ObjectPattern",
   "MemberExpression[object.name='env'][property.name=/^[A-Z][A-Z0-9_]*$/]",
   "MemberExpression[object.name='env'][property.value=/^[A-Z][A-Z0-9_]*$/]",
+  "MemberExpression[object.property.name='env'][property.name=/^[A-Z][A-Z0-9_]*$/]",
+  "MemberExpression[object.property.name='env'][property.value=/^[A-Z][A-Z0-9_]*$/]",
 ].map((selector) => ({ selector, message: UNDECLARED_READ }));
 
 export default tseslint.config(
