@@ -128,9 +128,10 @@ const boundaries = [
 ];
 
 /*
- * Every variable is read through its module's declared class (`@Env`, src/config/env-declaration.ts),
- * so that .env.example and README list it: no named read of process.env (or of an `env` object)
- * in src/ (`deps.env.X` included). Passing the whole environment on (`readConfiguration(process.env)`) is how it is read.
+ * Every variable is read through its module's declared class (`@Env`,
+ * src/config/env-declaration.ts), so that .env.example and README list it: no named read of
+ * process.env, or of any `env` object (`deps.env.X`), in src/. The whole environment is passed on
+ * (`readConfiguration(process.env)`) and each module's class reads it.
  */
 const UNDECLARED_READ =
   'Declare the variable with @Env on its module’s environment class and read it from there (docs/configuration.md).';
