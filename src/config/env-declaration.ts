@@ -17,13 +17,18 @@ import { getMetadataStorage } from 'class-validator';
  * from these declarations, and a unit test fails when either is stale. readEnvironment refuses a
  * class with a validated property that has no `@Env`, or a class in no `@EnvGroup`, so an
  * undeclared variable stops every test that boots the app, with its name.
+ *
+ * To add a variable: a property with its validators, `@Env('…')` and its default, on the class of
+ * the module that reads it (a new module's class also takes `@EnvGroup('Heading')`); then
+ * `npm run env:example`, and commit .env.example and README.md with it. Never read process.env
+ * by name (ESLint refuses it): the module's reader gets the whole environment.
  */
 
 /** What `@Env` may add to a variable's description. */
 export interface EnvOptions {
   /** Known only to the operator (keys, tokens): .env.example leaves it empty, whatever the default. */
   secret?: boolean;
-  /** A typical value, shown as `e.g.` (never a real secret). */
+  /** A typical value, shown beside the default (never a real secret). */
   example?: string;
   /** The default in words, when the initializer cannot say it (computed, or set by another variable). */
   default?: string;
