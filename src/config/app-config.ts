@@ -33,7 +33,7 @@ export const JWT_ALGORITHMS = [
 export type JwtAlgorithm = (typeof JWT_ALGORITHMS)[number];
 
 /** Where the embedded database and the development secrets live unless DATA_DIR says. */
-const DEFAULT_DATA_DIR = './data';
+export const DEFAULT_DATA_DIR = './data';
 
 /** The service's own variables (the rest belong to the modules that read them); validated at boot. */
 @EnvGroup(SERVICE_ENV_GROUP)
