@@ -27,5 +27,12 @@ USER node
 # secrets; inside one, loopback is unreachable from the published port, so listen everywhere.
 ENV HOST=0.0.0.0
 EXPOSE 3000
+# Liveness (/health/live: the process answers), not readiness: Docker marks the container
+# unhealthy on this, and an orchestrator may restart it, which cannot fix a database outage
+# (/health/ready is for a load balancer). Node, not curl: the slim image has none. It asks the
+# port and address the service listens on (PORT, HOST; a wildcard HOST answers on loopback). The
+# start period covers the wait for PostgreSQL (DATABASE_STARTUP_TIMEOUT_MS, 60 s) and migrations.
+HEALTHCHECK --interval=10s --timeout=3s --start-period=90s --retries=3 \
+  CMD ["node", "-e", "const h=process.env.HOST,host=!h||h==='0.0.0.0'||h==='::'?'127.0.0.1':h.includes(':')?'['+h+']':h;fetch('http://'+host+':'+(process.env.PORT||3000)+'/health/live').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # Migrations run at start-up (serialised across replicas by an advisory lock).
 CMD ["node", "dist/src/main.js"]

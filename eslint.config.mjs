@@ -128,6 +128,23 @@ const boundaries = [
   ),
 ];
 
+/*
+ * Every variable is read through its module's declared class (`@Env`,
+ * src/config/env-declaration.ts), so that .env.example and README list it: no named read of
+ * process.env, or of any `env` object (`deps.env.X`), in src/. The whole environment is passed on
+ * (`readConfiguration(process.env)`) and each module's class reads it.
+ */
+const UNDECLARED_READ =
+  'Declare the variable with @Env on its module’s environment class and read it from there (docs/configuration.md).';
+const ENVIRONMENT_READS = [
+  "MemberExpression[object.type='MemberExpression'][object.object.name='process'][object.property.name='env']:not(UnaryExpression[operator='delete'] > MemberExpression)",
+  "VariableDeclarator[init.type='MemberExpression'][init.object.name='process'][init.property.name='env'] > ObjectPattern",
+  "MemberExpression[object.name='env'][property.name=/^[A-Z][A-Z0-9_]*$/]",
+  "MemberExpression[object.name='env'][property.value=/^[A-Z][A-Z0-9_]*$/]",
+  "MemberExpression[object.property.name='env'][property.name=/^[A-Z][A-Z0-9_]*$/]",
+  "MemberExpression[object.property.name='env'][property.value=/^[A-Z][A-Z0-9_]*$/]",
+].map((selector) => ({ selector, message: UNDECLARED_READ }));
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'data/**', 'coverage/**', '*.js', '*.mjs'] },
   eslint.configs.recommended,
@@ -144,6 +161,11 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': ['error', { paths: [IS_OPTIONAL_IN_DTOS] }] },
   },
   ...boundaries,
+  {
+    files: ['src/**/*.ts'],
+    ignores: [TESTS],
+    rules: { 'no-restricted-syntax': ['error', ...ENVIRONMENT_READS] },
+  },
   {
     files: ['test/**/*.ts', 'bench/**/*.ts', 'src/cli/**/*.ts', '**/*.spec.ts'],
     rules: { 'no-console': 'off' },

@@ -1,23 +1,36 @@
 import { Transform } from 'class-transformer';
 import { IsInt, IsOptional, IsString, IsUrl, Max, Min, MinLength } from 'class-validator';
+import { Env, EnvGroup } from '../config/env-declaration';
 import { ConfigError, readEnvironment, toInteger } from '../config/environment';
 
 const DAY = 24 * 60 * 60 * 1000;
 
 /** Where the agent's runtime hears about its channels, and the secret it checks signatures with. */
+@EnvGroup('Agent events')
 export class AgentEventsEnvironment {
+  @Env(
+    "The agent's endpoint for events ([docs/agent-events.md](docs/agent-events.md)); set with `AGENT_EVENTS_SECRET` or neither. Unset: no events, nothing stored.",
+    { example: 'https://agent.example.com/agentline/events' },
+  )
   @IsOptional()
   @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
   AGENT_EVENTS_URL?: string;
-  /** A Standard Webhooks secret (`whsec_` + base64), or any string of 24 characters or more. */
-  @IsOptional() @IsString() @MinLength(24) AGENT_EVENTS_SECRET?: string;
+  @Env(
+    'Standard Webhooks signing secret: `whsec_` + base64, or any string of 24 characters or more (its UTF-8 bytes are the key).',
+    { secret: true },
+  )
+  @IsOptional()
+  @IsString()
+  @MinLength(24)
+  AGENT_EVENTS_SECRET?: string;
+  @Env('Time-out of one POST to the agent.')
   @IsOptional()
   @Transform(toInteger)
   @IsInt()
   @Min(100)
   @Max(120_000)
   AGENT_EVENTS_TIMEOUT_MS: number = 10_000;
-  /** How long an event is retried before it is given up (`failed_at`). */
+  @Env('How long an event is retried before it is given up (`failed_at`); 3 days by default.')
   @IsOptional()
   @Transform(toInteger)
   @IsInt()

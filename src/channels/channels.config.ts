@@ -12,6 +12,7 @@ import {
   Min,
   MinLength,
 } from 'class-validator';
+import { Env, EnvGroup } from '../config/env-declaration';
 import { readEnvironment, toInteger, toList } from '../config/environment';
 import type { GraphApiUrl } from './kinds/meta/graph-api-base';
 
@@ -34,17 +35,25 @@ const KeywordList = () =>
   );
 
 /** The variables the channels read: Meta's Graph API, its app secrets, and the opt-out words. */
+@EnvGroup('Channels: WhatsApp Cloud API and Messenger')
 export class ChannelsEnvironment {
+  @Env('Meta Graph API base URL, version included.')
   @IsOptional()
   @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
   GRAPH_API_URL: string = 'https://graph.facebook.com/v23.0';
+  @Env(
+    "Time-out of one send; of a media lookup; and a media download's connection and headers, then the longest wait for its next byte (a download has no overall time-out).",
+  )
   @IsOptional()
   @Transform(toInteger)
   @IsInt()
   @Min(100)
   @Max(120_000)
   GRAPH_API_TIMEOUT_MS: number = 10_000;
-  /** The Meta app secrets that sign webhooks (comma-separated: any of them, for rotation). */
+  @Env(
+    "Your Meta app's secret(s), comma-separated (any of them verifies `X-Hub-Signature-256`, for rotation), for channels created without an `app_secret` of their own; unset: every notification to such a channel answers `401`.",
+    { secret: true },
+  )
   @IsOptional()
   @Transform(toList)
   @IsArray()
@@ -52,25 +61,30 @@ export class ChannelsEnvironment {
   @IsString({ each: true })
   @MinLength(8, { each: true })
   META_APP_SECRET: string[] = [];
-  /** The largest media file a download streams (GET /v1/channels/whatsapp/{id}/media/{media_id}). */
+  @Env(
+    "The largest media file a download streams or an upload takes: larger answers `413 media_too_large` (a download when Meta announces the size, and is cut when the bytes exceed it; an upload also past Meta's limit for its type; [docs/media.md](docs/media.md)); 100 MiB by default.",
+  )
   @IsOptional()
   @Transform(toInteger)
   @IsInt()
   @Min(1)
   @Max(Number.MAX_SAFE_INTEGER)
   MEDIA_MAX_BYTES: number = DEFAULT_MEDIA_MAX_BYTES;
-  /**
-   * How often each WhatsApp channel with a business_account_id has its template catalog synced
-   * again; 0: only when asked (create, modify, POST .../templates/sync, template webhooks).
-   */
+  @Env(
+    "How often each WhatsApp channel with a `business_account_id` syncs its template catalog from Graph (`0`: only on create, modify, demand and Meta's template webhooks); 15 min by default.",
+  )
   @IsOptional()
   @Transform(toInteger)
   @IsInt()
   @Min(0)
   @Max(7 * 24 * 60 * 60 * 1000)
   TEMPLATE_SYNC_MS: number = DEFAULT_TEMPLATE_SYNC_MS;
-  @KeywordList() OPT_OUT_KEYWORDS: string[] = DEFAULT_OPT_OUT_KEYWORDS;
-  @KeywordList() OPT_IN_KEYWORDS: string[] = DEFAULT_OPT_IN_KEYWORDS;
+  @Env('Inbound texts (trimmed, any case) that opt the sender out of that channel.')
+  @KeywordList()
+  OPT_OUT_KEYWORDS: string[] = DEFAULT_OPT_OUT_KEYWORDS;
+  @Env('Inbound texts that opt the sender back in.')
+  @KeywordList()
+  OPT_IN_KEYWORDS: string[] = DEFAULT_OPT_IN_KEYWORDS;
 }
 
 export interface ChannelsConfig {

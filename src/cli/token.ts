@@ -6,8 +6,9 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import jwt from 'jsonwebtoken';
-import { DEFAULT_DATA_DIR, loadConfig } from '../config/app-config';
+import { EnvironmentVariables, loadConfig } from '../config/app-config';
 import { loadDotEnv } from '../config/dot-env';
+import { readEnvironment } from '../config/environment';
 
 const USAGE = 'usage: npm run token -- --org <organization> --sub <user> [--ttl 24h]';
 const HELP = `${USAGE}
@@ -37,10 +38,10 @@ function main(): void {
   }
   if (!values.org || !values.sub) throw new Error(USAGE);
   loadDotEnv();
-  // An empty variable counts as unset, as loadConfig reads it.
-  const devSecrets = join(process.env.DATA_DIR || DEFAULT_DATA_DIR, 'dev-secrets.json');
-  const newDevSecret =
-    !process.env.JWT_SECRET && !process.env.DATABASE_URL && !existsSync(devSecrets);
+  // Read as loadConfig reads them (an empty variable is unset), before it may create the file.
+  const vars = readEnvironment(EnvironmentVariables, process.env);
+  const devSecrets = join(vars.DATA_DIR, 'dev-secrets.json');
+  const newDevSecret = !vars.JWT_SECRET && !vars.DATABASE_URL && !existsSync(devSecrets);
   const config = loadConfig();
   if (config.jwt.kind !== 'secret') {
     throw new Error(

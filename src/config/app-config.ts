@@ -16,6 +16,7 @@ import {
   Min,
   MinLength,
 } from 'class-validator';
+import { Env, EnvGroup, SERVICE_ENV_GROUP } from './env-declaration';
 import { ConfigError, readEnvironment, toBoolean, toInteger, toList } from './environment';
 
 export const JWT_ALGORITHMS = [
@@ -31,70 +32,160 @@ export const JWT_ALGORITHMS = [
 ] as const;
 export type JwtAlgorithm = (typeof JWT_ALGORITHMS)[number];
 
-/** The environment, as documented in README and CONTRACT.md; validated once at boot. */
 /** Where the embedded database and the development secrets live unless DATA_DIR says. */
 export const DEFAULT_DATA_DIR = './data';
 
+/** The service's own variables (the rest belong to the modules that read them); validated at boot. */
+@EnvGroup(SERVICE_ENV_GROUP)
 export class EnvironmentVariables {
-  @IsOptional() @Transform(toInteger) @IsInt() @Min(0) @Max(65535) PORT: number = 3000;
-  /** The listen address; unset: 127.0.0.1 on generated development secrets, else every interface. */
+  @Env('HTTP port.')
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  PORT: number = 3000;
+  @Env('Listen address.', {
+    type: 'IP address or host name',
+    default:
+      '127.0.0.1 when running on generated development secrets, else every interface (the Docker image sets 0.0.0.0)',
+  })
   @IsOptional()
   @Matches(/^[A-Za-z0-9.:-]+$/, { message: 'HOST must be an IP address or a host name' })
   HOST?: string;
-  /** Express `trust proxy`: which proxies' X-Forwarded-For to believe for the client address. */
-  @IsOptional() @IsString() TRUST_PROXY?: string;
-  @IsOptional() @IsString() @MinLength(1) DATABASE_URL?: string;
-  /** How long one connection attempt to PostgreSQL may take; requests fail fast past it. */
+  @Env(
+    "Express `trust proxy`: which proxies' `X-Forwarded-For` gives the client address (rate limits per address, logs).",
+    {
+      type: 'true, false, a hop count, or comma-separated addresses, CIDR subnets, `loopback`, `linklocal`, `uniquelocal`',
+      default: 'off: the client address is the TCP peer',
+    },
+  )
+  @IsOptional()
+  @IsString()
+  TRUST_PROXY?: string;
+  @Env('PostgreSQL URL; unset: the embedded database (PGlite) in `DATA_DIR`.', {
+    example: 'postgres://agentline:agentline@localhost:5432/agentline',
+  })
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  DATABASE_URL?: string;
+  @Env(
+    'PostgreSQL: how long a request (or a start-up attempt) waits for a connection before it answers `503 database_unavailable`.',
+  )
   @IsOptional()
   @Transform(toInteger)
   @IsInt()
   @Min(100)
   @Max(120_000)
   DATABASE_CONNECT_TIMEOUT_MS: number = 5_000;
-  /** How long start-up waits for PostgreSQL to answer; 0 waits for ever. */
+  @Env(
+    'PostgreSQL: how long start-up waits for the database to answer before it gives up (`0`: for ever).',
+  )
   @IsOptional()
   @Transform(toInteger)
   @IsInt()
   @Min(0)
   @Max(86_400_000)
   DATABASE_STARTUP_TIMEOUT_MS: number = 60_000;
-  /**
-   * How often the connection that listens for tool changes is checked with `SELECT 1`, and how
-   * long the answer may take before it is opened again (a NAT may drop it without a word).
-   */
+  @Env(
+    'PostgreSQL: how often the one `LISTEN` connection (MCP tool-change notifications across replicas) is asked `SELECT 1`; no answer within it and it is opened again (a NAT may drop it without a word; [docs/mcp.md](docs/mcp.md#change-notifications)).',
+  )
   @IsOptional()
   @Transform(toInteger)
   @IsInt()
   @Min(100)
   @Max(3_600_000)
   DATABASE_LISTEN_CHECK_MS: number = 30_000;
-  @IsOptional() @IsString() @MinLength(1) DATA_DIR: string = DEFAULT_DATA_DIR;
+  @Env('Where the embedded database and the generated development secrets live.')
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  DATA_DIR: string = DEFAULT_DATA_DIR;
+  @Env(
+    'HS256 secret that signs the API tokens (`openssl rand -base64 48` makes one); or set `JWT_PUBLIC_KEY` or `JWT_JWKS_URL` instead. Required with `DATABASE_URL`.',
+    {
+      secret: true,
+      default: 'generated into DATA_DIR when no key is set and DATABASE_URL is unset',
+    },
+  )
   @IsOptional()
   @IsString()
   @MinLength(32, { message: 'JWT_SECRET must be at least 32 characters' })
   JWT_SECRET?: string;
-  @IsOptional() @IsString() JWT_PUBLIC_KEY?: string;
-  @IsOptional() @IsUrl({ require_tld: false, protocols: ['http', 'https'] }) JWT_JWKS_URL?: string;
+  @Env('PEM public key for RS256/ES256 tokens (`\\n` escapes allowed).')
+  @IsOptional()
+  @IsString()
+  JWT_PUBLIC_KEY?: string;
+  @Env('JWKS endpoint of your identity provider (keys cached 10 min).', {
+    example: 'https://id.example.com/.well-known/jwks.json',
+  })
+  @IsOptional()
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
+  JWT_JWKS_URL?: string;
+  @Env('Token algorithms accepted; must fit the key kind.', {
+    default: 'HS256 for a secret, RS256,ES256 for keys',
+  })
   @IsOptional()
   @Transform(toList)
   @IsIn(JWT_ALGORITHMS, { each: true })
   JWT_ALGORITHMS?: JwtAlgorithm[];
-  @IsOptional() @IsString() JWT_ISSUER?: string;
-  @IsOptional() @IsString() JWT_AUDIENCE?: string;
-  @IsOptional() @IsString() @MinLength(1) JWT_ORGANIZATION_CLAIM: string = 'organization_id';
-  @IsOptional() @Transform(toInteger) @IsInt() @Min(0) @Max(300) JWT_CLOCK_SKEW_SECONDS: number =
-    30;
-  @IsOptional() @Transform(toBoolean) @IsBoolean() JWT_REQUIRE_EXP: boolean = true;
-  /** Failed authentications per client address and minute, per process; 0 turns the limit off. */
-  @IsOptional() @Transform(toInteger) @IsInt() @Min(0) AUTH_FAILURE_LIMIT_PER_MINUTE: number = 300;
-  @IsOptional() @IsString() ENCRYPTION_KEY?: string;
-  @IsOptional() @Transform(toList) @IsString({ each: true }) ENCRYPTION_PREVIOUS_KEYS: string[] =
-    [];
-  @IsOptional() @IsUrl({ require_tld: false, protocols: ['http', 'https'] }) PUBLIC_URL?: string;
-  /**
-   * Browser origins whose pages may call the API (comma-separated, `https://app.example.com`):
-   * they get CORS answers, and pass the MCP endpoint's Origin check. `*` is refused.
-   */
+  @Env('Required `iss` of the tokens, when set.')
+  @IsOptional()
+  @IsString()
+  JWT_ISSUER?: string;
+  @Env('Required `aud` of the tokens, when set.')
+  @IsOptional()
+  @IsString()
+  JWT_AUDIENCE?: string;
+  @Env("The token claim that names the caller's organization.")
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  JWT_ORGANIZATION_CLAIM: string = 'organization_id';
+  @Env('Tolerance for `exp` / `nbf` / `iat`, in seconds.')
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(0)
+  @Max(300)
+  JWT_CLOCK_SKEW_SECONDS: number = 30;
+  @Env('Refuse tokens without `exp` (`false` accepts tokens that never expire).')
+  @IsOptional()
+  @Transform(toBoolean)
+  @IsBoolean()
+  JWT_REQUIRE_EXP: boolean = true;
+  @Env(
+    "Failed authentications per client address and minute, per process; past it the address's failing requests answer `429` with `Retry-After` until that minute is over, while valid tokens still get through (`0`: off).",
+  )
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(0)
+  AUTH_FAILURE_LIMIT_PER_MINUTE: number = 300;
+  @Env(
+    'Base64 of 32 bytes that encrypts secrets at rest (`openssl rand -base64 32` makes one). Required with `DATABASE_URL`.',
+    { secret: true, default: 'generated into DATA_DIR in embedded mode' },
+  )
+  @IsOptional()
+  @IsString()
+  ENCRYPTION_KEY?: string;
+  @Env('Older encryption keys, still accepted for decryption (key rotation).', { secret: true })
+  @IsOptional()
+  @Transform(toList)
+  @IsString({ each: true })
+  ENCRYPTION_PREVIOUS_KEYS: string[] = [];
+  @Env(
+    "External base URL: the OAuth2 redirect URI is `{PUBLIC_URL}/v1/oauth2/callback`, a channel's `webhook_url` is `{PUBLIC_URL}/v1/webhooks/{kind}/{id}`.",
+    { default: 'http://localhost:$PORT', example: 'https://agentline.example.com' },
+  )
+  @IsOptional()
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
+  PUBLIC_URL?: string;
+  @Env(
+    "Browser origins whose pages may call the API with a token (comma-separated origins, `https://app.example.com`): they get CORS answers, and pass the MCP endpoint's Origin check. `*` is refused.",
+    { example: 'https://app.example.com' },
+  )
   @IsOptional()
   @Transform(toList)
   @IsString({ each: true })
@@ -107,40 +198,66 @@ export class EnvironmentVariables {
     },
   )
   CORS_ORIGINS: string[] = [];
+  @Env('pino log level.')
   @IsOptional()
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL: string = 'info';
-  /** API requests per organization and minute, per process; 0 turns the limit off. */
-  @IsOptional() @Transform(toInteger) @IsInt() @Min(0) RATE_LIMIT_PER_MINUTE: number = 1200;
-  /** Write logs to this file instead of standard output (tests read it back). */
-  @IsOptional() @IsString() LOG_FILE?: string;
-  /** `json` or `pretty`; by default pretty when standard output is a terminal, JSON otherwise. */
-  @IsOptional() @IsIn(['json', 'pretty']) LOG_FORMAT?: 'json' | 'pretty';
+  @Env(
+    'Write logs to this file instead of standard output (appended to; created `0600` whatever the umask, an existing file narrowed to `0600`: its lines hold organization ids and phone numbers).',
+  )
+  @IsOptional()
+  @IsString()
+  LOG_FILE?: string;
+  @Env('`json` (one JSON object per line) or `pretty` (for people).', {
+    default: '`pretty` when standard output is a terminal, `json` otherwise',
+  })
+  @IsOptional()
+  @IsIn(['json', 'pretty'])
+  LOG_FORMAT?: 'json' | 'pretty';
+  @Env(
+    'API requests per organization and minute across all routes (public routes: per client address), counted per process (with N replicas, N times as much: why, in [docs/decisions.md](docs/decisions.md#rate-limit)); every answer carries `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`, and past the limit `429` with `Retry-After`; `0`: off.',
+  )
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(0)
+  RATE_LIMIT_PER_MINUTE: number = 1200;
   // Slow or stalled clients: how long the server waits for headers, for a whole request, and on an
-  // idle keep-alive connection (see README "Configuration").
+  // idle keep-alive connection.
+  @Env(
+    'Longest time to receive a whole request (headers and body); past it `408` problem+json and the connection closes.',
+  )
   @IsOptional()
   @Transform(toInteger)
   @IsInt()
   @Min(100)
   @Max(3_600_000)
   HTTP_REQUEST_TIMEOUT_MS: number = 30_000;
+  @Env("Longest time to receive a request's headers (at most `HTTP_REQUEST_TIMEOUT_MS`).")
   @IsOptional()
   @Transform(toInteger)
   @IsInt()
   @Min(100)
   @Max(3_600_000)
   HTTP_HEADERS_TIMEOUT_MS: number = 10_000;
+  @Env(
+    'How long an idle keep-alive connection stays open (behind a load balancer: above its idle time-out).',
+  )
   @IsOptional()
   @Transform(toInteger)
   @IsInt()
   @Min(100)
   @Max(3_600_000)
   HTTP_KEEP_ALIVE_TIMEOUT_MS: number = 5_000;
-  /**
-   * Days kept: Meta's raw notifications once processed, and the attempt history of finished
-   * deliveries (see Retention). 0 keeps them for ever.
-   */
-  @IsOptional() @Transform(toInteger) @IsInt() @Min(0) @Max(3650) RETENTION_DAYS: number = 30;
+  @Env(
+    "Days kept, then pruned by any replica: Meta's raw notifications once processed or set aside (`webhook_inbox`), and the attempt history of finished deliveries (`delivery_attempts`); never a notification not yet processed, nor an open delivery's attempts; deliveries, messages and follow-ups are not pruned. `0`: kept for ever.",
+  )
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(0)
+  @Max(3650)
+  RETENTION_DAYS: number = 30;
 }
 
 export type JwtVerification =

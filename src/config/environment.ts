@@ -1,5 +1,6 @@
 import { plainToInstance } from 'class-transformer';
 import { validateSync, ValidationError } from 'class-validator';
+import { assertDeclared } from './env-declaration';
 
 /** A configuration the service must not start with; main.ts prints its message as one line. */
 export class ConfigError extends Error {}
@@ -37,10 +38,12 @@ function describe(errors: ValidationError[]): string {
 }
 
 /**
- * One module's variables: `cls` declares them with class-validator (defaults as initializers);
- * variables it does not declare are ignored, so each module reads the same environment.
+ * One module's variables: `cls` declares them with class-validator (defaults as initializers) and
+ * `@Env` (what each is for; see env-declaration.ts); variables it does not declare are ignored, so
+ * each module reads the same environment.
  */
 export function readEnvironment<T extends object>(cls: new () => T, env: NodeJS.ProcessEnv): T {
+  assertDeclared(cls);
   const vars = plainToInstance(cls, presentVariables(env));
   const errors = validateSync(vars, { skipMissingProperties: false });
   if (errors.length > 0) {

@@ -1,13 +1,15 @@
 import { Transform } from 'class-transformer';
 import { IsInt, IsOptional, IsString, IsUrl, Max, Min } from 'class-validator';
+import { Env, EnvGroup } from '../config/env-declaration';
 import { readEnvironment, toInteger, toList } from '../config/environment';
 
 /** The MCP endpoint's variables (docs/mcp.md, "Configuration"). */
+@EnvGroup('MCP server: agentline as one')
 export class McpServerEnvironment {
-  /**
-   * Browser origins, besides PUBLIC_URL's, whose pages may call the endpoint (comma-separated,
-   * `https://app.example.com`); any other `Origin` is refused (DNS rebinding).
-   */
+  @Env(
+    "Browser origins allowed to call the MCP endpoint (`/v1/agents/{agent_id}/mcp`) besides `PUBLIC_URL`'s; any other `Origin` answers `403` (DNS rebinding; [docs/mcp.md](docs/mcp.md)).",
+    { example: 'https://app.example.com' },
+  )
   @IsOptional()
   @Transform(toList)
   @IsString({ each: true })
@@ -16,21 +18,25 @@ export class McpServerEnvironment {
     { each: true },
   )
   MCP_ALLOWED_ORIGINS: string[] = [];
-  /** Event streams (`GET`) an organization may hold open at once, across its agents. */
+  @Env(
+    'MCP event streams (`GET`) one organization may hold open at once on one replica, across its agents.',
+  )
   @IsOptional()
   @Transform(toInteger)
   @IsInt()
   @Min(1)
   @Max(100_000)
   MCP_MAX_STREAMS_PER_ORGANIZATION: number = 50;
-  /** An event stream that has carried nothing for this long is ended; the client opens another. */
+  @Env(
+    'An MCP event stream that carried no notification for this long is ended (the client reopens it); 5 min by default.',
+  )
   @IsOptional()
   @Transform(toInteger)
   @IsInt()
   @Min(1000)
   @Max(86_400_000)
   MCP_STREAM_IDLE_TIMEOUT_MS: number = 300_000;
-  /** Tools per `tools/list` page. */
+  @Env('Tools per MCP `tools/list` page.')
   @IsOptional()
   @Transform(toInteger)
   @IsInt()

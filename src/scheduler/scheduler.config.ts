@@ -10,41 +10,96 @@ import {
   MinLength,
 } from 'class-validator';
 import { ChannelsConfig } from '../channels';
+import { Env, EnvGroup } from '../config/env-declaration';
 import { ConfigError, readEnvironment, toBoolean, toInteger } from '../config/environment';
 
 /** The scheduler's variables: when it ticks, how deliveries are sent, and who writes them. */
+@EnvGroup('Scheduler and delivery')
 export class SchedulerEnvironment {
-  @IsOptional() @Transform(toBoolean) @IsBoolean() SCHEDULER_ENABLED: boolean = true;
-  @IsOptional() @Transform(toInteger) @IsInt() @Min(50) SCHEDULER_TICK_MS: number = 1000;
-  @IsOptional() @Transform(toInteger) @IsInt() @Min(1) @Max(1000) DELIVERY_CONCURRENCY: number = 32;
-  @IsOptional() @Transform(toInteger) @IsInt() @Min(1) @Max(100) DELIVERY_MAX_ATTEMPTS: number = 8;
+  @Env('Run dispatch and delivery in this process.')
+  @IsOptional()
+  @Transform(toBoolean)
+  @IsBoolean()
+  SCHEDULER_ENABLED: boolean = true;
+  @Env('How often the scheduler looks for due work.')
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(50)
+  SCHEDULER_TICK_MS: number = 1000;
+  @Env('Sends in flight per process.')
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  DELIVERY_CONCURRENCY: number = 32;
+  @Env('Attempts before a transient failure becomes `failed`.')
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  DELIVERY_MAX_ATTEMPTS: number = 8;
+  @Env(
+    'How long a claimed delivery stays with its process without a heartbeat extending it (a stalled send); at least the Graph time-out, plus the LLM time-out, plus 2 s, and at least `DELIVERY_HEARTBEAT_TIMEOUT_MS` plus `DELIVERY_HEARTBEAT_MS`.',
+  )
   @IsOptional()
   @Transform(toInteger)
   @IsInt()
   @Min(1000)
   @Max(3_600_000)
   DELIVERY_LEASE_MS: number = 60_000;
-  /** Messages per second per WhatsApp channel, across all replicas; 0 lifts the limit. */
-  @IsOptional() @Transform(toInteger) @IsInt() @Min(0) CHANNEL_RATE_LIMIT_PER_SECOND: number = 80;
-  /** How often each scheduler process beats its heartbeat row, on the database's clock. */
+  @Env('Messages per second per WhatsApp channel, across replicas (`0`: no limit).')
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(0)
+  CHANNEL_RATE_LIMIT_PER_SECOND: number = 80;
+  @Env(
+    "How often each scheduler process beats its heartbeat row (and extends the leases of what it holds), on the database's clock.",
+  )
   @IsOptional()
   @Transform(toInteger)
   @IsInt()
   @Min(100)
   @Max(60_000)
   DELIVERY_HEARTBEAT_MS: number = 2_000;
-  /** A process whose last beat is older than this is dead: its claims are taken over. */
+  @Env(
+    'A process whose last beat is older than this is dead and its claims are taken over ([docs/scheduler.md](docs/scheduler.md)); at least twice `DELIVERY_HEARTBEAT_MS`.',
+  )
   @IsOptional()
   @Transform(toInteger)
   @IsInt()
   @Min(200)
   @Max(600_000)
   DELIVERY_HEARTBEAT_TIMEOUT_MS: number = 6_000;
-  @IsOptional() @Transform(toInteger) @IsInt() @Min(0) @Max(600_000) SHUTDOWN_GRACE_MS: number =
-    15_000;
-  @IsOptional() @IsUrl({ require_tld: false, protocols: ['http', 'https'] }) AGENT_LLM_URL?: string;
-  @IsOptional() @IsString() @MinLength(1) AGENT_LLM_MODEL: string = 'gpt-4o-mini';
-  @IsOptional() @IsString() AGENT_LLM_API_KEY?: string;
+  @Env(
+    'On SIGTERM, how long the calls in flight may take to finish and be recorded before the process exits; with the scheduler on, at least `GRAPH_API_TIMEOUT_MS` plus 1 s (checked at start-up). The orchestrator must wait longer before it kills: `docker-compose.yml` sets `stop_grace_period: 20s`; on Kubernetes set `terminationGracePeriodSeconds` above it.',
+  )
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(0)
+  @Max(600_000)
+  SHUTDOWN_GRACE_MS: number = 15_000;
+  @Env(
+    'An OpenAI-compatible endpoint (base URL) that writes each follow-up message; unset: the prompt is the message.',
+    { example: 'https://api.openai.com/v1' },
+  )
+  @IsOptional()
+  @IsUrl({ require_tld: false, protocols: ['http', 'https'] })
+  AGENT_LLM_URL?: string;
+  @Env('The model `AGENT_LLM_URL` is asked for.')
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  AGENT_LLM_MODEL: string = 'gpt-4o-mini';
+  @Env('Bearer key of `AGENT_LLM_URL`.', { secret: true })
+  @IsOptional()
+  @IsString()
+  AGENT_LLM_API_KEY?: string;
+  @Env('Time-out of one call to `AGENT_LLM_URL`.')
   @IsOptional()
   @Transform(toInteger)
   @IsInt()

@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import { Transform } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
 import { AppConfig } from '../config/app-config';
+import { Env, EnvGroup } from '../config/env-declaration';
 import { ConfigError, readEnvironment, toInteger } from '../config/environment';
 import { McpServerConfig, readMcpServers } from './mcp/mcp-server.config';
 import { OAuth2Config, readOAuth2Config } from './oauth2/oauth2.config';
@@ -9,23 +10,40 @@ import { ConfiguredToolkit } from './toolkits/builtin-toolkit';
 import { BUILTIN_TOOLKITS } from './toolkits';
 
 /** Tool execution and MCP variables; OAuth2's and each toolkit's are read by their own classes. */
+@EnvGroup('Tools')
 export class ToolsEnvironment {
-  /** MCP servers, a JSON array (docs/toolkits.md); or MCP_SERVERS_FILE, a file holding one. */
-  @IsOptional() @IsString() MCP_SERVERS?: string;
-  @IsOptional() @IsString() MCP_SERVERS_FILE?: string;
+  @Env(
+    'MCP servers whose tools join the catalog, a JSON array ([docs/toolkits.md](docs/toolkits.md)); not with `MCP_SERVERS_FILE`. Their `env` and `headers` values are never logged.',
+    { secret: true, type: 'JSON array' },
+  )
+  @IsOptional()
+  @IsString()
+  MCP_SERVERS?: string;
+  @Env('The path of a file holding the `MCP_SERVERS` array instead; not with `MCP_SERVERS`.', {
+    type: 'file path',
+  })
+  @IsOptional()
+  @IsString()
+  MCP_SERVERS_FILE?: string;
+  @Env("How often every MCP server's tool list is read again.")
   @IsOptional()
   @Transform(toInteger)
   @IsInt()
   @Min(1000)
   @Max(86_400_000)
   MCP_REFRESH_MS: number = 300_000;
+  @Env(
+    "Time-out of one tool execution; a hard stop (a CPU-bound tool's worker thread is terminated).",
+  )
   @IsOptional()
   @Transform(toInteger)
   @IsInt()
   @Min(100)
   @Max(3_600_000)
   TOOL_EXECUTION_TIMEOUT_MS: number = 30_000;
-  /** Worker threads that run the CPU-bound built-in tools; default: the cores less one, 1 to 4. */
+  @Env('Worker threads that run the CPU-bound built-in tools (Text, Math).', {
+    default: 'the cores less one, 1 to 4',
+  })
   @IsOptional()
   @Transform(toInteger)
   @IsInt()

@@ -1,21 +1,41 @@
 import { hkdfSync } from 'node:crypto';
 import { Transform } from 'class-transformer';
 import { IsInt, IsOptional, IsString, IsUrl, isURL, Max, Min, MinLength } from 'class-validator';
+import {
+  declareEnvPattern,
+  Env,
+  EnvGroup,
+  EnvPatternDeclaration,
+} from '../../config/env-declaration';
 import { ConfigError, readEnvironment, toInteger } from '../../config/environment';
 
+const OAUTH2_ENV_GROUP = 'OAuth2 for tools';
+
 /** The OAuth2 flow's own variables; the providers are `OAUTH_<ID>_*`, read by readOAuth2Providers. */
+@EnvGroup(OAUTH2_ENV_GROUP)
 export class OAuth2Environment {
   // Absolute URLs: the callback redirects browsers there.
+  @Env(
+    'Where the OAuth2 callback redirects the browser after a success (with `tool_id` and `status`); unset: it shows a small page.',
+  )
   @IsOptional()
   @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })
   OAUTH_SUCCESS_URL?: string;
+  @Env(
+    'Where the OAuth2 callback redirects the browser after a failure (with `tool_id`, `status` and `error`); unset: it shows a small page.',
+  )
   @IsOptional()
   @IsUrl({ require_tld: false, protocols: ['http', 'https'], require_protocol: true })
   OAUTH_FAILURE_URL?: string;
+  @Env('HMAC key of the OAuth2 `state` parameter.', {
+    secret: true,
+    default: 'derived from ENCRYPTION_KEY (HKDF)',
+  })
   @IsOptional()
   @IsString()
   @MinLength(32, { message: 'OAUTH_STATE_SECRET must be at least 32 characters' })
   OAUTH_STATE_SECRET?: string;
+  @Env("Time-out of one call to a provider's token endpoint.")
   @IsOptional()
   @Transform(toInteger)
   @IsInt()
@@ -46,9 +66,6 @@ export interface OAuth2Config {
   httpTimeoutMs: number;
 }
 
-const PROVIDER_VARIABLE =
-  /^OAUTH_([A-Z0-9][A-Z0-9_]*?)_(CLIENT_ID|CLIENT_SECRET|AUTHORIZE_URL|TOKEN_URL|SCOPES)$/;
-
 const FIELDS = {
   CLIENT_ID: 'clientId',
   CLIENT_SECRET: 'clientSecret',
@@ -56,6 +73,42 @@ const FIELDS = {
   TOKEN_URL: 'tokenUrl',
   SCOPES: 'scopes',
 } as const;
+
+const PROVIDER_VARIABLE = new RegExp(
+  `^OAUTH_([A-Z0-9][A-Z0-9_]*?)_(${Object.keys(FIELDS).join('|')})$`,
+);
+
+const PRESETS = '`google`, `github`, `slack`, `microsoft`';
+const FIELD_DECLARATIONS: Record<keyof typeof FIELDS, Omit<EnvPatternDeclaration, 'name'>> = {
+  CLIENT_ID: {
+    description:
+      'Client id at OAuth2 provider `<id>` (`OAUTH_GOOGLE_CLIENT_ID`); a provider without both id and secret is not configured, and its tools stay `not_started`.',
+    type: 'string',
+  },
+  CLIENT_SECRET: {
+    description: 'Client secret at OAuth2 provider `<id>`.',
+    type: 'string',
+    secret: true,
+  },
+  AUTHORIZE_URL: {
+    description: `Authorization endpoint of provider \`<id>\`: overrides the preset of ${PRESETS}, required for any other provider.`,
+    type: 'URL',
+    default: "the preset's",
+  },
+  TOKEN_URL: {
+    description: `Token endpoint of provider \`<id>\`: overrides the preset of ${PRESETS}, required for any other provider.`,
+    type: 'URL',
+    default: "the preset's",
+  },
+  SCOPES: {
+    description: "Default scopes asked of provider `<id>`, replacing the preset's.",
+    type: 'space- or comma-separated strings',
+    default: "the preset's",
+  },
+};
+for (const [field, declaration] of Object.entries(FIELD_DECLARATIONS)) {
+  declareEnvPattern(OAUTH2_ENV_GROUP, { name: `OAUTH_<ID>_${field}`, ...declaration });
+}
 
 /** The `<ID>` of a provider's variables: `google-workspace` is set with `OAUTH_GOOGLE_WORKSPACE_*`. */
 export const oauth2EnvironmentId = (providerId: string): string =>

@@ -1,6 +1,7 @@
 import { IsOptional, IsUrl } from 'class-validator';
 import * as path from 'node:path';
 import { Clock } from '../../common/clock';
+import { Env, EnvGroup } from '../../config/env-declaration';
 import { readEnvironment } from '../../config/environment';
 import type { ToolkitSource } from '../catalog/toolkit-file.schema';
 import { ToolExecutor } from '../execution/tool-executor';
@@ -46,7 +47,10 @@ export interface ToolkitDescription<Environment extends object, Config> {
   name: string;
   /** `__dirname` of the toolkit's folder and the data file's parsed content. */
   source: { dir: string; file: string; data: unknown };
-  /** A class-validator class of the variables the toolkit reads, with their defaults. */
+  /**
+   * A class-validator class of the variables the toolkit reads, with their defaults, each with
+   * `@Env` and the class in `@EnvGroup(BUILTIN_TOOLKITS_ENV_GROUP)` (docs/configuration.md).
+   */
   environment?: new () => Environment;
   /** Its configuration, from the checked variables. */
   config?: (vars: Environment) => Config;
@@ -79,21 +83,29 @@ export function defineToolkit<Environment extends object = object, Config = unde
 /** A provider base URL as the executors join paths to it: without a trailing slash. */
 export const baseUrl = (url: string): string => url.replace(/\/+$/, '');
 
+/** The heading of the built-in toolkits' variables in .env.example and README. */
+export const BUILTIN_TOOLKITS_ENV_GROUP = 'Built-in toolkits';
+
 /**
- * The one setting of a toolkit that calls a provider: its base URL, read from `variable` (tests
- * point it at a fake), checked as a URL at boot, handed to the executors without a trailing slash.
+ * The one setting of a toolkit that calls a provider (`provider` names it): its base URL, read
+ * from `variable` (tests point it at a fake), checked as a URL at boot, handed to the executors
+ * without a trailing slash.
  */
-export function providerUrl<V extends string>(variable: V, defaultUrl: string) {
+export function providerUrl<V extends string>(variable: V, defaultUrl: string, provider: string) {
   class ProviderUrlEnvironment {
     constructor() {
       Object.assign(this, { [variable]: defaultUrl });
     }
   }
+  Env(
+    `Base URL of the ${provider} API that the built-in toolkit calls ([docs/tool-execution.md](docs/tool-execution.md)).`,
+  )(ProviderUrlEnvironment.prototype, variable);
   IsOptional()(ProviderUrlEnvironment.prototype, variable);
   IsUrl({ require_tld: false, protocols: ['http', 'https'] })(
     ProviderUrlEnvironment.prototype,
     variable,
   );
+  EnvGroup(BUILTIN_TOOLKITS_ENV_GROUP)(ProviderUrlEnvironment);
   return {
     environment: ProviderUrlEnvironment as unknown as new () => Record<V, string>,
     config: (vars: Record<V, string>) => baseUrl(vars[variable]),

@@ -6,6 +6,6 @@ export const searchToolkit = defineToolkit({
   name: 'Search',
   source: { dir: __dirname, file: 'toolkit.json', data },
   // SerpApi; SERPAPI_API_URL points it elsewhere (tests: a fake).
-  ...providerUrl('SERPAPI_API_URL', 'https://serpapi.com'),
+  ...providerUrl('SERPAPI_API_URL', 'https://serpapi.com', 'SerpApi search'),
   executors: (url, { http }) => serpApiExecutors(http, url),
 });

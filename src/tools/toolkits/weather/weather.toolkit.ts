@@ -6,6 +6,6 @@ export const weatherToolkit = defineToolkit({
   name: 'Weather',
   source: { dir: __dirname, file: 'toolkit.json', data },
   // OpenWeather; OPENWEATHER_API_URL points it elsewhere (tests: a fake).
-  ...providerUrl('OPENWEATHER_API_URL', 'https://api.openweathermap.org'),
+  ...providerUrl('OPENWEATHER_API_URL', 'https://api.openweathermap.org', 'OpenWeather'),
   executors: (url, { http }) => openWeatherExecutors(http, url),
 });
