@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { eventually } from './support/eventually';
 import { FakeGraphApi, graphErrorReply } from './support/fake-graph-api';
@@ -184,6 +184,30 @@ describe('Metrics (e2e)', () => {
         });
         expect(`${checked.stdout}${checked.stderr}`).toBe('');
         expect(checked.status).toBe(0);
+      },
+    );
+
+    (promtool || process.env.CI ? it : it.skip)(
+      'has example alerts (docs/operations.md) that promtool accepts, on metrics it serves',
+      async () => {
+        expect(promtool).toBe(true);
+        const operations = readFileSync(join(__dirname, '..', 'docs', 'operations.md'), 'utf8');
+        const rules = /```yaml\n(groups:[\s\S]*?)```/.exec(operations)![1];
+        const file = join(t.dataDir, 'alerts.yml');
+        writeFileSync(file, rules);
+        const checked = spawnSync('promtool', ['check', 'rules', file], { encoding: 'utf8' });
+        expect(checked.stderr).toBe('');
+        expect(checked.status).toBe(0);
+        // Every agentline_ metric an alert names is one this process serves.
+        const served = await scrape();
+        const named = new Set(rules.match(/agentline_[a-z_]+/g));
+        expect(named.size).toBeGreaterThan(5);
+        for (const name of named) {
+          expect([
+            name,
+            served.includes(`# TYPE ${name.replace(/_(bucket|count|sum)$/, '')} `),
+          ]).toEqual([name, true]);
+        }
       },
     );
   });
