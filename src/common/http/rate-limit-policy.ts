@@ -1,3 +1,4 @@
+import type { Response } from 'express';
 import { Clock } from '../clock';
 import { WindowCounters } from './window-counters';
 
@@ -64,4 +65,35 @@ export class RateLimitPolicy {
       },
     };
   }
+}
+
+/**
+ * The fields of a quota of things held at once rather than requests per window (the draft's
+ * `qu="concurrent-requests"`, no `w` nor `t`: a place frees when a holder ends, not at a time).
+ */
+export function concurrencyFields(
+  name: string,
+  quota: number,
+  held: number,
+): Record<string, string> {
+  return {
+    'RateLimit-Policy': `"${name}";q=${quota};qu="concurrent-requests"`,
+    RateLimit: `"${name}";r=${Math.max(0, quota - held)}`,
+  };
+}
+
+/**
+ * `fields` after the items already on `response` (both fields are Lists: one item per policy), for
+ * an answer that a second limit refuses after the request limit counted it.
+ */
+export function withFieldsOf(
+  response: Response,
+  fields: Record<string, string>,
+): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(fields).map(([name, value]) => {
+      const before = response.getHeader(name);
+      return [name, typeof before === 'string' ? `${before}, ${value}` : value];
+    }),
+  );
 }
