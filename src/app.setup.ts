@@ -34,7 +34,7 @@ reloads of this page.
 
 **Errors** are RFC 9457 problem details with a stable \`code\` and the request's \`request_id\`.
 **Retries**: the POSTs that create or send take an \`Idempotency-Key\`.
-**Rate limit**: per organization; every answer carries \`RateLimit-*\` headers, \`429\` with \`Retry-After\` past it.`;
+**Rate limit**: per organization; answers say where the caller stands in \`RateLimit-Policy\` and \`RateLimit\` (the IETF draft's structured fields), \`429\` with \`Retry-After\` past it; a \`401\` counts against the failed authentications of the client's address, and says so in the same fields.`;
 
 /** Uploads read their multipart body as it arrives (see WhatsappMediaUploadService). */
 const STREAMED_BODY_ROUTES = [
@@ -96,18 +96,41 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   return toOpenApi31(document);
 }
 
+/**
+ * The IETF draft's fields (draft-ietf-httpapi-ratelimit-headers-11), defined once under
+ * components.headers; the answers of every operation behind a limit refer to them.
+ */
 const RATE_LIMIT_HEADERS = {
-  'RateLimit-Limit': 'Requests allowed per window (one minute) for the organization.',
-  'RateLimit-Remaining': 'Requests left in the current window.',
-  'RateLimit-Reset': 'Seconds until the window ends.',
-};
+  'RateLimit-Policy': {
+    description:
+      'The quota this answer counted against, a structured field (List): its name, `q` requests per window of `w` seconds. `"organization"` for a caller with a token (RATE_LIMIT_PER_MINUTE, one budget across all routes), `"client-address"` for a public route without one, `"auth-failures"` on a `401` and on the `429` of failed authentications (AUTH_FAILURE_LIMIT_PER_MINUTE per client address). Counted per process.',
+    schema: { type: 'string' },
+    example: '"organization";q=1200;w=60',
+  },
+  RateLimit: {
+    description:
+      'Where the caller stands in that quota, a structured field (List): `r` requests left, `t` seconds until the window ends.',
+    schema: { type: 'string' },
+    example: '"organization";r=1199;t=60',
+  },
+} as const;
+
+const rateLimitHeaderRefs = () =>
+  Object.fromEntries(
+    Object.keys(RATE_LIMIT_HEADERS).map((name) => [name, { $ref: `#/components/headers/${name}` }]),
+  );
 
 /**
  * Every operation behind the rate limit (all but Meta's webhooks) may answer 429 with
- * Retry-After, and every answer carries the RateLimit-* headers; each may also answer 500, and 503
- * while the database is away: added here once rather than on each of the operations.
+ * Retry-After; its successes and its 401 say where the caller stands (RateLimit-Policy,
+ * RateLimit); each may also answer 500, and 503 while the database is away: added here once
+ * rather than on each of the operations.
  */
 function documentRateLimit(document: OpenAPIObject): void {
+  document.components = {
+    ...document.components,
+    headers: { ...document.components?.headers, ...RATE_LIMIT_HEADERS },
+  };
   for (const [path, item] of Object.entries(document.paths)) {
     if (path.startsWith('/v1/webhooks')) {
       // Public: Meta signs its calls instead (X-Hub-Signature-256); said, not left implicit.
@@ -119,18 +142,17 @@ function documentRateLimit(document: OpenAPIObject): void {
       if (!operation) continue;
       operation.responses['429'] ??= {
         description:
-          "Too many requests for the organization (or, without a token, the client's address): retry after Retry-After seconds.",
+          "Too many requests for the organization (or, without a token, the client's address), or too many failed authentications from the client's address: retry after Retry-After seconds.",
         headers: {
           'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } },
-          ...Object.fromEntries(
-            Object.entries(RATE_LIMIT_HEADERS).map(([name, description]) => [
-              name,
-              { description, schema: { type: 'integer' } },
-            ]),
-          ),
+          ...rateLimitHeaderRefs(),
         },
         content: problemContent(429),
       };
+      for (const [status, response] of Object.entries(operation.responses)) {
+        if (!response || !/^2|^401$/.test(status) || '$ref' in response) continue;
+        response.headers = { ...response.headers, ...rateLimitHeaderRefs() };
+      }
       operation.responses['500'] ??= {
         description:
           'An unexpected error: it is logged under the request_id; no stack trace or secret is answered.',

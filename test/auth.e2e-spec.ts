@@ -280,19 +280,30 @@ describe('Authentication (e2e)', () => {
 
     it('answers 429 with Retry-After to failing requests once an address failed the limit, until its minute is over', async () => {
       const client = '203.0.113.10';
-      await from(client, 'Bearer not.a.jwt').expect(401);
-      await from(client).expect(401); // no header at all counts too
+      // Each 401 says where the address stands in the limit it counted against (the IETF
+      // draft's RateLimit-Policy and RateLimit).
+      const first = await from(client, 'Bearer not.a.jwt').expect(401);
+      expect(first.headers['ratelimit-policy']).toBe('"auth-failures";q=3;w=60');
+      expect(first.headers['ratelimit']).toBe('"auth-failures";r=2;t=60');
+      const second = await from(client).expect(401); // no header at all counts too
+      expect(second.headers['ratelimit']).toBe('"auth-failures";r=1;t=60');
       clock.advance(20_000);
-      await from(client, `Bearer ${tokenFor()} garbage`).expect(401);
+      const third = await from(client, `Bearer ${tokenFor()} garbage`).expect(401);
+      expect(third.headers['ratelimit']).toBe('"auth-failures";r=0;t=40');
 
       const limited = await from(client, 'Bearer not.a.jwt').expect(429);
       expect(limited.headers['content-type']).toMatch(/^application\/problem\+json/);
       expect(limited.headers['retry-after']).toBe('40');
+      expect(limited.headers['ratelimit-policy']).toBe('"auth-failures";q=3;w=60');
+      expect(limited.headers['ratelimit']).toBe('"auth-failures";r=0;t=40');
       expect(limited.body).toMatchObject({ status: 429, code: 'rate_limited' });
       expect(limited.body.detail).toContain('failed authentications');
       await from(client).expect(429);
-      // A valid token still gets through: a neighbour's bad tokens lock nobody out.
-      await from(client, valid()).expect(200);
+      // A valid token still gets through: a neighbour's bad tokens lock nobody out. It counts
+      // against its organization's limit, and says so.
+      const through = await from(client, valid()).expect(200);
+      expect(through.headers['ratelimit-policy']).toBe('"organization";q=1200;w=60');
+      expect(through.headers['ratelimit']).toMatch(/^"organization";r=\d+;t=60$/);
       // Public routes have their own limit and stay open.
       await t.http().get('/health').set('X-Forwarded-For', client).expect(200);
 

@@ -131,24 +131,51 @@ describe('Rate limit (e2e)', () => {
   });
   afterAll(async () => t.close());
 
+  /** `RateLimit: "<policy>";r=<left>;t=<seconds>` (draft-ietf-httpapi-ratelimit-headers-11), read. */
+  const standing = (res: { headers: Record<string, string> }, policy: string) => {
+    expect(res.headers['ratelimit-policy']).toBe(`"${policy}";q=3;w=60`);
+    const [, name, left, seconds] = /^"([a-z-]+)";r=(\d+);t=(\d+)$/.exec(res.headers['ratelimit'])!;
+    expect(name).toBe(policy);
+    expect(Number(seconds)).toBeGreaterThan(0);
+    expect(Number(seconds)).toBeLessThanOrEqual(60);
+    return { left: Number(left), seconds: Number(seconds) };
+  };
+
   it('answers 429 with Retry-After past the limit, per organization across routes', async () => {
     const busy = bearer(tokenFor());
     const first = await t.http().get('/v1/tools/specs?limit=1').set(busy).expect(200);
-    expect(first.headers['ratelimit-limit']).toBe('3');
-    expect(first.headers['ratelimit-remaining']).toBe('2');
-    expect(Number(first.headers['ratelimit-reset'])).toBeGreaterThan(0);
-    expect(Number(first.headers['ratelimit-reset'])).toBeLessThanOrEqual(60);
-    // One budget for the organization, whichever routes it spends it on.
+    expect(standing(first, 'organization').left).toBe(2);
+    // The 2022 draft's fields are gone.
+    expect(first.headers['ratelimit-limit']).toBeUndefined();
+    expect(first.headers['ratelimit-remaining']).toBeUndefined();
+    expect(first.headers['ratelimit-reset']).toBeUndefined();
+    // One budget for the organization, whichever routes it spends it on; answers other than
+    // successes say where it stands too.
     await t.http().get('/v1/tools').set(busy).expect(200);
-    const last = await t.http().get('/v1/channels/whatsapp?agent_id=a').set(busy);
-    expect(last.headers['ratelimit-remaining']).toBe('0');
+    const last = await t.http().get('/v1/tools/not-a-uuid').set(busy);
+    expect(last.status).toBeGreaterThanOrEqual(400);
+    expect(last.status).toBeLessThan(429);
+    expect(standing(last, 'organization').left).toBe(0);
     const res = await t.http().get('/v1/tools/specs?limit=1').set(busy).expect(429);
-    expect(res.headers['ratelimit-remaining']).toBe('0');
+    const refused = standing(res, 'organization');
+    expect(refused.left).toBe(0);
     expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect(res.body).toMatchObject({ status: 429, code: 'rate_limited' });
-    expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
-    expect(Number(res.headers['retry-after'])).toBeLessThanOrEqual(60);
+    // Retry-After is the end of the window, as the draft asks (no earlier than `t`).
+    expect(res.headers['retry-after']).toBe(String(refused.seconds));
     // Another organization is not held back by the first one's traffic.
+    await t.http().get('/v1/tools/specs?limit=1').set(bearer(tokenFor())).expect(200);
+  });
+
+  it('counts a public route per client address, under a policy of its own', async () => {
+    const path = '/.well-known/oauth-protected-resource/v1/agents/agent-1/mcp';
+    const first = await t.http().get(path).expect(200);
+    const { left } = standing(first, 'client-address');
+    for (let i = 0; i < left; i++) await t.http().get(path).expect(200);
+    const res = await t.http().get(path).expect(429);
+    expect(standing(res, 'client-address').left).toBe(0);
+    expect(res.body.detail).toContain('a client address');
+    // Callers with a token are counted per organization, not per address.
     await t.http().get('/v1/tools/specs?limit=1').set(bearer(tokenFor())).expect(200);
   });
 });

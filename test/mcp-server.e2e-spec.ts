@@ -561,6 +561,16 @@ describe('The agent MCP server, /v1/agents/{agent_id}/mcp (e2e)', () => {
       const refused = await openStream();
       expect(refused.status).toBe(429);
       expect(refused.headers.get('retry-after')).toEqual(expect.any(String));
+      // The limit that refused it, after the request limit that counted it (the IETF draft's
+      // fields are lists: one item per policy).
+      expect(refused.headers.get('ratelimit-policy')).toMatch(
+        new RegExp(
+          `^"organization";q=\\d+;w=60, "mcp-streams";q=${MAX_STREAMS};qu="concurrent-requests"$`,
+        ),
+      );
+      expect(refused.headers.get('ratelimit')).toMatch(
+        /^"organization";r=\d+;t=\d+, "mcp-streams";r=0$/,
+      );
       await refused.body?.cancel();
       // Another organization has its own count.
       const other = await openStream(bearer(tokenFor({ options: { issuer: ISSUER } })));

@@ -1,4 +1,7 @@
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { eventually } from './support/eventually';
 import { FakeGraphApi, graphErrorReply } from './support/fake-graph-api';
 import { freePort } from './support/free-port';
@@ -14,6 +17,15 @@ const queueMessage = async (t: TestApp) => {
   const auth = bearer(tokenFor());
   await givenOutgoingMessage(t, auth, await givenWhatsappChannel(t, auth));
 };
+
+const { version: VERSION } = JSON.parse(
+  readFileSync(join(__dirname, '..', 'package.json'), 'utf8'),
+) as { version: string };
+
+const READ_AT = 'agentline_database_gauges_last_success_timestamp_seconds';
+
+/** Whether Prometheus' promtool is on the PATH. */
+const promtool = spawnSync('promtool', ['--version']).status === 0;
 
 /** Outages are simulated with a TCP proxy in front of PostgreSQL (see outage.e2e-spec.ts). */
 const onPostgres = process.env.TEST_DATABASE_URL ? describe : describe.skip;
@@ -70,6 +82,13 @@ describe('Metrics (e2e)', () => {
       // Process metrics, event-loop lag included.
       expect(text).toContain('process_resident_memory_bytes');
       expect(text).toContain('nodejs_eventloop_lag_p99_seconds');
+      // What runs: agentline's version and Node's.
+      expect(
+        sample(
+          text,
+          `agentline_build_info{version="${VERSION}",node_version="${process.version}"}`,
+        ),
+      ).toBe(1);
     });
 
     it('counts deliveries by outcome and channel kind, their lag, and shows the outbox', async () => {
@@ -154,6 +173,43 @@ describe('Metrics (e2e)', () => {
         ),
       ).toBe(1);
     });
+    // Prometheus' own linter; CI installs it (.ci/run), elsewhere the test runs where it is found.
+    (promtool || process.env.CI ? it : it.skip)(
+      'passes promtool check metrics, with every kind of series filled',
+      async () => {
+        expect(promtool).toBe(true);
+        const checked = spawnSync('promtool', ['check', 'metrics'], {
+          input: await scrape(),
+          encoding: 'utf8',
+        });
+        expect(`${checked.stdout}${checked.stderr}`).toBe('');
+        expect(checked.status).toBe(0);
+      },
+    );
+
+    (promtool || process.env.CI ? it : it.skip)(
+      'has example alerts (docs/operations.md) that promtool accepts, on metrics it serves',
+      async () => {
+        expect(promtool).toBe(true);
+        const operations = readFileSync(join(__dirname, '..', 'docs', 'operations.md'), 'utf8');
+        const rules = /```yaml\n(groups:[\s\S]*?)```/.exec(operations)![1];
+        const file = join(t.dataDir, 'alerts.yml');
+        writeFileSync(file, rules);
+        const checked = spawnSync('promtool', ['check', 'rules', file], { encoding: 'utf8' });
+        expect(checked.stderr).toBe('');
+        expect(checked.status).toBe(0);
+        // Every agentline_ metric an alert names is one this process serves.
+        const served = await scrape();
+        const named = new Set(rules.match(/agentline_[a-z_]+/g));
+        expect(named.size).toBeGreaterThan(5);
+        for (const name of named) {
+          expect([
+            name,
+            served.includes(`# TYPE ${name.replace(/_(bucket|count|sum)$/, '')} `),
+          ]).toEqual([name, true]);
+        }
+      },
+    );
   });
 
   it('serves the database gauges of the last refresh: a scrape does not read the database', async () => {
@@ -207,13 +263,24 @@ describe('Metrics (e2e)', () => {
 
       proxy.cut();
       await eventually(async () => expect(sample(await scrape(), 'agentline_database_up')).toBe(0));
-      // The alert on the backlog still has its series: the last value read, not a gap.
+      // The alert on the backlog still has its series: the last value read, not a gap...
       const during = await scrape();
       expect(sample(during, pending)).toBe(1);
       expect(sample(during, 'agentline_agent_events{state="pending"}')).toBe(0);
+      // ...and says how old it is: the moment of the last read that succeeded, which stands still
+      // while the refreshes (every 100 ms) fail.
+      const readAt = sample(during, READ_AT)!;
+      expect(readAt).toBeGreaterThan(0);
+      expect(readAt).toBeLessThanOrEqual(Date.now() / 1000);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const later = await scrape();
+      expect(sample(later, 'agentline_database_up')).toBe(0);
+      expect(sample(later, READ_AT)).toBe(readAt);
+      expect(sample(later, pending)).toBe(1);
 
       proxy.restore();
       await eventually(async () => expect(sample(await scrape(), 'agentline_database_up')).toBe(1));
+      expect(sample(await scrape(), READ_AT)).toBeGreaterThan(readAt);
     });
   });
 

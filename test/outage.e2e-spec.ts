@@ -101,7 +101,8 @@ onPostgres('Database outage (e2e, PostgreSQL)', () => {
       expect(ready.headers['retry-after']).toMatch(/^[1-9]\d*$/);
       expect(ready.body).toMatchObject({ status: 503, code: 'not_ready' });
       expect(ready.body.detail).toContain('database: it does not answer');
-      // Metrics still scrape: the gauges read from the database are left out meanwhile.
+      // Metrics still scrape: the gauges read from the database keep their last values meanwhile
+      // (metrics.e2e-spec.ts follows them through an outage).
       const metrics = await app.http().get('/metrics').expect(200);
       expect(metrics.text).toContain('agentline_deliveries_total');
       // Let the scheduler tick (and fail) for a while.

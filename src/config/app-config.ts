@@ -156,7 +156,7 @@ export class EnvironmentVariables {
   @IsBoolean()
   JWT_REQUIRE_EXP: boolean = true;
   @Env(
-    "Failed authentications per client address and minute, per process; past it the address's failing requests answer `429` with `Retry-After` until that minute is over, while valid tokens still get through (`0`: off).",
+    'Failed authentications per client address and minute, per process; past it the address\'s failing requests answer `429` with `Retry-After` until that minute is over, while valid tokens still get through; each `401` and that `429` carry `RateLimit-Policy: "auth-failures";q=300;w=60` and `RateLimit` (`0`: off).',
   )
   @IsOptional()
   @Transform(toInteger)
@@ -215,7 +215,7 @@ export class EnvironmentVariables {
   @IsIn(['json', 'pretty'])
   LOG_FORMAT?: 'json' | 'pretty';
   @Env(
-    'API requests per organization and minute across all routes (public routes: per client address), counted per process (with N replicas, N times as much: why, in [docs/decisions.md](docs/decisions.md#rate-limit)); every answer carries `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`, and past the limit `429` with `Retry-After`; `0`: off.',
+    'API requests per organization and minute across all routes (public routes: per client address), counted per process (with N replicas, N times as much: why, in [docs/decisions.md](docs/decisions.md#rate-limit)); answers say where the caller stands in the IETF draft\'s structured fields, `RateLimit-Policy: "organization";q=1200;w=60` (`"client-address"` on public routes) and `RateLimit: "organization";r=1199;t=60` (left, seconds until the window ends), and past the limit `429` with `Retry-After`; `0`: off.',
   )
   @IsOptional()
   @Transform(toInteger)

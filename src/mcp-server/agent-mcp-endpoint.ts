@@ -3,6 +3,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { Request, Response } from 'express';
 import { Principal } from '../common/auth/principal';
 import { ProblemException } from '../common/http/problem';
+import { concurrencyFields, withFieldsOf } from '../common/http/rate-limit-policy';
 import { AgentToolbox } from '../tools';
 import { AgentToolChanges } from './agent-tool-changes';
 import { agentMcpServer, connectAgentMcpServer } from './agent-mcp-server';
@@ -69,7 +70,15 @@ export class AgentMcpEndpoint implements OnModuleDestroy, OnApplicationShutdown 
       throw new ProblemException(
         'rate_limited',
         `The organization already holds ${held} open MCP event streams, the most MCP_MAX_STREAMS_PER_ORGANIZATION allows; close one or retry later.`,
-        { headers: { 'Retry-After': String(Math.ceil(this.config.streamIdleTimeoutMs / 1000)) } },
+        {
+          headers: {
+            ...withFieldsOf(
+              response,
+              concurrencyFields('mcp-streams', this.config.maxStreamsPerOrganization, held),
+            ),
+            'Retry-After': String(Math.ceil(this.config.streamIdleTimeoutMs / 1000)),
+          },
+        },
       );
     }
     this.streams.set(organizationId, held + 1);

@@ -7,7 +7,7 @@ import { readEnvironment, toInteger, toList } from '../config/environment';
 @EnvGroup('MCP server: agentline as one')
 export class McpServerEnvironment {
   @Env(
-    "Browser origins allowed to call the MCP endpoint (`/v1/agents/{agent_id}/mcp`) besides `PUBLIC_URL`'s; any other `Origin` answers `403` (DNS rebinding; [docs/mcp.md](docs/mcp.md)).",
+    "Browser origins allowed to call the MCP endpoint (`/v1/agents/{agent_id}/mcp`) besides `PUBLIC_URL`'s and `CORS_ORIGINS`; any other `Origin` answers `403` (DNS rebinding; [docs/mcp.md](docs/mcp.md)); a page on another origin also needs `CORS_ORIGINS` to read the answers.",
     { example: 'https://app.example.com' },
   )
   @IsOptional()

@@ -1,4 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import {
   collectDefaultMetrics,
   Counter,
@@ -7,9 +9,29 @@ import {
   LabelValues,
   Registry,
 } from 'prom-client';
+import { Clock } from '../common/clock';
+import { findRepoRoot } from '../common/repo-root';
 
 /** Seconds: from a millisecond to ten minutes, for request durations and lags alike. */
 const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 600];
+
+/**
+ * prom-client's default gauges named like counters, which `promtool check metrics` refuses
+ * ("non-counter metrics should not have _total suffix"). They are the sums of the gauges by type
+ * that stay (`nodejs_active_handles{type}` and the like): `sum(nodejs_active_handles)`.
+ */
+const GAUGES_NAMED_AS_COUNTERS = [
+  'nodejs_active_handles_total',
+  'nodejs_active_requests_total',
+  'nodejs_active_resources_total',
+];
+
+/** package.json's version, read once: the build this process runs. */
+const VERSION = (
+  JSON.parse(readFileSync(join(findRepoRoot(), 'package.json'), 'utf8')) as {
+    version: string;
+  }
+).version;
 
 /** What a database gauge's `read` sets: its values, applied together once the read succeeded. */
 export interface GaugeValues<L extends string> {
@@ -104,14 +126,28 @@ export class Metrics {
     };
   }
 
-  constructor() {
+  constructor(private readonly clock: Clock) {
     // Process metrics: CPU, memory, heap, handles, GC, and event-loop lag (nodejs_eventloop_lag_*).
     collectDefaultMetrics({ register: this.registry });
+    for (const name of GAUGES_NAMED_AS_COUNTERS) this.registry.removeSingleMetric(name);
+    new Gauge({
+      name: 'agentline_build_info',
+      help: 'Always 1; its labels say what runs: the version of agentline (package.json) and of Node.js.',
+      labelNames: ['version', 'node_version'] as const,
+      registers: [this.registry],
+    }).set({ version: VERSION, node_version: process.version }, 1);
   }
 
   readonly databaseUp = new Gauge({
     name: 'agentline_database_up',
     help: "1 when this process's last refresh of the database gauges read them all, 0 when it could not (they keep the last values read).",
+    registers: [this.registry],
+  });
+
+  /** 0 until a first refresh succeeds: a process that never read the database looks stale. */
+  readonly databaseGaugesReadAt = new Gauge({
+    name: 'agentline_database_gauges_last_success_timestamp_seconds',
+    help: 'When this process last read every database gauge (Unix time, seconds; 0: never): time() minus it is the age of the values they show, which stay through an outage.',
     registers: [this.registry],
   });
 
@@ -167,6 +203,7 @@ export class Metrics {
       result.status === 'rejected' ? [result.reason as unknown] : [],
     );
     this.databaseUp.set(failures.length === 0 ? 1 : 0);
+    if (failures.length === 0) this.databaseGaugesReadAt.set(this.clock.now() / 1000);
     return failures;
   }
 }

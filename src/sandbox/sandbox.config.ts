@@ -8,12 +8,21 @@ import {
   toBoolean,
   toInteger,
 } from '../config/environment';
+import { Env, EnvGroup } from '../config/env-declaration';
 
 /** The sandbox's variables (docs/sandbox.md). */
+@EnvGroup('Meta sandbox: trying agentline without a Meta account')
 export class SandboxEnvironment {
-  /** Channels talk to the built-in stand-in for Meta instead of Meta; for trying agentline only. */
-  @IsOptional() @Transform(toBoolean) @IsBoolean() META_SANDBOX: boolean = false;
-  /** The pause before each status notification of a send (`sent`, then `delivered`, then `read`). */
+  @Env(
+    'Channels talk to the built-in stand-in for Meta instead of Meta ([docs/sandbox.md](docs/sandbox.md)); refused with `GRAPH_API_URL`; without `META_APP_SECRET` it generates the secret it signs with. For trying agentline only, never in production.',
+  )
+  @IsOptional()
+  @Transform(toBoolean)
+  @IsBoolean()
+  META_SANDBOX: boolean = false;
+  @Env(
+    'With the sandbox: the pause before each status notification of a send (`sent`, then `delivered`, then `read`).',
+  )
   @IsOptional()
   @Transform(toInteger)
   @IsInt()

@@ -3,7 +3,7 @@ import ipaddr from 'ipaddr.js';
 import { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
 import { Clock } from '../clock';
-import { WindowCounters } from '../http/window-counters';
+import { QuotaStanding, RateLimitPolicy } from '../http/rate-limit-policy';
 
 const WINDOW_MS = 60_000;
 
@@ -23,29 +23,26 @@ export function clientOf(address: string | undefined): string {
  * Counts failed authentications per client in fixed one-minute windows (per process, in memory,
  * like the API rate limit). A client that reached the limit is refused, without its token being
  * looked at, until its window ends: guessing and hammering with bad tokens costs one minute per
- * AUTH_FAILURE_LIMIT_PER_MINUTE tries. Successful requests are not counted.
+ * AUTH_FAILURE_LIMIT_PER_MINUTE tries. Successful requests are not counted. Its 401s and 429s
+ * carry its policy, `auth-failures`, in `RateLimit-Policy` and `RateLimit`.
  */
 @Injectable()
 export class AuthFailureLimiter {
-  private readonly failures: WindowCounters;
-  private readonly limit: number;
+  private readonly failures?: RateLimitPolicy;
 
-  constructor(
-    @Inject(APP_CONFIG) config: AppConfig,
-    private readonly clock: Clock,
-  ) {
-    this.limit = config.authFailureLimitPerMinute;
-    this.failures = new WindowCounters(WINDOW_MS, clock);
+  constructor(@Inject(APP_CONFIG) config: AppConfig, clock: Clock) {
+    const limit = config.authFailureLimitPerMinute;
+    if (limit !== 0) this.failures = new RateLimitPolicy('auth-failures', limit, WINDOW_MS, clock);
   }
 
-  /** Milliseconds until `client` may try again, or 0 when it may now. */
-  blockedFor(client: string): number {
-    if (this.limit === 0) return 0;
-    const window = this.failures.current(client);
-    return window && window.count >= this.limit ? window.endsAt - this.clock.now() : 0;
+  /** Where `client` stands when it reached the limit (refuse it), else undefined. */
+  blocked(client: string): QuotaStanding | undefined {
+    const standing = this.failures?.peek(client);
+    return standing?.remaining === 0 ? standing : undefined;
   }
 
-  recordFailure(client: string): void {
-    if (this.limit !== 0) this.failures.hit(client);
+  /** Counts a failure; where `client` stands with it counted (undefined when the limit is off). */
+  recordFailure(client: string): QuotaStanding | undefined {
+    return this.failures?.hit(client);
   }
 }

@@ -5,6 +5,7 @@ import type { Request } from 'express';
 import { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
 import { ProblemException } from '../http/problem';
+import { QuotaStanding } from '../http/rate-limit-policy';
 import { AuthFailureLimiter, clientOf } from './auth-failure-limiter';
 import { readBearerToken } from './bearer-token';
 import { IS_PUBLIC, Principal } from './principal';
@@ -24,8 +25,10 @@ function describeFailure(info: unknown): string {
   return 'The token is missing or not valid.';
 }
 
-const unauthorized = (detail: string, challenge: string) =>
-  new ProblemException('unauthorized', detail, { headers: { 'WWW-Authenticate': challenge } });
+const unauthorized = (detail: string, challenge: string, standing?: QuotaStanding) =>
+  new ProblemException('unauthorized', detail, {
+    headers: { ...standing?.headers, 'WWW-Authenticate': challenge },
+  });
 
 const PROTECTED_RESOURCE = 'agentline:protected-resource';
 
@@ -45,14 +48,12 @@ export const protectedResourceMetadataUrl = (publicUrl: string, path: string) =>
 
 const clientOfRequest = (request: Request) => clientOf(request.ip ?? request.socket.remoteAddress);
 
-const tooManyFailures = (blockedMs: number) => {
-  const retryAfter = Math.max(1, Math.ceil(blockedMs / 1000));
-  return new ProblemException(
+const tooManyFailures = ({ resetSeconds, headers }: QuotaStanding) =>
+  new ProblemException(
     'rate_limited',
-    `Too many failed authentications from this address. Retry in ${retryAfter} s.`,
-    { headers: { 'Retry-After': String(retryAfter) } },
+    `Too many failed authentications from this address. Retry in ${resetSeconds} s.`,
+    { headers: { ...headers, 'Retry-After': String(resetSeconds) } },
   );
-};
 
 /**
  * Global and deny-by-default: only routes marked @Public() skip it. Failed authentications are
@@ -90,14 +91,17 @@ export class JwtAuthGuard extends AuthGuard('jwt') {
     return allowed;
   }
 
-  /** 401, counted against the client's address; 429 once the address is past its limit. */
+  /**
+   * 401, counted against the client's address; 429 once the address is past its limit. Both say
+   * where the address stands in that limit, the one they counted against.
+   */
   private refusal(context: ExecutionContext, detail: string): ProblemException {
     const request = context.switchToHttp().getRequest<Request>();
     const client = clientOfRequest(request);
-    const blockedMs = this.failures.blockedFor(client);
-    if (blockedMs > 0) return tooManyFailures(blockedMs);
-    this.failures.recordFailure(client);
-    return unauthorized(detail, this.challenge(context, request));
+    const blocked = this.failures.blocked(client);
+    if (blocked) return tooManyFailures(blocked);
+    const standing = this.failures.recordFailure(client);
+    return unauthorized(detail, this.challenge(context, request), standing);
   }
 
   /** `Bearer`, naming the resource's metadata on a @ProtectedResource() route. */

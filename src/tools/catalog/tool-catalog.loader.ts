@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { findRepoRoot } from '../../common/repo-root';
 import { BUILTIN_TOOLKITS } from '../toolkits';
 import { FORMATTED_NAME_PATTERN, formattedToolName } from './formatted-schema';
 import { ToolkitDefinition } from './tool-specification.types';
@@ -23,17 +24,6 @@ export class ToolCatalogValidationError extends Error {
         issues.map((i) => `  ${i.file}: ${i.path}: ${i.message}`).join('\n'),
     );
     this.name = 'ToolCatalogValidationError';
-  }
-}
-
-/** Walks up until a directory holding package.json: works from src/ (ts-jest) and dist/src/ (tsc). */
-export function findRepoRoot(startDir: string = __dirname): string {
-  let dir = path.resolve(startDir);
-  for (;;) {
-    if (fs.existsSync(path.join(dir, 'package.json'))) return dir;
-    const parent = path.dirname(dir);
-    if (parent === dir) throw new Error(`No package.json found above ${startDir}`);
-    dir = parent;
   }
 }
 

@@ -1,11 +1,11 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { findRepoRoot } from '../../common/repo-root';
 import { ToolCatalog, loadToolCatalog } from './tool-catalog';
 import {
   ToolCatalogValidationError,
   builtinToolkitsDir,
-  findRepoRoot,
   loadToolkitDefinitions,
 } from './tool-catalog.loader';
 import { toSpecificationResponse } from './tool-specification.mapper';
