@@ -1,5 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -156,6 +156,54 @@ describe('Embedded database (e2e)', () => {
     ) as jwt.JwtPayload;
     expect(fromEnv).toMatchObject({ org: 'org-env' });
   });
+
+  it.each([
+    ['with its secrets configured: creates nothing', true],
+    ['with generated development secrets: creates only those', false],
+  ] as const)(
+    'checks the port before it creates a new embedded database, %s',
+    async (_case, configured) => {
+      const dataDir = join(mkdtempSync(join(tmpdir(), 'agentline-port-first-')), 'data');
+      const taken = createServer();
+      // Every interface, as an operator's other service would: HOST unset binds them all too.
+      await new Promise<void>((done) => taken.listen(0, done));
+      const { port } = taken.address() as AddressInfo;
+      try {
+        const child = spawn(process.execPath, [...tsNode, 'src/main.ts'], {
+          cwd: root,
+          env: {
+            PATH: process.env.PATH,
+            DATA_DIR: dataDir,
+            PORT: String(port),
+            LOG_LEVEL: 'silent',
+            ...(configured && {
+              JWT_SECRET: 'x'.repeat(40),
+              ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'),
+            }),
+          },
+        });
+        let stderr = '';
+        child.stderr.on('data', (chunk) => (stderr += chunk));
+        const code = await new Promise<number | null>((done) => child.on('exit', done));
+        expect(code).toBe(1);
+        // One line, naming the port: no "first start: creating the embedded database" before it.
+        expect(stderr.trim().split('\n')).toEqual([
+          expect.stringMatching(
+            new RegExp(
+              `^agentline failed to start: port ${port} is already in use on \\S+: stop what listens there, or set PORT to another port$`,
+            ),
+          ),
+        ]);
+        if (configured) {
+          expect(existsSync(dataDir)).toBe(false);
+        } else {
+          expect(readdirSync(dataDir)).toEqual(['dev-secrets.json']);
+        }
+      } finally {
+        taken.close();
+      }
+    },
+  );
 
   it('says in one line that the port is taken, without a stack trace', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'agentline-port-'));
