@@ -157,6 +157,32 @@ describe('Embedded database (e2e)', () => {
     expect(fromEnv).toMatchObject({ org: 'org-env' });
   });
 
+  /** Starts the service on a port something else listens on; what it printed and its exit code. */
+  const startOnTakenPort = async (
+    env: Record<string, string>,
+    host?: string,
+  ): Promise<{ port: number; code: number | null; stderr: string }> => {
+    const taken = createServer();
+    await new Promise<void>((done) => taken.listen(0, host, done));
+    const { port } = taken.address() as AddressInfo;
+    try {
+      const child = spawn(process.execPath, [...tsNode, 'src/main.ts'], {
+        cwd: root,
+        env: { PATH: process.env.PATH, PORT: String(port), LOG_LEVEL: 'silent', ...env },
+      });
+      let stderr = '';
+      child.stderr.on('data', (chunk) => (stderr += chunk));
+      const code = await new Promise<number | null>((done) => child.on('exit', done));
+      return { port, code, stderr };
+    } finally {
+      taken.close();
+    }
+  };
+  const configuredSecrets = {
+    JWT_SECRET: 'x'.repeat(40),
+    ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'),
+  };
+
   it.each([
     ['with its secrets configured: creates nothing', true],
     ['with generated development secrets: creates only those', false],
@@ -164,43 +190,24 @@ describe('Embedded database (e2e)', () => {
     'checks the port before it creates a new embedded database, %s',
     async (_case, configured) => {
       const dataDir = join(mkdtempSync(join(tmpdir(), 'agentline-port-first-')), 'data');
-      const taken = createServer();
       // Every interface, as an operator's other service would: HOST unset binds them all too.
-      await new Promise<void>((done) => taken.listen(0, done));
-      const { port } = taken.address() as AddressInfo;
-      try {
-        const child = spawn(process.execPath, [...tsNode, 'src/main.ts'], {
-          cwd: root,
-          env: {
-            PATH: process.env.PATH,
-            DATA_DIR: dataDir,
-            PORT: String(port),
-            LOG_LEVEL: 'silent',
-            ...(configured && {
-              JWT_SECRET: 'x'.repeat(40),
-              ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'),
-            }),
-          },
-        });
-        let stderr = '';
-        child.stderr.on('data', (chunk) => (stderr += chunk));
-        const code = await new Promise<number | null>((done) => child.on('exit', done));
-        expect(code).toBe(1);
-        // One line, naming the port: no "first start: creating the embedded database" before it.
-        expect(stderr.trim().split('\n')).toEqual([
-          expect.stringMatching(
-            new RegExp(
-              `^agentline failed to start: port ${port} is already in use on \\S+: stop what listens there, or set PORT to another port$`,
-            ),
+      const { port, code, stderr } = await startOnTakenPort({
+        DATA_DIR: dataDir,
+        ...(configured && configuredSecrets),
+      });
+      expect(code).toBe(1);
+      // One line, naming the port: no "first start: creating the embedded database" before it.
+      expect(stderr.trim().split('\n')).toEqual([
+        expect.stringMatching(
+          new RegExp(
+            `^agentline failed to start: port ${port} is already in use on \\S+: stop what listens there, or set PORT to another port$`,
           ),
-        ]);
-        if (configured) {
-          expect(existsSync(dataDir)).toBe(false);
-        } else {
-          expect(readdirSync(dataDir)).toEqual(['dev-secrets.json']);
-        }
-      } finally {
-        taken.close();
+        ),
+      ]);
+      if (configured) {
+        expect(existsSync(dataDir)).toBe(false);
+      } else {
+        expect(readdirSync(dataDir)).toEqual(['dev-secrets.json']);
       }
     },
   );
@@ -208,33 +215,14 @@ describe('Embedded database (e2e)', () => {
   it('says in one line that the port is taken, without a stack trace', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'agentline-port-'));
     copyEmbeddedTemplate(dataDir);
-    const taken = createServer();
-    await new Promise<void>((done) => taken.listen(0, '127.0.0.1', done));
-    const { port } = taken.address() as AddressInfo;
-    try {
-      const child = spawn(process.execPath, [...tsNode, 'src/main.ts'], {
-        cwd: root,
-        env: {
-          PATH: process.env.PATH,
-          DATA_DIR: dataDir,
-          PORT: String(port),
-          HOST: '127.0.0.1',
-          JWT_SECRET: 'x'.repeat(40),
-          ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'),
-          LOG_LEVEL: 'silent',
-        },
-      });
-      let stderr = '';
-      child.stderr.on('data', (chunk) => (stderr += chunk));
-      const code = await new Promise<number | null>((done) => child.on('exit', done));
-      expect(code).toBe(1);
-      // The last line (a first start on this directory says so before it).
-      expect(stderr.trim().split('\n').at(-1)).toBe(
-        `agentline failed to start: port ${port} is already in use on 127.0.0.1: stop what listens there, or set PORT to another port`,
-      );
-      expect(stderr).not.toMatch(/\n\s+at /);
-    } finally {
-      taken.close();
-    }
+    const { port, code, stderr } = await startOnTakenPort(
+      { DATA_DIR: dataDir, HOST: '127.0.0.1', ...configuredSecrets },
+      '127.0.0.1',
+    );
+    expect(code).toBe(1);
+    expect(stderr.trim()).toBe(
+      `agentline failed to start: port ${port} is already in use on 127.0.0.1: stop what listens there, or set PORT to another port`,
+    );
+    expect(stderr).not.toMatch(/\n\s+at /);
   });
 });

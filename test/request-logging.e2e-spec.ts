@@ -3,6 +3,10 @@ import { bearer, newOrganization, startApp, TestApp, tokenFor } from './support/
 const LOOPBACK = /^(::ffff:127\.0\.0\.1|127\.0\.0\.1|::1)$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
+/** GET /v1/tools without a token (401) under `requestId`, with `headers`. */
+const askTools = (app: TestApp, requestId: string, headers: Record<string, string> = {}) =>
+  app.http().get('/v1/tools').set('X-Request-Id', requestId).set(headers).expect(401);
+
 /** The JSON lines the service logged, parsed. */
 const logLines = (t: TestApp): Record<string, unknown>[] =>
   t
@@ -67,14 +71,11 @@ describe('Request ids and the access log (e2e)', () => {
   });
 
   it("puts the client's address and user agent on the access line; not a forwarded address without a trusted proxy", async () => {
-    await t
-      .http()
-      .get('/v1/tools')
-      .set('X-Request-Id', 'req-client-1')
-      .set('User-Agent', 'agent-sdk/1.2 (linux)')
+    await askTools(t, 'req-client-1', {
+      'User-Agent': 'agent-sdk/1.2 (linux)',
       // No TRUST_PROXY: anyone can write this header, so it is not the client's address.
-      .set('X-Forwarded-For', '203.0.113.7')
-      .expect(401);
+      'X-Forwarded-For': '203.0.113.7',
+    });
     const [line] = logLines(t).filter((entry) => entry.request_id === 'req-client-1');
     expect(line.req).toEqual({
       method: 'GET',
@@ -87,18 +88,8 @@ describe('Request ids and the access log (e2e)', () => {
   it('cuts a long user agent and escapes its control characters', async () => {
     // Node's HTTP client (and server) let tab and bytes 0x80-0xFF through in a header: 0x9B is
     // the one-byte terminal escape (CSI) that JSON leaves as it is.
-    await t
-      .http()
-      .get('/v1/tools')
-      .set('X-Request-Id', 'req-ua-1')
-      .set('User-Agent', 'evil\t\u009b31mred')
-      .expect(401);
-    await t
-      .http()
-      .get('/v1/tools')
-      .set('X-Request-Id', 'req-ua-2')
-      .set('User-Agent', `long/${'x'.repeat(2000)}`)
-      .expect(401);
+    await askTools(t, 'req-ua-1', { 'User-Agent': 'evil\t\u009b31mred' });
+    await askTools(t, 'req-ua-2', { 'User-Agent': `long/${'x'.repeat(2000)}` });
     const agents = ['req-ua-1', 'req-ua-2'].map(
       (id) =>
         (logLines(t).find((entry) => entry.request_id === id)?.req as { userAgent: string })
@@ -168,12 +159,9 @@ describe('The access log behind a trusted proxy (e2e)', () => {
   afterAll(async () => behindProxy.close());
 
   it("logs the address the trusted proxy forwarded as the client's", async () => {
-    await behindProxy
-      .http()
-      .get('/v1/tools')
-      .set('X-Request-Id', 'req-client-2')
-      .set('X-Forwarded-For', '198.51.100.9, 203.0.113.7')
-      .expect(401);
+    await askTools(behindProxy, 'req-client-2', {
+      'X-Forwarded-For': '198.51.100.9, 203.0.113.7',
+    });
     const [proxied] = logLines(behindProxy).filter((e) => e.request_id === 'req-client-2');
     // The loopback proxy is trusted, the address it names is not a proxy: that is the client.
     expect(proxied.req).toMatchObject({ remoteAddress: '203.0.113.7' });
