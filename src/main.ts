@@ -11,6 +11,7 @@ import { EmbeddedDatabaseLock } from './database/embedded-database.lock';
 import { preferMemoryOverSpeed } from './database/embedded-memory';
 import { APP_CONFIG } from './config/config.module';
 import { loadDotEnv } from './config/dot-env';
+import { assertPortAvailable } from './common/http/port-check';
 import { describeStartupFailure } from './common/startup-failure';
 import { waitForDatabase } from './database/wait-for-database';
 import { SANDBOX_CONFIG, SandboxConfig } from './sandbox';
@@ -21,8 +22,10 @@ async function bootstrap(): Promise<void> {
   // not there yet, which start-up waits for with a line per attempt.
   loadDotEnv();
   const preflight = readConfiguration(process.env).app;
+  if (!preflight.databaseUrl) EmbeddedDatabaseLock.assertAvailable(preflight.dataDir);
+  // A port in use is told before a new embedded database is created, or a database waited for.
+  await assertPortAvailable(preflight.port, preflight.host);
   if (!preflight.databaseUrl) {
-    EmbeddedDatabaseLock.assertAvailable(preflight.dataDir);
     preferMemoryOverSpeed();
     // Logs are held until Nest is up; this one must show while the wait happens.
     if (!existsSync(join(preflight.dataDir, 'pgdata', 'PG_VERSION'))) {

@@ -1,5 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -157,36 +157,69 @@ describe('Embedded database (e2e)', () => {
     expect(fromEnv).toMatchObject({ org: 'org-env' });
   });
 
-  it('says in one line that the port is taken, without a stack trace', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'agentline-port-'));
-    copyEmbeddedTemplate(dataDir);
+  /** Starts the service on a port something else listens on; what it printed and its exit code. */
+  const startOnTakenPort = async (
+    env: Record<string, string>,
+    host?: string,
+  ): Promise<{ port: number; code: number | null; stderr: string }> => {
     const taken = createServer();
-    await new Promise<void>((done) => taken.listen(0, '127.0.0.1', done));
+    await new Promise<void>((done) => taken.listen(0, host, done));
     const { port } = taken.address() as AddressInfo;
     try {
       const child = spawn(process.execPath, [...tsNode, 'src/main.ts'], {
         cwd: root,
-        env: {
-          PATH: process.env.PATH,
-          DATA_DIR: dataDir,
-          PORT: String(port),
-          HOST: '127.0.0.1',
-          JWT_SECRET: 'x'.repeat(40),
-          ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'),
-          LOG_LEVEL: 'silent',
-        },
+        env: { PATH: process.env.PATH, PORT: String(port), LOG_LEVEL: 'silent', ...env },
       });
       let stderr = '';
       child.stderr.on('data', (chunk) => (stderr += chunk));
       const code = await new Promise<number | null>((done) => child.on('exit', done));
-      expect(code).toBe(1);
-      // The last line (a first start on this directory says so before it).
-      expect(stderr.trim().split('\n').at(-1)).toBe(
-        `agentline failed to start: port ${port} is already in use on 127.0.0.1: stop what listens there, or set PORT to another port`,
-      );
-      expect(stderr).not.toMatch(/\n\s+at /);
+      return { port, code, stderr };
     } finally {
       taken.close();
     }
+  };
+  const configuredSecrets = {
+    JWT_SECRET: 'x'.repeat(40),
+    ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'),
+  };
+
+  it.each([
+    // Generated secrets listen on 127.0.0.1 (HOST unset); configured ones on every interface.
+    ['with its secrets configured: creates nothing', true, 'every interface'],
+    ['with generated development secrets: creates only those', false, '127.0.0.1'],
+  ] as const)(
+    'checks the port before it creates a new embedded database, %s',
+    async (_case, configured, where) => {
+      const dataDir = join(mkdtempSync(join(tmpdir(), 'agentline-port-first-')), 'data');
+      // Every interface, as an operator's other service would: HOST unset binds them all too.
+      const { port, code, stderr } = await startOnTakenPort({
+        DATA_DIR: dataDir,
+        ...(configured && configuredSecrets),
+      });
+      expect(code).toBe(1);
+      // One line, naming the port: no "first start: creating the embedded database" before it.
+      expect(stderr.trim().split('\n')).toEqual([
+        `agentline failed to start: port ${port} is already in use on ${where}: stop what listens there, or set PORT to another port`,
+      ]);
+      if (configured) {
+        expect(existsSync(dataDir)).toBe(false);
+      } else {
+        expect(readdirSync(dataDir)).toEqual(['dev-secrets.json']);
+      }
+    },
+  );
+
+  it('says in one line that the port is taken, without a stack trace', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'agentline-port-'));
+    copyEmbeddedTemplate(dataDir);
+    const { port, code, stderr } = await startOnTakenPort(
+      { DATA_DIR: dataDir, HOST: '127.0.0.1', ...configuredSecrets },
+      '127.0.0.1',
+    );
+    expect(code).toBe(1);
+    expect(stderr.trim()).toBe(
+      `agentline failed to start: port ${port} is already in use on 127.0.0.1: stop what listens there, or set PORT to another port`,
+    );
+    expect(stderr).not.toMatch(/\n\s+at /);
   });
 });

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
@@ -73,6 +73,91 @@ describe('Idempotency-Key (e2e)', () => {
     expect(await toolCount()).toBe(1);
   });
 
+  /** The same JSON value written with every object's keys in reverse order. */
+  const reversedKeys = (value: unknown): unknown =>
+    Array.isArray(value)
+      ? value.map(reversedKeys)
+      : typeof value === 'object' && value !== null
+        ? Object.fromEntries(
+            Object.entries(value)
+              .reverse()
+              .map(([name, inner]) => [name, reversedKeys(inner)]),
+          )
+        : value;
+
+  it('compares bodies as JSON: fields in another order, spacing and number spelling are the same request', async () => {
+    const channel = await givenWhatsappChannel(t, auth);
+    const key = randomUUID();
+    const body = aFollowUp(channel.id, {
+      template: { name: 'check_in', language: 'en', parameters: ['{{title}}', 'Ana'] },
+    });
+    const path = '/v1/scheduler/follow-up/whatsapp';
+    const first = await post(path, body, key).expect(201);
+    const reordered = JSON.stringify(reversedKeys(body), null, 2);
+    expect(Object.keys(JSON.parse(reordered) as object)[0]).not.toBe(Object.keys(body)[0]);
+    const again = await t
+      .http()
+      .post(path)
+      .set(auth)
+      .set('Idempotency-Key', key)
+      .set('Content-Type', 'application/json')
+      .send(reordered)
+      .expect(201);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body.id).toBe(first.body.id);
+    // Arrays keep their order: the clients in another order are another request.
+    const swapped = { ...body, client_phone_numbers: [...body.client_phone_numbers].reverse() };
+    const refused = await post(path, swapped, key).expect(422);
+    expect(refused.body.code).toBe('idempotency_key_reused');
+    const listed = await t.http().get('/v1/scheduler/follow-ups').set(auth).expect(200);
+    expect(listed.body.data.total_count).toBe(1);
+
+    // Spacing and order aside, a changed value is another request.
+    const toolKey = randomUUID();
+    const tool = async (raw: string) =>
+      t
+        .http()
+        .post('/v1/tools')
+        .set(auth)
+        .set('Idempotency-Key', toolKey)
+        .set('Content-Type', 'application/json')
+        .send(raw);
+    expect((await tool('{"agent_id":"agent-1","name":"Math.Calculate"}')).status).toBe(201);
+    const spaced = await tool('{ "name" : "Math.Calculate",\n  "agent_id" : "agent-1" }');
+    expect(spaced.status).toBe(201);
+    expect(spaced.headers['idempotent-replayed']).toBe('true');
+    expect((await tool('{"name":"Math.Calculate","agent_id":"agent-2"}')).status).toBe(422);
+    expect(await toolCount()).toBe(1);
+  });
+
+  it('still replays a key stored before bodies were compared as JSON (its fingerprint of the body in the order it came)', async () => {
+    const key = randomUUID();
+    const body = { name: 'Math.Calculate', agent_id: 'agent-1' };
+    const first = await post('/v1/tools', body, key).expect(201);
+    // What the previous version stored: a hash of the body as JSON.stringify wrote it.
+    const legacy = createHash('sha256')
+      .update(`POST /v1/tools\n${JSON.stringify(body)}`)
+      .digest('base64url');
+    const db = t.app.get(DataSource);
+    const [stored] = (await db.query(
+      'SELECT fingerprint FROM idempotency_keys WHERE organization_id = $1 AND key = $2',
+      [org, key],
+    )) as { fingerprint: string }[];
+    expect(stored.fingerprint).not.toBe(legacy); // keys out of order: the two differ
+    await db.query(
+      'UPDATE idempotency_keys SET fingerprint = $3 WHERE organization_id = $1 AND key = $2',
+      [org, key, legacy],
+    );
+    const again = await post('/v1/tools', body, key).expect(201);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body).toEqual(first.body);
+    // A hash cannot be reordered: such a key keeps the comparison it was stored with, for the
+    // rest of its 24 hours (a retry sends what the first request sent).
+    await post('/v1/tools', reversedKeys(body) as object, key).expect(422);
+    await post('/v1/tools', { ...body, agent_id: 'agent-2' }, key).expect(422);
+    expect(await toolCount()).toBe(1);
+  });
+
   it("keeps each organization's keys apart", async () => {
     const key = randomUUID();
     await post('/v1/tools', aTool(), key).expect(201);
@@ -85,8 +170,8 @@ describe('Idempotency-Key (e2e)', () => {
   it('answers 409 idempotency_key_in_use while the first request with the key is still running', async () => {
     const key = randomUUID();
     const body = aTool();
-    // What a request in flight leaves: its claim, no answer yet, held for another minute.
-    const { createHash } = await import('node:crypto');
+    // What a request in flight leaves: its claim, no answer yet, held for another minute. (Its
+    // fingerprint as the previous version wrote it: a claim taken before an upgrade is honoured.)
     const fingerprint = createHash('sha256')
       .update(`POST /v1/tools\n${JSON.stringify(body)}`)
       .digest('base64url');
@@ -97,6 +182,7 @@ describe('Idempotency-Key (e2e)', () => {
     );
     const busy = await post('/v1/tools', body, key).expect(409);
     expect(busy.body).toMatchObject({ status: 409, code: 'idempotency_key_in_use' });
+    expect(busy.headers['retry-after']).toBe('1');
     expect(await toolCount()).toBe(0);
     // A claim whose holder stopped answering long ago is taken over.
     await t.app

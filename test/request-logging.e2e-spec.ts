@@ -1,6 +1,11 @@
 import { bearer, newOrganization, startApp, TestApp, tokenFor } from './support/test-app';
 
+const LOOPBACK = /^(::ffff:127\.0\.0\.1|127\.0\.0\.1|::1)$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** GET /v1/tools without a token (401) under `requestId`, with `headers`. */
+const askTools = (app: TestApp, requestId: string, headers: Record<string, string> = {}) =>
+  app.http().get('/v1/tools').set('X-Request-Id', requestId).set(headers).expect(401);
 
 /** The JSON lines the service logged, parsed. */
 const logLines = (t: TestApp): Record<string, unknown>[] =>
@@ -60,8 +65,39 @@ describe('Request ids and the access log (e2e)', () => {
       req: { method: 'GET', path: '/v1/tools' },
       res: { statusCode: 400 },
     });
+    expect(line.req).toMatchObject({ remoteAddress: expect.stringMatching(LOOPBACK) });
     expect(t.logs()).not.toContain('query-value');
     expect(t.logs()).not.toContain(token.split('.')[2]);
+  });
+
+  it("puts the client's address and user agent on the access line; not a forwarded address without a trusted proxy", async () => {
+    await askTools(t, 'req-client-1', {
+      'User-Agent': 'agent-sdk/1.2 (linux)',
+      // No TRUST_PROXY: anyone can write this header, so it is not the client's address.
+      'X-Forwarded-For': '203.0.113.7',
+    });
+    const [line] = logLines(t).filter((entry) => entry.request_id === 'req-client-1');
+    expect(line.req).toEqual({
+      method: 'GET',
+      path: '/v1/tools',
+      remoteAddress: expect.stringMatching(LOOPBACK),
+      userAgent: 'agent-sdk/1.2 (linux)',
+    });
+  });
+
+  it('cuts a long user agent and escapes its control characters', async () => {
+    // Node's HTTP client (and server) let tab and bytes 0x80-0xFF through in a header: 0x9B is
+    // the one-byte terminal escape (CSI) that JSON leaves as it is.
+    await askTools(t, 'req-ua-1', { 'User-Agent': 'evil\t\u009b31mred' });
+    await askTools(t, 'req-ua-2', { 'User-Agent': `long/${'x'.repeat(2000)}` });
+    const agents = ['req-ua-1', 'req-ua-2'].map(
+      (id) =>
+        (logLines(t).find((entry) => entry.request_id === id)?.req as { userAgent: string })
+          .userAgent,
+    );
+    expect(agents[0]).toBe('evil\\x09\\x9b31mred');
+    expect(t.logs()).not.toContain('\u009b');
+    expect(agents[1]).toBe(`long/${'x'.repeat(251)}…`);
   });
 
   it('puts the request id on lines logged while the request runs', async () => {
@@ -113,5 +149,22 @@ describe('Request ids and the access log (e2e)', () => {
       ['RoutesResolver', 'RouterExplorer', 'InstanceLoader'].includes(String(line.context)),
     );
     expect(boot).toEqual([]);
+  });
+});
+
+// Its own app, after the other is closed: Nest's logger is one per process, the last app's.
+describe('The access log behind a trusted proxy (e2e)', () => {
+  let behindProxy: TestApp;
+  beforeAll(async () => (behindProxy = await startApp({ TRUST_PROXY: 'loopback' })));
+  afterAll(async () => behindProxy.close());
+
+  it("logs the address the trusted proxy forwarded as the client's", async () => {
+    await askTools(behindProxy, 'req-client-2', {
+      'X-Forwarded-For': '198.51.100.9, 203.0.113.7',
+    });
+    const [proxied] = logLines(behindProxy).filter((e) => e.request_id === 'req-client-2');
+    // The loopback proxy is trusted, the address it names is not a proxy: that is the client.
+    expect(proxied.req).toMatchObject({ remoteAddress: '203.0.113.7' });
+    expect(proxied.req).not.toHaveProperty('userAgent');
   });
 });

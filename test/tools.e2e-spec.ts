@@ -167,7 +167,7 @@ describe('Tools (e2e)', () => {
         function: {
           name: 'Math_Calculate',
           description: expect.any(String),
-          // Strict wherever the parameters allow (src/tools/catalog/openai-strict.spec.ts).
+          // Strict wherever the parameters allow (src/tools/catalog/provider-schemas.spec.ts).
           strict: expect.any(Boolean),
           parameters: expect.objectContaining({ type: 'object', additionalProperties: false }),
         },

@@ -12,6 +12,15 @@ describe('describeStartupFailure', () => {
     ).toBe(
       'port 3000 is already in use on 127.0.0.1: stop what listens there, or set PORT to another port',
     );
+    for (const address of ['::', '0.0.0.0']) {
+      expect(
+        describeStartupFailure(
+          systemError({ code: 'EADDRINUSE', syscall: 'listen', address, port: 3000 }),
+        ),
+      ).toBe(
+        'port 3000 is already in use on every interface: stop what listens there, or set PORT to another port',
+      );
+    }
     expect(
       describeStartupFailure(systemError({ code: 'EACCES', syscall: 'listen', port: 80 })),
     ).toBe('not allowed to listen on port 80: use a port above 1023, or set PORT');

@@ -1,3 +1,4 @@
+const WILDCARDS = new Set(['::', '0.0.0.0']);
 const DATA_DIR_ERRORS = new Set(['EACCES', 'EPERM', 'EROFS', 'ENOTDIR', 'ENOSPC']);
 
 /** What the operator must fix, in one line: the usual start-up failures by their system code. */
@@ -5,7 +6,9 @@ export function describeStartupFailure(error: unknown): string {
   const failure = error as NodeJS.ErrnoException & { address?: string; port?: number };
   const message = error instanceof Error ? error.message : String(error);
   if (failure?.syscall === 'listen' && failure.code === 'EADDRINUSE') {
-    return `port ${failure.port} is already in use on ${failure.address}: stop what listens there, or set PORT to another port`;
+    // HOST unset listens on every interface: `::` (or `0.0.0.0`) means nothing to most readers.
+    const where = WILDCARDS.has(failure.address ?? '') ? 'every interface' : failure.address;
+    return `port ${failure.port} is already in use on ${where}: stop what listens there, or set PORT to another port`;
   }
   if (failure?.syscall === 'listen' && failure.code === 'EACCES') {
     return `not allowed to listen on port ${failure.port}: use a port above 1023, or set PORT`;

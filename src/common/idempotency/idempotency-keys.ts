@@ -27,6 +27,19 @@ export type Claim =
   | { kind: 'reused' }
   | { kind: 'in_progress' };
 
+/**
+ * A request's fingerprint, and the one agentline stored for it before it compared bodies as JSON
+ * (the body in the order it came; equal to `current` when its fields were already in order). A
+ * key stored before that change holds the legacy one for its 24 hours: accepting either keeps a
+ * retry across the upgrade a replay (or, for a request whose process died after committing its
+ * resource, an answer instead of a 422 that a caller would resolve with a new key, and a second
+ * send). Either is sound: both are hashes of the same method and path with the same body text.
+ */
+export interface Fingerprints {
+  current: string;
+  legacy: string;
+}
+
 interface KeyRow {
   fingerprint: string;
   response_status: number | null;
@@ -53,7 +66,7 @@ export class IdempotencyKeys {
     private readonly clock: Clock,
   ) {}
 
-  async claim(organizationId: string, key: string, fingerprint: string): Promise<Claim> {
+  async claim(organizationId: string, key: string, fingerprints: Fingerprints): Promise<Claim> {
     const now = this.clock.now();
     await this.pruneNow(now);
     const claimed = (await this.db.query(
@@ -67,15 +80,16 @@ export class IdempotencyKeys {
          WHERE idempotency_keys.created_at < $6
             OR (idempotency_keys.response_status IS NULL
                 AND (idempotency_keys.locked_until < $4 OR idempotency_keys.resource_id IS NOT NULL)
-                AND idempotency_keys.fingerprint = EXCLUDED.fingerprint)
+                AND idempotency_keys.fingerprint IN ($3, $7))
        RETURNING resource_id`,
       [
         organizationId,
         key,
-        fingerprint,
+        fingerprints.current,
         new Date(now),
         new Date(now + IN_PROGRESS_MS),
         new Date(now - KEY_LIFETIME_MS),
+        fingerprints.legacy,
       ],
     )) as ClaimedRow[];
     if (claimed.length > 0) return { kind: 'claimed', resourceId: claimed[0].resource_id };
@@ -85,7 +99,9 @@ export class IdempotencyKeys {
     )) as KeyRow[];
     // Gone between the two statements (pruned): the next try claims it.
     if (!row) return { kind: 'in_progress' };
-    if (row.fingerprint !== fingerprint) return { kind: 'reused' };
+    if (row.fingerprint !== fingerprints.current && row.fingerprint !== fingerprints.legacy) {
+      return { kind: 'reused' };
+    }
     if (row.response_status !== null && row.response_body !== null) {
       return { kind: 'replay', status: row.response_status, body: row.response_body };
     }

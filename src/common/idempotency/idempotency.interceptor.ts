@@ -15,9 +15,10 @@ import { ApiHeader } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { catchError, from, mergeMap, Observable, of } from 'rxjs';
 import { Principal } from '../auth/principal';
+import { canonicalJson } from '../canonical-json';
 import { ProblemExample } from '../http/openapi.decorators';
 import { ProblemException, validationFailed } from '../http/problem';
-import { IdempotencyKeys, IdempotentRequest } from './idempotency-keys';
+import { Fingerprints, IdempotencyKeys, IdempotentRequest } from './idempotency-keys';
 
 const IDEMPOTENT = 'agentline:idempotent';
 /** Stripe's rule: up to 255 characters; printable ASCII, so it can be logged and compared as is. */
@@ -27,12 +28,31 @@ const KEY_REUSED =
   'This Idempotency-Key was used with another request in the last 24 hours; use a new key for a new request.';
 const KEY_IN_USE =
   'A request with this Idempotency-Key is still being handled; retry once it has answered.';
+/**
+ * Seconds a `409 idempotency_key_in_use` asks the caller to wait: a request answers in well under
+ * a second, and one whose process died is taken over after 2 minutes (IN_PROGRESS_MS), which a
+ * retry every second reaches without the caller having to know it.
+ */
+export const IN_USE_RETRY_AFTER_SECONDS = 1;
+
+/**
+ * What makes two requests "the same": the method, the path and the body as JSON, so that the same
+ * body with its fields in another order (or `1.0` for `1`) is the same request. `legacy` is the
+ * fingerprint agentline stored before it compared bodies as JSON (the body as parsed, in its
+ * order), still accepted for keys stored then: see Fingerprints.
+ */
+export function requestFingerprints(method: string, url: string, body: unknown): Fingerprints {
+  const digest = (text: string) =>
+    createHash('sha256').update(`${method} ${url}\n${text}`).digest('base64url');
+  return { current: digest(canonicalJson(body)), legacy: digest(JSON.stringify(body ?? null)) };
+}
 
 /**
  * For POSTs that create or send: an `Idempotency-Key` makes a retry safe. Stripe's semantics:
- * the same key and request within 24 hours answer what the first one answered
- * (`Idempotent-Replayed: true`); the same key with another request is `422
- * idempotency_key_reused`; while the first is still running, `409 idempotency_key_in_use`. Keys
+ * the same key and request (method, path, and body compared as JSON) within 24 hours answer what
+ * the first one answered (`Idempotent-Replayed: true`); the same key with another request is `422
+ * idempotency_key_reused`; while the first is still running, `409 idempotency_key_in_use` with
+ * `Retry-After`. Keys
  * belong to the organization. Only a success is remembered: after an error the key is free, and
  * a retry runs the request again. An operation that creates a resource takes
  * `@CurrentIdempotentRequest()` and records its resource with the key in the creating
@@ -46,7 +66,7 @@ export const Idempotent = () =>
       name: 'Idempotency-Key',
       required: false,
       description:
-        'Optional. A new unique string for each new request, up to 255 printable ASCII characters (a fresh UUID, say). Retrying with the same key and the same request (path and body) within 24 hours answers the first response again, with `Idempotent-Replayed: true`, instead of doing the work twice. The same key with another request: `422 idempotency_key_reused`; while the first request is still running: `409 idempotency_key_in_use`. Keys belong to the organization.',
+        "Optional. A new unique string for each new request, up to 255 printable ASCII characters (a fresh UUID, say). Retrying with the same key and the same request (path and body) within 24 hours answers the first response again, with `Idempotent-Replayed: true`, instead of doing the work twice. The same request means the same method, path and body as JSON: the order of an object's fields, spacing and number spelling do not matter. The same key with another request: `422 idempotency_key_reused`; while the first request is still running: `409 idempotency_key_in_use`, with `Retry-After` (seconds). Keys belong to the organization.",
       // No example: Swagger UI would send the same key with every POST it tries.
       schema: { type: 'string', maxLength: 255 },
     }),
@@ -100,12 +120,9 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const organizationId = request.user.organizationId;
     const status =
       this.reflector.get<number>(HTTP_CODE_METADATA, context.getHandler()) ?? HttpStatus.CREATED;
-    // What makes two requests "the same": the method, the path and the body as parsed.
-    const fingerprint = createHash('sha256')
-      .update(`${request.method} ${request.originalUrl}\n${JSON.stringify(request.body ?? null)}`)
-      .digest('base64url');
+    const fingerprints = requestFingerprints(request.method, request.originalUrl, request.body);
 
-    return from(this.keys.claim(organizationId, key, fingerprint)).pipe(
+    return from(this.keys.claim(organizationId, key, fingerprints)).pipe(
       mergeMap((claim) => {
         switch (claim.kind) {
           case 'replay':
@@ -114,7 +131,9 @@ export class IdempotencyInterceptor implements NestInterceptor {
           case 'reused':
             throw new ProblemException('idempotency_key_reused', KEY_REUSED);
           case 'in_progress':
-            throw new ProblemException('idempotency_key_in_use', KEY_IN_USE);
+            throw new ProblemException('idempotency_key_in_use', KEY_IN_USE, {
+              headers: { 'Retry-After': String(IN_USE_RETRY_AFTER_SECONDS) },
+            });
           case 'claimed':
             (request as IdempotencyHolder)[IDEMPOTENT_REQUEST] = {
               organizationId,

@@ -465,6 +465,12 @@ describe('tool catalog validation', () => {
     expect(errorFor(withValueSchema({ val_type: 'string', pattern: '(' }))).toMatch(
       /value_schema\.pattern: not a regular expression/,
     );
+    expect(errorFor(withValueSchema({ val_type: 'string', pattern: '^(?!\\.)[a-z.]+$' }))).toMatch(
+      /value_schema\.pattern: uses a lookahead, which OpenAI refuses in a tool schema/,
+    );
+    expect(errorFor(withValueSchema({ val_type: 'string', pattern: '^[\\p{L}]+(a)\\1$' }))).toMatch(
+      /value_schema\.pattern: uses a Unicode property escape and a backreference, which OpenAI refuses/,
+    );
   });
 
   const output = (extra: Record<string, unknown>, valType = 'string') => ({

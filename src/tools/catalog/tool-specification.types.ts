@@ -224,12 +224,14 @@ export interface JsonSchemaProperty extends JsonSchemaBounds {
   maxItems?: number;
 }
 
-export interface ToolInputJsonSchema {
+// A type, not an interface: so it is assignable to the SDKs' open schema types (Anthropic's
+// `Tool.InputSchema` has an index signature, which an interface never satisfies).
+export type ToolInputJsonSchema = {
   type: 'object';
   properties: Record<string, JsonSchemaProperty>;
   required: string[];
   additionalProperties: false;
-}
+};
 
 /**
  * A parameter as OpenAI's strict mode takes it: listed in `required` even when optional, which

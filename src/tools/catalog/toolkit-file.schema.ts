@@ -12,6 +12,7 @@ import {
   ValueSchemaDefinition,
 } from './tool-specification.types';
 import { strictObject, ZodProblem, zodProblems } from '../zod-issues';
+import { unportablePatternConstructs } from './portable-pattern';
 
 /**
  * The toolkit data file format (docs/toolkits.md) as a zod schema. Parse with
@@ -88,12 +89,21 @@ const nonNegativeInteger = z
   .min(0, {
     error: (issue) => `expected a non-negative integer, got number ${String(issue.input)}`,
   });
+/** A regular expression as execution runs it (`u`), in what every LLM provider accepts. */
 const regularExpression = z.string().superRefine((value, ctx) => {
   try {
     new RegExp(value, 'u');
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     ctx.addIssue({ code: 'custom', message: `not a regular expression: ${reason}` });
+    return;
+  }
+  const unportable = unportablePatternConstructs(value);
+  if (unportable.length > 0) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `uses ${unportable.map((construct) => `a ${construct}`).join(' and ')}, which OpenAI refuses in a tool schema (for the whole request): write the pattern without it`,
+    });
   }
 });
 

@@ -23,7 +23,7 @@ function publishedSchema(
   return 'input_schema' in formatted ? formatted.input_schema : formatted.inputSchema;
 }
 
-/** OpenAI's strict rendering is checked on its own (openai-strict.spec.ts); the others are the schema. */
+/** OpenAI's strict rendering is checked on its own (provider-schemas.spec.ts); the others are the schema. */
 const isStrict = (spec: ToolSpecificationDefinition, format: ToolSchemaFormat) => {
   const formatted = formatToolSchema(spec, format);
   return 'function' in formatted && formatted.function.strict;

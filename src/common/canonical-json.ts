@@ -1,0 +1,20 @@
+/**
+ * A JSON value written one way only: object keys sorted (by UTF-16 code units), recursively;
+ * arrays in their order; numbers and strings as JSON.stringify writes them. That is RFC 8785's
+ * JSON Canonicalization Scheme for the values JSON.parse returns: two bodies that parse to the
+ * same value, whatever their key order, spacing or number spelling (`1.0`, `1`, `1e0`), give the
+ * same text.
+ */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (typeof value === 'object' && value !== null) {
+    const record = value as Record<string, unknown>;
+    const members = Object.keys(record)
+      .sort()
+      .filter((key) => record[key] !== undefined)
+      .map((key) => `${JSON.stringify(key)}:${canonicalJson(record[key])}`);
+    return `{${members.join(',')}}`;
+  }
+  // undefined (no body) is written as null, as JSON.stringify would write it inside an array.
+  return JSON.stringify(value) ?? 'null';
+}
