@@ -77,6 +77,13 @@ describe('Meta sandbox (e2e)', () => {
     if (!found) throw new Error(`delivery ${id} is not listed`);
     return found;
   };
+  const upload = (channelId: string) =>
+    t
+      .http()
+      .post(`/v1/channels/whatsapp/${channelId}/media`)
+      .set(auth)
+      .attach('file', ONE_PIXEL_PNG, { filename: 'pixel.png', contentType: 'image/png' })
+      .expect(201);
   /** Waits for the delivery to reach `status` (the sandbox's notifications come on their own). */
   const settled = (kind: string, channelId: string, id: string, status: string) =>
     eventually(async () => {
@@ -171,12 +178,7 @@ describe('Meta sandbox (e2e)', () => {
   });
 
   it('keeps an upload, sends it as an image, and serves it back to the media download', async () => {
-    const uploaded = await t
-      .http()
-      .post(`/v1/channels/whatsapp/${wa.id}/media`)
-      .set(auth)
-      .attach('file', ONE_PIXEL_PNG, { filename: 'pixel.png', contentType: 'image/png' })
-      .expect(201);
+    const uploaded = await upload(wa.id);
     const mediaId: string = uploaded.body.data.media_id;
     expect(mediaId).toMatch(/^\d{15,17}$/);
     await inbound('whatsapp', wa.id, { from: CLIENT, text: 'Send me a photo' }).expect(202);
@@ -291,12 +293,7 @@ describe('Meta sandbox (e2e)', () => {
     };
     type Examples = { examples: Record<string, { value: Record<string, unknown> }> };
     const page = await givenMessangerChannel(t, auth);
-    const uploaded = await t
-      .http()
-      .post(`/v1/channels/whatsapp/${wa.id}/media`)
-      .set(auth)
-      .attach('file', ONE_PIXEL_PNG, { filename: 'pixel.png', contentType: 'image/png' })
-      .expect(201);
+    const uploaded = await upload(wa.id);
     for (const [kind, channelId] of [
       ['whatsapp', wa.id],
       ['messanger', page.id],
