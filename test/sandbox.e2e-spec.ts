@@ -306,7 +306,17 @@ describe('Meta sandbox (e2e)', () => {
   });
 
   it('plays Messenger: a client writes, the page answers, Meta tells delivery and read', async () => {
-    const page: MessangerChannel = await givenMessangerChannel(t, auth);
+    const page: MessangerChannel = await givenMessangerChannel(t, auth, {
+      access_token: ACCESS_TOKEN,
+    });
+    // Before the client writes, Meta refuses a RESPONSE (agentline refuses it before asking).
+    const early = await t
+      .http()
+      .post(`/sandbox/graph/v23.0/${page.user_id}/messages`)
+      .set('authorization', `Bearer ${ACCESS_TOKEN}`)
+      .send({ recipient: { id: PSID }, messaging_type: 'RESPONSE', message: { text: 'Hi' } })
+      .expect(400);
+    expect(early.body.error).toMatchObject({ code: 10, error_subcode: 2018278 });
     const written = await inbound('messanger', page.id, {
       from: PSID,
       text: 'Do you ship to Lisbon?',
