@@ -7,6 +7,7 @@ import {
   MessangerChannel,
   WhatsappChannel,
 } from './support/given';
+import { ManualClock } from './support/manual-clock';
 import { bearer, newOrganization, startApp, TestApp, tokenFor } from './support/test-app';
 
 interface Delivery {
@@ -20,6 +21,7 @@ interface Delivery {
 
 const CLIENT = '+34612345678';
 const PSID = '6254837462903845';
+const ACCESS_TOKEN = 'EAAG-sandbox-test-token';
 const WAMID = /^wamid\.[A-Za-z0-9+/]+=*$/;
 const ONE_PIXEL_PNG = Buffer.from(
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
@@ -34,18 +36,23 @@ const ONE_PIXEL_PNG = Buffer.from(
  */
 describe('Meta sandbox (e2e)', () => {
   let t: TestApp;
+  let clock: ManualClock;
   let auth: Record<string, string>;
   let wa: WhatsappChannel;
   /** Every state each sandbox message reached, in order, as the sandbox's conversations saw them. */
   const states = new Map<string, SandboxMessageState[]>();
 
   beforeAll(async () => {
-    t = await startApp({
-      META_SANDBOX: 'true',
-      SANDBOX_STATUS_DELAY_MS: '10',
-      SCHEDULER_ENABLED: 'true',
-      SCHEDULER_TICK_MS: '50',
-    });
+    clock = new ManualClock();
+    t = await startApp(
+      {
+        META_SANDBOX: 'true',
+        SANDBOX_STATUS_DELAY_MS: '10',
+        SCHEDULER_ENABLED: 'true',
+        SCHEDULER_TICK_MS: '50',
+      },
+      { clock },
+    );
     await t.app.listen(0, '127.0.0.1');
     t.app.get(SandboxConversations).subscribe((message) => {
       const seen = states.get(message.id) ?? [];
@@ -56,7 +63,7 @@ describe('Meta sandbox (e2e)', () => {
   afterAll(() => t.close());
   beforeEach(async () => {
     auth = bearer(tokenFor({ org: newOrganization() }));
-    wa = await givenWhatsappChannel(t, auth);
+    wa = await givenWhatsappChannel(t, auth, { access_token: ACCESS_TOKEN });
   });
 
   const inbound = (kind: string, channelId: string, body: unknown, headers = auth) =>
@@ -77,6 +84,13 @@ describe('Meta sandbox (e2e)', () => {
     if (!found) throw new Error(`delivery ${id} is not listed`);
     return found;
   };
+  const upload = (channelId: string) =>
+    t
+      .http()
+      .post(`/v1/channels/whatsapp/${channelId}/media`)
+      .set(auth)
+      .attach('file', ONE_PIXEL_PNG, { filename: 'pixel.png', contentType: 'image/png' })
+      .expect(201);
   /** Waits for the delivery to reach `status` (the sandbox's notifications come on their own). */
   const settled = (kind: string, channelId: string, id: string, status: string) =>
     eventually(async () => {
@@ -130,6 +144,94 @@ describe('Meta sandbox (e2e)', () => {
     expect(states.get(read.wa_message_id!)).toEqual(['accepted', 'sent', 'delivered', 'read']);
   });
 
+  it('signs with the channel’s own app secret when it has one, as Meta would', async () => {
+    const own = await givenWhatsappChannel(t, auth, { app_secret: 'the-channels-own-app-secret' });
+    const written = await inbound('whatsapp', own.id, { from: CLIENT, text: 'Hi' }).expect(202);
+    expect(written.body.data.state).toBe('received');
+    const queued = await send('whatsapp', own.id, { to: CLIENT, text: 'Hello!' });
+    await settled('whatsapp', own.id, queued.body.data.id, 'read');
+  });
+
+  it('closes the window 24 hours after the client’s last message', async () => {
+    const client = '+34622222222';
+    await inbound('whatsapp', wa.id, { from: client, text: 'Hello' }).expect(202);
+    clock.advance(24 * 60 * 60 * 1000 + 60_000);
+    const late = await send('whatsapp', wa.id, { to: client, text: 'Sorry for the delay' });
+    expect((await settled('whatsapp', wa.id, late.body.data.id, 'failed')).last_error?.code).toBe(
+      '131047',
+    );
+    await inbound('whatsapp', wa.id, { from: client, text: 'Still there?' }).expect(202);
+    const reply = await send('whatsapp', wa.id, { to: client, text: 'Yes!' });
+    await settled('whatsapp', wa.id, reply.body.data.id, 'read');
+  });
+
+  it('answers Graph’s errors in Graph’s own shape', async () => {
+    const graph = (path: string, token?: string) => {
+      const request = t.http().post(`/sandbox/graph/v23.0/${path}`);
+      return token ? request.set('authorization', `Bearer ${token}`) : request;
+    };
+    const text = {
+      messaging_product: 'whatsapp',
+      to: '34612345678',
+      type: 'text',
+      text: { body: 'Hi' },
+    };
+    const error = (res: { body: { error: Record<string, unknown> } }) => res.body.error;
+    expect(error(await graph(`${wa.number_id}/messages`).send(text).expect(401))).toEqual({
+      message: 'Invalid OAuth access token - Cannot parse access token',
+      type: 'OAuthException',
+      code: 190,
+      fbtrace_id: expect.stringMatching(/^A[\w-]+$/),
+    });
+    expect(
+      error(await graph(`${wa.number_id}/messages`, 'EAAG-another').send(text).expect(401)),
+    ).toMatchObject({ code: 190, error_subcode: 460 });
+    expect(
+      error(await graph('999000111222333/messages', ACCESS_TOKEN).send(text).expect(400)),
+    ).toMatchObject({ code: 100, error_subcode: 33, type: 'GraphMethodException' });
+    expect(
+      error(
+        await graph(`${wa.number_id}/messages`, ACCESS_TOKEN)
+          .send({ ...text, text: {} })
+          .expect(400),
+      ),
+    ).toMatchObject({ code: 100, message: '(#100) The parameter text["body"] is required.' });
+    expect(
+      error(
+        await t
+          .http()
+          .get('/sandbox/graph/v23.0/4242424242')
+          .set('authorization', `Bearer ${ACCESS_TOKEN}`)
+          .expect(400),
+      ),
+    ).toMatchObject({ code: 100, error_subcode: 33 });
+
+    // A media's download URL serves its bytes to the channel's token only, and cannot be forged.
+    const uploaded = await upload(wa.id);
+    const info = await t
+      .http()
+      .get(`/sandbox/graph/v23.0/${uploaded.body.data.media_id}`)
+      .set('authorization', `Bearer ${ACCESS_TOKEN}`)
+      .expect(200);
+    expect(info.body).toMatchObject({
+      messaging_product: 'whatsapp',
+      mime_type: 'image/png',
+      file_size: ONE_PIXEL_PNG.length,
+      id: uploaded.body.data.media_id,
+    });
+    const url = new URL(info.body.url as string);
+    const path = `${url.pathname}${url.search}`;
+    await t.http().get(path).set('authorization', `Bearer ${ACCESS_TOKEN}`).expect(200);
+    await t.http().get(path).set('authorization', 'Bearer EAAG-another').expect(401);
+    const forged = new URL(url);
+    forged.searchParams.set('hash', 'forged');
+    await t
+      .http()
+      .get(`${forged.pathname}${forged.search}`)
+      .set('authorization', `Bearer ${ACCESS_TOKEN}`)
+      .expect(404);
+  });
+
   it('sends hello_world from its catalog to anyone, and refuses a template it does not have (132001)', async () => {
     const hello = await send('whatsapp', wa.id, {
       to: '+34699999999',
@@ -171,12 +273,7 @@ describe('Meta sandbox (e2e)', () => {
   });
 
   it('keeps an upload, sends it as an image, and serves it back to the media download', async () => {
-    const uploaded = await t
-      .http()
-      .post(`/v1/channels/whatsapp/${wa.id}/media`)
-      .set(auth)
-      .attach('file', ONE_PIXEL_PNG, { filename: 'pixel.png', contentType: 'image/png' })
-      .expect(201);
+    const uploaded = await upload(wa.id);
     const mediaId: string = uploaded.body.data.media_id;
     expect(mediaId).toMatch(/^\d{15,17}$/);
     await inbound('whatsapp', wa.id, { from: CLIENT, text: 'Send me a photo' }).expect(202);
@@ -217,7 +314,17 @@ describe('Meta sandbox (e2e)', () => {
   });
 
   it('plays Messenger: a client writes, the page answers, Meta tells delivery and read', async () => {
-    const page: MessangerChannel = await givenMessangerChannel(t, auth);
+    const page: MessangerChannel = await givenMessangerChannel(t, auth, {
+      access_token: ACCESS_TOKEN,
+    });
+    // Before the client writes, Meta refuses a RESPONSE (agentline refuses it before asking).
+    const early = await t
+      .http()
+      .post(`/sandbox/graph/v23.0/${page.user_id}/messages`)
+      .set('authorization', `Bearer ${ACCESS_TOKEN}`)
+      .send({ recipient: { id: PSID }, messaging_type: 'RESPONSE', message: { text: 'Hi' } })
+      .expect(400);
+    expect(early.body.error).toMatchObject({ code: 10, error_subcode: 2018278 });
     const written = await inbound('messanger', page.id, {
       from: PSID,
       text: 'Do you ship to Lisbon?',
@@ -291,12 +398,7 @@ describe('Meta sandbox (e2e)', () => {
     };
     type Examples = { examples: Record<string, { value: Record<string, unknown> }> };
     const page = await givenMessangerChannel(t, auth);
-    const uploaded = await t
-      .http()
-      .post(`/v1/channels/whatsapp/${wa.id}/media`)
-      .set(auth)
-      .attach('file', ONE_PIXEL_PNG, { filename: 'pixel.png', contentType: 'image/png' })
-      .expect(201);
+    const uploaded = await upload(wa.id);
     for (const [kind, channelId] of [
       ['whatsapp', wa.id],
       ['messanger', page.id],

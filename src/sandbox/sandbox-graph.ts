@@ -1,3 +1,4 @@
+import { Clock } from '../common/clock';
 import { Injectable, Logger } from '@nestjs/common';
 import busboy from 'busboy';
 import { createHmac, randomBytes } from 'node:crypto';
@@ -45,6 +46,15 @@ const OUTSIDE_WINDOW = (): GraphAnswer =>
     },
   });
 
+/** Messenger's answer to a RESPONSE or UPDATE more than 24 hours after the client's last message. */
+const OUTSIDE_MESSANGER_WINDOW = (): GraphAnswer =>
+  graphRefusal(
+    400,
+    10,
+    '(#10) This message is sent outside of allowed window. Learn more about the new policy here: https://developers.facebook.com/docs/messenger-platform/policy-overview',
+    { error_subcode: 2018278 },
+  );
+
 /** What Messenger's Send API answers for a PSID it cannot reach (the sandbox's failing PSIDs). */
 const NO_MATCHING_USER = (): GraphAnswer =>
   graphRefusal(400, 100, '(#100) No matching user found', { error_subcode: 2018001 });
@@ -68,6 +78,7 @@ export class SandboxGraph {
     private readonly media: SandboxMedia,
     private readonly statuses: SandboxStatuses,
     private readonly loopback: SandboxLoopback,
+    private readonly clock: Clock,
   ) {}
 
   /** The express handler, mounted at SANDBOX_GRAPH_PATH (req.url is below it). */
@@ -164,8 +175,8 @@ export class SandboxGraph {
         body: send.payload,
         state,
         ...(error && { error }),
-        at: Date.now(),
-        stateAt: { [state]: Date.now() },
+        at: this.clock.now(),
+        stateAt: { [state]: this.clock.now() },
       });
     if (send.template) {
       const checked = checkTemplateSend(send.template);
@@ -173,7 +184,7 @@ export class SandboxGraph {
       category = checked.category;
     } else {
       const last = this.conversations.lastFromClient('whatsapp', account.senderId, waId);
-      if (last === undefined || Date.now() - last > WINDOW_MS)
+      if (last === undefined || this.clock.now() - last > WINDOW_MS)
         return this.refused(OUTSIDE_WINDOW(), record);
     }
     const message = record('accepted');
@@ -193,18 +204,31 @@ export class SandboxGraph {
       return graphRefusal(400, 100, '(#100) The parameter recipient is required');
     if (isFailingClient(send.to)) return NO_MATCHING_USER();
     const message = send.payload.message as Record<string, unknown> | undefined;
-    const stored = this.conversations.add({
-      id: newMid(),
-      kind: 'messanger',
-      senderId: account.senderId,
-      client: send.to,
-      direction: 'to_client',
-      type: messangerType(message),
-      body: send.payload,
-      state: 'accepted',
-      at: Date.now(),
-      stateAt: { accepted: Date.now() },
-    });
+    const record = (
+      state: 'accepted' | 'failed',
+      error?: { code: number; title: string; message: string },
+    ) =>
+      this.conversations.add({
+        id: newMid(),
+        kind: 'messanger',
+        senderId: account.senderId,
+        client: send.to,
+        direction: 'to_client',
+        type: messangerType(message),
+        body: send.payload,
+        state,
+        ...(error && { error }),
+        at: this.clock.now(),
+        stateAt: { [state]: this.clock.now() },
+      });
+    // A message tag is how a page writes outside the window; anything else needs the client's 24 hours.
+    if (send.messagingType !== 'MESSAGE_TAG') {
+      const last = this.conversations.lastFromClient('messanger', account.senderId, send.to);
+      if (last === undefined || this.clock.now() - last > WINDOW_MS) {
+        return this.refused(OUTSIDE_MESSANGER_WINDOW(), record);
+      }
+    }
+    const stored = record('accepted');
     this.statuses.follow(account, stored, 'service');
     return { status: 200, body: { recipient_id: send.to, message_id: stored.id } };
   }
@@ -294,7 +318,7 @@ export class SandboxGraph {
     const file = this.media.find(mediaId);
     const owner = file && (await this.accounts.bySenderId('whatsapp', file.numberId));
     if (!file || !owner?.acceptsToken(token)) return unknownObject('get', mediaId);
-    const expires = Math.floor((Date.now() + DOWNLOAD_URL_MS) / 1000);
+    const expires = Math.floor((this.clock.now() + DOWNLOAD_URL_MS) / 1000);
     const query = new URLSearchParams({
       mid: file.id,
       ext: String(expires),
@@ -332,7 +356,7 @@ export class SandboxGraph {
     if (
       !file ||
       query.get('hash') !== this.urlHash(mediaId, expires) ||
-      expires * 1000 < Date.now()
+      expires * 1000 < this.clock.now()
     ) {
       res.writeHead(404).end();
       return;
