@@ -67,6 +67,17 @@ describe('OpenAPI document (e2e)', () => {
     expect(JSON.stringify(doc)).not.toMatch(/"nullable":/);
   });
 
+  it('says in the summary of every DELETE that it removes', async () => {
+    const doc = (await t.http().get('/v1/openapi.json').expect(200)).body;
+    const removals = Object.entries(doc.paths as Record<string, { delete?: { summary: string } }>)
+      .filter(([, item]) => item.delete)
+      .map(([path, item]) => ({ path, summary: item.delete?.summary }));
+    expect(removals.length).toBeGreaterThan(0);
+    for (const removal of removals) {
+      expect(removal).toEqual({ path: removal.path, summary: expect.stringMatching(/^Remove\b/) });
+    }
+  });
+
   describe('agent events (webhooks)', () => {
     let webhooks: Record<string, { post: WebhookOperation }>;
     beforeAll(async () => {
