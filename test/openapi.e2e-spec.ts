@@ -128,6 +128,18 @@ describe('OpenAPI document (e2e)', () => {
       expect(agentEventProblems({ ...example, data: { ...example.data, status: 'lost' } })).toEqual(
         [expect.stringContaining('must be equal to one of the allowed values')],
       );
+      // A message's content is one of the documented shapes, each closed.
+      const message = webhooks['message.received'].post.requestBody.content['application/json']
+        .example as { data: { content: Record<string, unknown> } };
+      const withContent = (content: unknown) => ({
+        ...message,
+        data: { ...message.data, content },
+      });
+      expect(agentEventProblems(withContent(null))).toEqual([]);
+      expect(agentEventProblems(withContent({ payload: 'STOP' }))).toEqual([]);
+      expect(
+        agentEventProblems(withContent({ ...message.data.content, thumbnail: 'x' })).length,
+      ).toBeGreaterThan(0);
       expect(agentEventProblems({ ...example, type: 'delivery.lost' })).toEqual([
         expect.stringContaining('not an event type'),
       ]);
