@@ -16,7 +16,8 @@ import { bearer, startApp, TestApp, tokenFor } from './support/test-app';
 
 interface Schema {
   $ref?: string;
-  type?: string;
+  /** OpenAPI 3.1: `["string", "null"]` for a nullable one. */
+  type?: string | string[];
   format?: string;
   example?: unknown;
   enum?: unknown[];
@@ -25,6 +26,7 @@ interface Schema {
   items?: Schema;
   allOf?: Schema[];
   oneOf?: Schema[];
+  anyOf?: Schema[];
 }
 interface Parameter {
   name: string;
@@ -91,16 +93,18 @@ describe('OpenAPI examples, run as Swagger UI runs them (e2e)', () => {
     if (schema.example !== undefined) return schema.example;
     if (schema.allOf) return Object.assign({}, ...schema.allOf.map((s) => sample(s) as object));
     if (schema.oneOf) return sample(schema.oneOf[0]);
+    if (schema.anyOf) return sample(schema.anyOf[0]);
     if (schema.enum) return schema.enum[0];
-    if (schema.type === 'array') return [sample(schema.items ?? {})];
-    if (schema.type === 'object' || schema.properties) {
+    const type = [schema.type ?? 'string'].flat().find((name) => name !== 'null') ?? 'string';
+    if (type === 'array') return [sample(schema.items ?? {})];
+    if (type === 'object' || schema.properties) {
       return Object.fromEntries(
         Object.entries(schema.properties ?? {})
           .filter(([, property]) => !resolve(property).readOnly)
           .map(([name, property]) => [name, sample(property)]),
       );
     }
-    return { string: 'string', number: 0, integer: 0, boolean: true }[schema.type ?? 'string'];
+    return { string: 'string', number: 0, integer: 0, boolean: true }[type];
   };
 
   /**
