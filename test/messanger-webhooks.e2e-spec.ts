@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+import { agentEventProblems } from './support/agent-event-schemas';
 import { eventually } from './support/eventually';
 import { FakeGraphApi } from './support/fake-graph-api';
 import { givenMessangerChannel, MessangerChannel } from './support/given';
@@ -101,6 +102,13 @@ describe('Messenger webhooks in full (e2e)', () => {
   });
 
   const db = () => t.app.get(DataSource);
+  // Every agent event a test made (read from the outbox: nobody listens) is as openapi.json says.
+  afterEach(async () => {
+    const rows = (await db().query(`SELECT payload FROM agent_events WHERE organization_id = $1`, [
+      org,
+    ])) as { payload: unknown }[];
+    expect(rows.flatMap((row) => agentEventProblems(row.payload))).toEqual([]);
+  });
   const channel = () => givenMessangerChannel(t, auth);
   /** Posted as Meta posts it: signed, answered 200, then processed. */
   const notify = async (fb: MessangerChannel, payload: meta.MetaPayload) => {

@@ -16,7 +16,8 @@ import { bearer, startApp, TestApp, tokenFor } from './support/test-app';
 
 interface Schema {
   $ref?: string;
-  type?: string;
+  /** OpenAPI 3.1: `["string", "null"]` for a nullable one. */
+  type?: string | string[];
   format?: string;
   example?: unknown;
   enum?: unknown[];
@@ -25,6 +26,7 @@ interface Schema {
   items?: Schema;
   allOf?: Schema[];
   oneOf?: Schema[];
+  anyOf?: Schema[];
 }
 interface Parameter {
   name: string;
@@ -62,7 +64,8 @@ describe('OpenAPI examples, run as Swagger UI runs them (e2e)', () => {
   let graph: FakeGraphApi;
   let t: TestApp;
   let doc: OpenApiDocument;
-  const auth = bearer(tokenFor({ org: `org-${randomBytes(6).toString('hex')}` }));
+  /** The newcomer's token: one organization per test, as each walk starts from nothing. */
+  let auth = bearer(tokenFor({ org: `org-${randomBytes(6).toString('hex')}` }));
   /** The operations run so far (each must answer 2xx, or the run stops there). */
   const ran = new Set<string>();
 
@@ -92,16 +95,18 @@ describe('OpenAPI examples, run as Swagger UI runs them (e2e)', () => {
     if (schema.example !== undefined) return schema.example;
     if (schema.allOf) return Object.assign({}, ...schema.allOf.map((s) => sample(s) as object));
     if (schema.oneOf) return sample(schema.oneOf[0]);
+    if (schema.anyOf) return sample(schema.anyOf[0]);
     if (schema.enum) return schema.enum[0];
-    if (schema.type === 'array') return [sample(schema.items ?? {})];
-    if (schema.type === 'object' || schema.properties) {
+    const type = [schema.type ?? 'string'].flat().find((name) => name !== 'null') ?? 'string';
+    if (type === 'array') return [sample(schema.items ?? {})];
+    if (type === 'object' || schema.properties) {
       return Object.fromEntries(
         Object.entries(schema.properties ?? {})
           .filter(([, property]) => !resolve(property).readOnly)
           .map(([name, property]) => [name, sample(property)]),
       );
     }
-    return { string: 'string', number: 0, integer: 0, boolean: true }[schema.type ?? 'string'];
+    return { string: 'string', number: 0, integer: 0, boolean: true }[type];
   };
 
   /**
@@ -350,5 +355,176 @@ describe('OpenAPI examples, run as Swagger UI runs them (e2e)', () => {
       .flatMap((operations) => Object.values(operations).map((operation) => operation.operationId))
       .filter((operationId) => !SANDBOX_OPERATIONS.includes(operationId));
     expect([...ran].sort()).toEqual([...all].sort());
+  });
+
+  /**
+   * What a newcomer has done before an operation, in whatever order they go: an operation that
+   * needs an id gets one from the resource's own creation example (made now when there is none,
+   * as they would); a creation first removes what it would duplicate (a second channel for the
+   * example's number is a 409 by contract); a Messenger reply and a read receipt need the person
+   * to have written (the window, the message), and a media download needs Meta to hold the media.
+   * Removals consume.
+   */
+  interface World {
+    tools: Partial<Record<'math' | 'google', string>>;
+    channels: Partial<Record<'whatsapp' | 'messanger', Record<string, string>>>;
+    followUp?: string;
+    /** Channels a client wrote to, just now (the notification example, sent by "Meta"). */
+    wrote: Set<'whatsapp' | 'messanger'>;
+  }
+  type Kind = 'whatsapp' | 'messanger';
+  const kindOf = (path: string): Kind | undefined =>
+    path.includes('/whatsapp') ? 'whatsapp' : path.includes('/messanger') ? 'messanger' : undefined;
+  const createOf: Record<Kind, string> = {
+    whatsapp: 'createWhatsappChannel',
+    messanger: 'createMessangerChannel',
+  };
+  /** Meta stamps a notification when it sends it: the example's time, made now (see above). */
+  const now = (body: unknown): unknown =>
+    body === undefined
+      ? body
+      : JSON.parse(JSON.stringify(body).replace(/1763800000000/g, String(Date.now())));
+
+  function walker(world: World) {
+    const post = async (path: string, body: unknown) => {
+      const res = await t
+        .http()
+        .post(path)
+        .set(auth)
+        .send(body as object);
+      if (res.status >= 300) throw new Error(`${path} answered ${res.status}: ${res.text}`);
+      return res.body as { id?: string; data: Record<string, string> };
+    };
+    const example = (operationId: string, name?: string) => {
+      const all = bodies(find(operationId).operation);
+      return (all.find((body) => body.name === name) ?? all[0]).value;
+    };
+    const tool = async (which: 'math' | 'google') => {
+      const name = which === 'math' ? 'Math.Calculate' : 'Google.ListCalendarEvents';
+      world.tools[which] ??= (await post('/v1/tools', example('createTool', name))).data.id;
+      return world.tools[which];
+    };
+    const channel = async (kind: Kind) => {
+      world.channels[kind] ??= (await post(`/v1/channels/${kind}`, example(createOf[kind]))).data;
+      return world.channels[kind];
+    };
+    const removeChannel = async (kind: Kind) => {
+      const existing = world.channels[kind];
+      if (!existing) return;
+      await t.http().delete(`/v1/channels/${kind}/${existing.id}`).set(auth).expect(204);
+      delete world.channels[kind];
+      world.wrote.delete(kind);
+      // Its follow-ups stop with it.
+      if (kind === 'whatsapp') delete world.followUp;
+    };
+    const followUp = async () => {
+      const { id } = await channel('whatsapp');
+      world.followUp ??= (await post('/v1/scheduler/follow-up/whatsapp', {
+        ...(example('createWhatsappFollowUp') as object),
+        channel_id: id,
+      }))!.id;
+      return world.followUp as string;
+    };
+    /** A client writes: the channel's notification example, signed as Meta signs it. */
+    const write = async (kind: Kind) => {
+      if (world.wrote.has(kind)) return;
+      const { id } = await channel(kind);
+      const path = `/v1/webhooks/${kind}/${id}`;
+      const raw = JSON.stringify(
+        now(example(kind === 'whatsapp' ? 'receiveWhatsappWebhook' : 'receiveMessangerWebhook')),
+      );
+      await t
+        .http()
+        .post(path)
+        .set('Content-Type', 'application/json')
+        .set('X-Hub-Signature-256', metaSignature(raw, signingSecret(path)))
+        .send(raw)
+        .expect(200);
+      await eventually(async () =>
+        expect(
+          (await t.http().get(`/v1/channels/${kind}/${id}/messages`).set(auth)).body.data
+            .total_count,
+        ).toBeGreaterThan(0),
+      );
+      world.wrote.add(kind);
+    };
+
+    return async function step(operationId: string): Promise<void> {
+      const { method, path } = find(operationId);
+      const kind = kindOf(path);
+      const ids: Record<string, string> = {};
+      let fill: (body: unknown, summary?: string) => unknown = (body) => body;
+      if (operationId === 'createWhatsappChannel' || operationId === 'createMessangerChannel') {
+        await removeChannel(kind as Kind);
+      }
+      if (path.startsWith('/v1/tools/{id}')) {
+        ids.id = await tool(operationId === 'authorizeTool' ? 'google' : 'math');
+      } else if (path.startsWith('/v1/scheduler/follow-up/whatsapp/{id}')) {
+        ids.id = await followUp();
+      } else if (kind && /^\/v1\/channels\/\w+\/\{id\}/.test(path)) {
+        ids.id = (await channel(kind)).id;
+      } else if (kind && path.startsWith('/v1/webhooks/')) {
+        const { id, verification_token } = await channel(kind);
+        Object.assign(ids, { channel_id: id, 'hub.verify_token': verification_token });
+        if (kind === 'messanger') fill = now;
+      }
+      if (operationId === 'createWhatsappFollowUp') {
+        const { id } = await channel('whatsapp');
+        fill = (body) => ({ ...(body as object), channel_id: id });
+      }
+      // Messenger answers inside the window only, and a message read is one the client wrote: the
+      // client writes first (the operations' descriptions say so).
+      if (operationId === 'sendMessangerMessage') await write('messanger');
+      if (operationId === 'markWhatsappMessageRead') await write('whatsapp');
+      if (operationId === 'downloadWhatsappMedia') {
+        const mediaId = find(operationId).operation.parameters?.find((p) => p.name === 'media_id');
+        graph.addMedia({
+          id: String(mediaId?.example ?? mediaId?.schema?.example),
+          mimeType: 'image/jpeg',
+          size: 2048,
+        });
+      }
+      const answers = await run(operationId, ids, fill);
+      const first = Object.values(answers)[0];
+      if (operationId === 'createTool') {
+        world.tools.math = data(answers['Math.Calculate']).id;
+        world.tools.google = data(answers['Google.ListCalendarEvents']).id;
+      } else if (operationId === createOf.whatsapp || operationId === createOf.messanger) {
+        world.channels[kind as Kind] = data(first);
+      } else if (operationId === 'createWhatsappFollowUp') {
+        world.followUp = first.body.id as unknown as string;
+      } else if (method === 'delete' && path === '/v1/tools/{id}') {
+        delete world.tools.math;
+      } else if (method === 'delete' && path === '/v1/scheduler/follow-up/whatsapp/{id}') {
+        delete world.followUp;
+      } else if (method === 'delete' && kind && path === `/v1/channels/${kind}/{id}`) {
+        delete world.channels[kind];
+        world.wrote.delete(kind);
+        if (kind === 'whatsapp') delete world.followUp;
+      }
+    };
+  }
+
+  const documentOrder = () =>
+    Object.values(doc.paths).flatMap((operations) =>
+      Object.values(operations).map((operation) => operation.operationId),
+    );
+
+  it.each([
+    ['document order', (ids: string[]) => ids],
+    ['reverse order', (ids: string[]) => [...ids].reverse()],
+  ])('every operation succeeds with its own examples in %s', async (_order, arrange) => {
+    auth = bearer(tokenFor({ org: `org-${randomBytes(6).toString('hex')}` }));
+    ran.clear();
+    const world: World = { tools: {}, channels: {}, wrote: new Set() };
+    const step = walker(world);
+    for (const operationId of arrange(documentOrder())) await step(operationId);
+    expect([...ran].sort()).toEqual(documentOrder().sort());
+    // Leaves the example numbers free for the next walk.
+    for (const kind of ['whatsapp', 'messanger'] as const) {
+      const existing = world.channels[kind];
+      if (existing)
+        await t.http().delete(`/v1/channels/${kind}/${existing.id}`).set(auth).expect(204);
+    }
   });
 });

@@ -67,6 +67,17 @@ describe('OpenAPI document (e2e)', () => {
     expect(JSON.stringify(doc)).not.toMatch(/"nullable":/);
   });
 
+  it('says in the summary of every DELETE that it removes', async () => {
+    const doc = (await t.http().get('/v1/openapi.json').expect(200)).body;
+    const removals = Object.entries(doc.paths as Record<string, { delete?: { summary: string } }>)
+      .filter(([, item]) => item.delete)
+      .map(([path, item]) => ({ path, summary: item.delete?.summary }));
+    expect(removals.length).toBeGreaterThan(0);
+    for (const removal of removals) {
+      expect(removal).toEqual({ path: removal.path, summary: expect.stringMatching(/^Remove\b/) });
+    }
+  });
+
   describe('agent events (webhooks)', () => {
     let webhooks: Record<string, { post: WebhookOperation }>;
     beforeAll(async () => {
@@ -117,6 +128,18 @@ describe('OpenAPI document (e2e)', () => {
       expect(agentEventProblems({ ...example, data: { ...example.data, status: 'lost' } })).toEqual(
         [expect.stringContaining('must be equal to one of the allowed values')],
       );
+      // A message's content is one of the documented shapes, each closed.
+      const message = webhooks['message.received'].post.requestBody.content['application/json']
+        .example as { data: { content: Record<string, unknown> } };
+      const withContent = (content: unknown) => ({
+        ...message,
+        data: { ...message.data, content },
+      });
+      expect(agentEventProblems(withContent(null))).toEqual([]);
+      expect(agentEventProblems(withContent({ payload: 'STOP' }))).toEqual([]);
+      expect(
+        agentEventProblems(withContent({ ...message.data.content, thumbnail: 'x' })).length,
+      ).toBeGreaterThan(0);
       expect(agentEventProblems({ ...example, type: 'delivery.lost' })).toEqual([
         expect.stringContaining('not an event type'),
       ]);

@@ -195,7 +195,7 @@ export class FollowUpsController {
   @Delete('follow-up/whatsapp/:id')
   @HttpCode(204)
   @ApiOperation({
-    summary: 'Delete a follow-up',
+    summary: 'Remove a follow-up: it stops, and its pending deliveries are cancelled',
     description: 'Its pending deliveries are cancelled; messages already sent stay in its history.',
     operationId: 'deleteFollowUp',
   })

@@ -203,7 +203,7 @@ export class ToolsController {
   @Delete(':id')
   @HttpCode(204)
   @ApiOperation({
-    summary: 'Detach a tool',
+    summary: 'Remove (detach) a tool from its agent',
     description: "Its authorizations in flight are dropped; the agent's OAuth2 grant stays.",
     operationId: 'deleteTool',
   })

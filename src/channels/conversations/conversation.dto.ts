@@ -1,7 +1,8 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
 import { IsString, MaxLength } from 'class-validator';
 import { PaginationQueryDto } from '../../common/http/pagination.dto';
 import { IsOptionalNotNull } from '../../common/http/validation.decorators';
+import { MESSAGE_CONTENTS } from './message-content.dto';
 
 export class ListChannelMessagesQueryDto extends PaginationQueryDto {
   @ApiPropertyOptional({
@@ -43,6 +44,7 @@ export class MessageContextDto {
   frequently_forwarded!: boolean;
 }
 
+@ApiExtraModels(...MESSAGE_CONTENTS)
 export class ChannelMessageDto {
   @ApiProperty({ format: 'uuid' }) id!: string;
   @ApiProperty({ format: 'uuid' }) channel_id!: string;
@@ -81,8 +83,7 @@ export class ChannelMessageDto {
   })
   text!: string | null;
   @ApiProperty({
-    type: 'object',
-    additionalProperties: true,
+    anyOf: MESSAGE_CONTENTS.map((content) => ({ $ref: getSchemaPath(content) })),
     nullable: true,
     description:
       'What the message holds, shaped by `type` (docs/webhooks.md has the table): media `{ media_id, mime_type, sha256, filename, caption, voice, animated, url }` (`url`: the download through agentline), location `{ latitude, longitude, name, address, url }`, interactive `{ reply_type, reply_id, title, description, response_json }`, button `{ payload, title }`, reaction `{ emoji, message_id }`, ... null for plain text and unknown types.',

@@ -116,7 +116,7 @@ export class ConversationsController {
   @ApiPhoneParam()
   @HttpCode(204)
   @ApiOperation({
-    summary: 'Opt a number back in',
+    summary: 'Remove a number’s opt-out (opt it back in)',
     operationId: 'optInWhatsappNumber',
     description: 'Removes an opt-out: the number receives follow-ups again.',
   })

@@ -48,6 +48,7 @@ function nullableToType(schema: Node): void {
     schema.anyOf = [...references, { type: 'null' }];
   } else if (Array.isArray(schema.oneOf) || Array.isArray(schema.anyOf)) {
     const key = Array.isArray(schema.oneOf) ? 'oneOf' : 'anyOf';
+    delete schema.type;
     schema[key] = [...(schema[key] as unknown[]), { type: 'null' }];
   } else if (typeof schema.type === 'string') {
     schema.type = [schema.type, 'null'];
