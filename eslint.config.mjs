@@ -25,6 +25,7 @@ const MAY_IMPORT = {
   scheduler: ['channels', 'tools', 'agent-events', 'metrics', 'health'],
   'agentline-toolkit': ['scheduler', 'channels', 'tools', 'metrics', 'health'],
   'mcp-server': ['tools', 'metrics', 'health'],
+  sandbox: ['channels', 'metrics', 'health'],
 };
 const FEATURES = Object.keys(MAY_IMPORT);
 

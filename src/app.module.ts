@@ -20,6 +20,7 @@ import { McpServerModule, readMcpServerConfig } from './mcp-server';
 import { MetricsModule, readMetricsConfig } from './metrics';
 import { IdempotencyInterceptor } from './common/idempotency/idempotency.interceptor';
 import { IdempotencyModule } from './common/idempotency/idempotency.module';
+import { SandboxChatViewModule } from './sandbox';
 import { readSchedulerConfig, SchedulerEngine, SchedulerModule } from './scheduler';
 import { readToolsConfig, ToolsModule } from './tools';
 
@@ -54,6 +55,7 @@ export function readConfiguration(env: NodeJS.ProcessEnv = process.env) {
     SchedulerModule,
     AgentlineToolkitModule,
     McpServerModule,
+    SandboxChatViewModule,
     HealthModule.register({ imports: [SchedulerModule], ticks: SchedulerEngine }),
     IdempotencyModule,
   ],
