@@ -1,6 +1,5 @@
 // The sandbox's chat view (docs/sandbox.md, "The chat view"). Vanilla JS, no build step. Every
 // message text is attacker-controlled: it is only ever set with textContent, never as HTML.
-'use strict';
 
 const TOKEN_KEY = 'agentline.sandbox.token';
 const TICKS = { accepted: '🕓', sent: '✓', delivered: '✓✓', read: '✓✓' };
@@ -193,7 +192,7 @@ function content(message) {
     case 'text': return el('p', { class: 'text' }, (body.text && body.text.body) || '');
     case 'image': case 'sticker': case 'video': case 'audio': case 'document':
       return media(message.type, body[message.type] || {});
-    case 'location': return location(body.location || {});
+    case 'location': return place(body.location || {});
     case 'contacts': return el('div', {}, (body.contacts || []).map(contact));
     case 'interactive': return interactive(message, body.interactive || {});
     case 'button': return el('p', { class: 'reply' }, '↩ ', (body.button && body.button.text) || '');
@@ -245,11 +244,11 @@ async function preview(item) {
   return mediaUrls.get(path);
 }
 
-function location(place) {
+function place(spot) {
   return el('div', { class: 'location' },
-    el('p', {}, '📍 ', place.name || 'Location'),
-    place.address ? el('p', { class: 'hint' }, place.address) : null,
-    el('p', { class: 'hint' }, `${place.latitude}, ${place.longitude}`));
+    el('p', {}, '📍 ', spot.name || 'Location'),
+    spot.address ? el('p', { class: 'hint' }, spot.address) : null,
+    el('p', { class: 'hint' }, `${spot.latitude}, ${spot.longitude}`));
 }
 
 function contact(card) {
@@ -312,7 +311,7 @@ function template(message, rendered) {
   const header = rendered.header;
   if (header) {
     if (header.format === 'text') box.append(el('p', { class: 'header' }, header.text || ''));
-    else if (header.format === 'location') box.append(location(header.location || {}));
+    else if (header.format === 'location') box.append(place(header.location || {}));
     else box.append(media(header.format, header.media || {}));
   }
   if (rendered.found) {
@@ -342,7 +341,7 @@ function messenger(message) {
     const payload = attachment.payload || {};
     if (attachment.type === 'template') box.append(messengerTemplate(message, payload));
     else if (attachment.type === 'location' && payload.coordinates) {
-      box.append(location({ latitude: payload.coordinates.lat, longitude: payload.coordinates.long }));
+      box.append(place({ latitude: payload.coordinates.lat, longitude: payload.coordinates.long }));
     } else box.append(media(attachment.type === 'file' ? 'document' : attachment.type, payload));
   }
   if (item.quick_replies) {
