@@ -3,11 +3,12 @@
  *   npm run simulate -- --channel <id> --from +34612345678 --text "hi"
  */
 import { readFileSync } from 'node:fs';
+import { basename, extname } from 'node:path';
 import { parseArgs } from 'node:util';
 import { mintDevToken, runCli } from './dev-token';
 
 const USAGE =
-  'usage: npm run simulate -- --channel <id> --from <phone or PSID> (--text <text> | --location <lat,lng[,name]> | --button-reply <id:title> | --reaction <message_id:emoji> | --message <json>) [--kind whatsapp|messanger] [--org <org> --sub <user>]';
+  'usage: npm run simulate -- --channel <id> --from <phone or PSID> (--text <text> | --image <file> | --document <file> | --location <lat,lng[,name]> | --button-reply <id:title> | --reaction <message_id:emoji> | --message <json>) [--kind whatsapp|messanger] [--org <org> --sub <user>]';
 const HELP = `${USAGE}
 
 Writes as a client of a sandbox channel: posts to POST /sandbox/{kind}/{channel}/inbound, which
@@ -17,6 +18,10 @@ META_SANDBOX=true, e.g. npm run start:sandbox). Prints the answer; exits 1 on an
   --from          the client: an E.164 number (WhatsApp) or a PSID (Messenger)
   --kind          whatsapp (default) or messanger
   --text          a text message ("STOP" opts the client out)
+  --image, --document
+                  a file the client sends (WhatsApp): uploaded to the sandbox through the channel
+                  (POST /v1/channels/whatsapp/{channel}/media), then sent by its media id;
+                  --caption adds a caption
   --location      a location: latitude,longitude[,name]
   --button-reply  the reply to an interactive button: id:title (WhatsApp button_reply;
                   a quick reply on Messenger)
@@ -27,9 +32,36 @@ Authentication: AGENTLINE_TOKEN, or --org and --sub to mint a token as npm run t
 (--ttl, default 1h). The service: AGENTLINE_URL (default http://localhost:3000) or --url.
 `;
 
-const CONTENT_OPTIONS = ['text', 'location', 'button-reply', 'reaction', 'message'] as const;
+const CONTENT_OPTIONS = [
+  'text',
+  'image',
+  'document',
+  'location',
+  'button-reply',
+  'reaction',
+  'message',
+] as const;
 type Kind = 'whatsapp' | 'messanger';
-type Values = Partial<Record<(typeof CONTENT_OPTIONS)[number] | 'reply-to', string>>;
+type Values = Partial<Record<(typeof CONTENT_OPTIONS)[number] | 'reply-to' | 'caption', string>>;
+
+/** A file uploaded to the sandbox: how the client's image or document message names it. */
+export interface UploadedFile {
+  id: string;
+  mimeType: string;
+  filename: string;
+}
+
+/** The types WhatsApp takes for an image or a document, by extension. */
+const MIME_TYPES: Record<string, string> = {
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.png': 'image/png',
+  '.pdf': 'application/pdf',
+  '.txt': 'text/plain',
+  '.csv': 'text/csv',
+  '.docx': 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  '.xlsx': 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+};
 
 /** `a:b` split at the first colon; both parts required unless `emptyRight`. */
 function pair(option: string, value: string, emptyRight = false): [string, string] {
@@ -66,7 +98,12 @@ function parseMessage(value: string): Record<string, unknown> {
 }
 
 /** The request body: `{ from, text }`, or `{ from, message }` with a message in Meta's shape. */
-export function inboundBody(kind: Kind, from: string, values: Values): Record<string, unknown> {
+export function inboundBody(
+  kind: Kind,
+  from: string,
+  values: Values,
+  uploaded?: UploadedFile,
+): Record<string, unknown> {
   const given = CONTENT_OPTIONS.filter((option) => values[option] !== undefined);
   if (given.length !== 1) {
     throw new Error(`Give exactly one of --${CONTENT_OPTIONS.join(', --')}.\n${USAGE}`);
@@ -80,6 +117,20 @@ export function inboundBody(kind: Kind, from: string, values: Values): Record<st
     return context.context ? message(textMessage(kind, values.text)) : { from, text: values.text };
   }
   if (values.message !== undefined) return message(parseMessage(values.message));
+  const mediaType =
+    values.image !== undefined ? 'image' : values.document !== undefined ? 'document' : undefined;
+  if (mediaType) {
+    if (kind === 'messanger' || !uploaded) throw new Error(`--${mediaType} is WhatsApp only`);
+    return message({
+      type: mediaType,
+      [mediaType]: {
+        id: uploaded.id,
+        mime_type: uploaded.mimeType,
+        ...(mediaType === 'document' && { filename: uploaded.filename }),
+        ...(values.caption !== undefined && { caption: values.caption }),
+      },
+    });
+  }
   if (values.location !== undefined) {
     if (kind === 'messanger') throw new Error('--location is WhatsApp only (Messenger retired it)');
     return message({ type: 'location', location: location(values.location) });
@@ -136,7 +187,10 @@ async function main(): Promise<void> {
       from: { type: 'string' },
       kind: { type: 'string', default: 'whatsapp' },
       ...Object.fromEntries(
-        [...CONTENT_OPTIONS, 'reply-to'].map((name) => [name, { type: 'string' as const }]),
+        [...CONTENT_OPTIONS, 'reply-to', 'caption'].map((name) => [
+          name,
+          { type: 'string' as const },
+        ]),
       ),
       org: { type: 'string' },
       sub: { type: 'string' },
@@ -154,31 +208,71 @@ async function main(): Promise<void> {
   if (kind !== 'whatsapp' && kind !== 'messanger') {
     throw new Error(`--kind is whatsapp or messanger, got "${kind}"`);
   }
-  const body = inboundBody(kind, values.from, values as Values);
   const token = bearerToken(values);
   const base = (values.url ?? process.env.AGENTLINE_URL ?? 'http://localhost:3000').replace(
     /\/+$/,
     '',
   );
-  const url = `${base}/sandbox/${kind}/${encodeURIComponent(values.channel)}/inbound`;
-  let response: Response;
-  try {
-    response = await fetch(url, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-  } catch (error) {
-    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    throw new Error(
-      `Cannot reach agentline at ${base}: ${cause?.code ?? cause?.message ?? String(error)}. Is it running (npm run start:sandbox), and is AGENTLINE_URL right?`,
+  const call = async (path: string, init: RequestInit): Promise<string> => {
+    let response: Response;
+    try {
+      response = await fetch(`${base}${path}`, {
+        ...init,
+        headers: { Authorization: `Bearer ${token}`, ...init.headers },
+      });
+    } catch (error) {
+      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+      throw new Error(
+        `Cannot reach agentline at ${base}: ${cause?.code ?? cause?.message ?? String(error)}. Is it running (npm run start:sandbox), and is AGENTLINE_URL right?`,
+      );
+    }
+    const text = await response.text();
+    if (!response.ok) throw new Error(describeFailure(response.status, text));
+    return text;
+  };
+  const channel = encodeURIComponent(values.channel);
+  const content = values as Values;
+  const file = content.image ?? content.document;
+  let uploaded: UploadedFile | undefined;
+  if (file !== undefined && kind === 'whatsapp') {
+    uploaded = await upload(file, (form) =>
+      call(`/v1/channels/whatsapp/${channel}/media`, { method: 'POST', body: form }),
     );
   }
-  const text = await response.text();
-  if (!response.ok) throw new Error(describeFailure(response.status, text));
-  process.stdout.write(`${response.status} ${text}\n`);
+  const body = inboundBody(kind, values.from, content, uploaded);
+  const answer = await call(`/sandbox/${kind}/${channel}/inbound`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  process.stdout.write(`${answer}\n`);
 }
 
+/** Uploads the file as the channel's media; its id is what the client's message carries. */
+async function upload(
+  path: string,
+  post: (form: FormData) => Promise<string>,
+): Promise<UploadedFile> {
+  const mimeType = MIME_TYPES[extname(path).toLowerCase()];
+  if (!mimeType) {
+    throw new Error(
+      `${path}: its type is not known from the extension; use one of ${Object.keys(MIME_TYPES).join(' ')}`,
+    );
+  }
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(path);
+  } catch (error) {
+    throw new Error(`Cannot read ${path}: ${(error as Error).message}`);
+  }
+  const filename = basename(path);
+  const form = new FormData();
+  form.append('file', new Blob([bytes], { type: mimeType }), filename);
+  const answer = JSON.parse(await post(form)) as { data?: { media_id?: string } };
+  const id = answer.data?.media_id;
+  if (!id) throw new Error('The upload answered no media_id.');
+  return { id, mimeType, filename };
+}
 function bearerToken(values: { org?: string; sub?: string; ttl?: string }): string {
   if (values.org || values.sub) {
     if (!values.org || !values.sub) throw new Error('--org and --sub go together');
