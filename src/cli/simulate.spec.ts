@@ -42,6 +42,27 @@ describe('npm run simulate', () => {
     });
   });
 
+  it('sends an uploaded file by its media id', () => {
+    const uploaded = { id: '1234567890', mimeType: 'application/pdf', filename: 'invoice.pdf' };
+    expect(
+      inboundBody('whatsapp', '+1', { document: 'invoice.pdf', caption: 'March' }, uploaded),
+    ).toEqual({
+      from: '+1',
+      message: {
+        type: 'document',
+        document: {
+          id: '1234567890',
+          mime_type: 'application/pdf',
+          filename: 'invoice.pdf',
+          caption: 'March',
+        },
+      },
+    });
+    expect(() => inboundBody('messanger', '1', { image: 'a.jpg' }, uploaded)).toThrow(
+      /WhatsApp only/,
+    );
+  });
+
   it('refuses options it cannot turn into a message, saying which', () => {
     expect(() => inboundBody('whatsapp', '+1', {})).toThrow(/exactly one of --text/);
     expect(() => inboundBody('whatsapp', '+1', { text: 'a', location: '1,2' })).toThrow(
