@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { basename, extname } from 'node:path';
 import { parseArgs } from 'node:util';
+import { loadDotEnv } from '../config/dot-env';
 import { mintDevToken, runCli } from './dev-token';
 
 const USAGE =
@@ -204,6 +205,7 @@ async function main(): Promise<void> {
     return;
   }
   if (!values.channel || !values.from) throw new Error(USAGE);
+  loadDotEnv();
   const kind = values.kind;
   if (kind !== 'whatsapp' && kind !== 'messanger') {
     throw new Error(`--kind is whatsapp or messanger, got "${kind}"`);
