@@ -20,9 +20,9 @@ import { McpServerModule, readMcpServerConfig } from './mcp-server';
 import { MetricsModule, readMetricsConfig } from './metrics';
 import { IdempotencyInterceptor } from './common/idempotency/idempotency.interceptor';
 import { IdempotencyModule } from './common/idempotency/idempotency.module';
-import { SandboxChatViewModule } from './sandbox';
 import { readSchedulerConfig, SchedulerEngine, SchedulerModule } from './scheduler';
 import { readToolsConfig, ToolsModule } from './tools';
+import { readSandboxConfig, SandboxChatViewModule, SandboxModule } from './sandbox';
 
 /**
  * Every module's configuration, read as the modules will read it at boot: main.ts calls this
@@ -37,7 +37,8 @@ export function readConfiguration(env: NodeJS.ProcessEnv = process.env) {
   const agentEvents = readAgentEventsConfig(env);
   const metrics = readMetricsConfig(env);
   const mcpServer = readMcpServerConfig(env);
-  return { app, channels, scheduler, tools, agentEvents, metrics, mcpServer };
+  const sandbox = readSandboxConfig(env);
+  return { app, channels, scheduler, tools, agentEvents, metrics, mcpServer, sandbox };
 }
 
 @Module({
@@ -55,6 +56,7 @@ export function readConfiguration(env: NodeJS.ProcessEnv = process.env) {
     SchedulerModule,
     AgentlineToolkitModule,
     McpServerModule,
+    SandboxModule,
     SandboxChatViewModule,
     HealthModule.register({ imports: [SchedulerModule], ticks: SchedulerEngine }),
     IdempotencyModule,

@@ -17,6 +17,7 @@ import { LOGGERS } from './common/logging/logging.module';
 import { AppConfig } from './config/app-config';
 import { APP_CONFIG } from './config/config.module';
 import { httpMetrics, Metrics } from './metrics';
+import { mountSandbox } from './sandbox';
 
 const API_DESCRIPTION = `Tools, messaging channels and scheduled WhatsApp follow-ups for AI agents.
 
@@ -54,6 +55,10 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       'Follow-ups: recurring messages to a list of clients, and their deliveries.',
     )
     .addTag('webhooks', "Meta's webhook callbacks (public, signed by Meta).")
+    .addTag(
+      'sandbox',
+      'The built-in Meta sandbox (META_SANDBOX=true): simulated clients writing to sandbox channels.',
+    )
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' })
     .build();
   // package.json's "UNLICENSED": private, no public license (setLicense would demand a URL).
@@ -133,6 +138,8 @@ export function configureApp(app: INestApplication): void {
   http.set('trust proxy', app.get<AppConfig>(APP_CONFIG).trustProxy);
   app.use(accessLog(app.get<Loggers>(LOGGERS).access));
   app.use(httpMetrics(app.get(Metrics)));
+  // The sandbox's stand-in for Graph (only with META_SANDBOX=true) reads its own bodies.
+  mountSandbox(app);
   app.use(WEBHOOK_PATH, parseRawWebhookBody, bodyParserErrors);
   app.use(streamedBodies(STREAMED_BODY_ROUTES), requireJsonBody, parseJsonBody, bodyParserErrors);
   // Built on the first request for it, not at boot (about a tenth of the start-up time).

@@ -13,6 +13,7 @@ import { APP_CONFIG } from './config/config.module';
 import { loadDotEnv } from './config/dot-env';
 import { describeStartupFailure } from './common/startup-failure';
 import { waitForDatabase } from './database/wait-for-database';
+import { SANDBOX_CONFIG, SandboxConfig } from './sandbox';
 
 async function bootstrap(): Promise<void> {
   // The operator's usual mistakes (bad configuration, a data directory in use) get a one-line
@@ -49,6 +50,11 @@ async function bootstrap(): Promise<void> {
   logger.log(
     `agentline listening on ${listening} (${config.databaseUrl ? 'PostgreSQL' : `embedded database in ${config.dataDir}`}); public URL ${config.publicUrl}, API docs at ${config.publicUrl}/docs`,
   );
+  if (app.get<SandboxConfig>(SANDBOX_CONFIG).enabled) {
+    logger.log(
+      `Meta sandbox on: channels talk to the built-in stand-in for Meta, not to Meta; chat view at ${config.publicUrl}/sandbox, simulated clients at POST /sandbox/{whatsapp|messanger}/{channel_id}/inbound (docs/sandbox.md)`,
+    );
+  }
   // Nest's shutdown hooks stop the service; this says so, so that a stop is told from a crash.
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => logger.log(`${signal} received: stopping`));

@@ -3,7 +3,7 @@ import { eventually } from './support/eventually';
 import { aFollowUp, anOutgoingMessage } from './support/factories';
 import { FakeAgentEndpoint } from './support/fake-agent-endpoint';
 import { FakeGraphApi, graphErrorReply } from './support/fake-graph-api';
-import { validateTemplate } from './support/fake-graph-template-shapes';
+import { validateTemplate } from '../src/sandbox/graph/graph-template-shapes';
 import {
   givenFollowUp,
   givenOutgoingMessage,

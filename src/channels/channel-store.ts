@@ -148,6 +148,16 @@ export class ChannelStore {
     ]);
   }
 
+  /**
+   * The live channel of this kind bound to the provider's account, in whatever organization (a
+   * sender id belongs to one live channel: issue 17): for the sandbox's stand-in for Meta, which
+   * knows the account and the token only, as Meta does.
+   */
+  findLiveBySenderId(kind: ChannelKind, senderId: string): Promise<StoredChannel | undefined> {
+    const column = this.kinds.get(kind).senderIdColumn;
+    return this.selectOne(this.dataSource.manager, kind, `${column} = $1`, [senderId]);
+  }
+
   private async selectOne(
     db: EntityManager,
     kind: ChannelKind,

@@ -13,6 +13,7 @@ import {
   MinLength,
 } from 'class-validator';
 import { readEnvironment, toInteger, toList } from '../config/environment';
+import type { GraphApiUrl } from './kinds/meta/graph-api-base';
 
 export const DEFAULT_OPT_OUT_KEYWORDS = ['STOP', 'STOPALL', 'UNSUBSCRIBE', 'CANCEL', 'END', 'QUIT'];
 export const DEFAULT_OPT_IN_KEYWORDS = ['START', 'UNSTOP', 'SUBSCRIBE'];
@@ -73,13 +74,19 @@ export class ChannelsEnvironment {
 }
 
 export interface ChannelsConfig {
-  /** GRAPH_API_URL without a trailing slash, version path included. */
-  graphApiUrl: string;
+  /**
+   * GRAPH_API_URL without a trailing slash, version path included; with the sandbox on, its
+   * stand-in's address, known once the service listens (MetaStandIn).
+   */
+  graphApiUrl: GraphApiUrl;
   /** The longest one send can take (GRAPH_API_TIMEOUT_MS): callers size leases and grace on it. */
   sendTimeoutMs: number;
   /** MEDIA_MAX_BYTES: a media download larger than this answers 413 or is cut. */
   mediaMaxBytes: number;
-  /** META_APP_SECRET: empty means every webhook notification is refused (401). */
+  /**
+   * META_APP_SECRET (and, with the sandbox on and none set, the secret it generated): empty means
+   * every webhook notification is refused (401).
+   */
   metaAppSecrets: string[];
   /** Upper-cased: an inbound text equal to one of them (trimmed, any case) opts out / back in. */
   optOutKeywords: ReadonlySet<string>;
@@ -103,5 +110,34 @@ export function readChannelsConfig(env: NodeJS.ProcessEnv): ChannelsConfig {
     optOutKeywords: keywords(vars.OPT_OUT_KEYWORDS),
     optInKeywords: keywords(vars.OPT_IN_KEYWORDS),
     templateSyncMs: vars.TEMPLATE_SYNC_MS,
+  };
+}
+
+/**
+ * What a stand-in for Meta changes in the channels' configuration (the built-in sandbox,
+ * docs/sandbox.md): where Graph is, and the app secret it signs notifications with when no
+ * META_APP_SECRET is set. Provided, when the sandbox is on, by a module above channels; channels
+ * only read it.
+ */
+export interface MetaStandIn {
+  graphApiUrl: () => string;
+  /** A secret generated at start; never logged. */
+  generatedAppSecret?: string;
+}
+
+export const META_STAND_IN = Symbol('META_STAND_IN');
+
+/** The configuration as the channels use it: the stand-in's Graph and secret, when there is one. */
+export function withMetaStandIn(
+  config: ChannelsConfig,
+  standIn: MetaStandIn | null | undefined,
+): ChannelsConfig {
+  if (!standIn) return config;
+  return {
+    ...config,
+    graphApiUrl: standIn.graphApiUrl,
+    metaAppSecrets: standIn.generatedAppSecret
+      ? [...config.metaAppSecrets, standIn.generatedAppSecret]
+      : config.metaAppSecrets,
   };
 }

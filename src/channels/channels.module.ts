@@ -15,10 +15,18 @@ import { WhatsappReadReceiptsService } from './kinds/whatsapp/whatsapp-read-rece
 import { MessangerSenderActionsController } from './kinds/messanger/messanger-sender-actions.controller';
 import { MessangerSenderActionsService } from './kinds/messanger/messanger-sender-actions.service';
 import { GraphActions } from './kinds/meta/graph-call';
-import { CHANNELS_CONFIG, ChannelsConfig, readChannelsConfig } from './channels.config';
+import {
+  CHANNELS_CONFIG,
+  ChannelsConfig,
+  META_STAND_IN,
+  MetaStandIn,
+  readChannelsConfig,
+  withMetaStandIn,
+} from './channels.config';
 import { ChannelEvents } from './channel-events';
 import { CHANNELS_ENTITIES } from './channels.entities';
 import { ChannelsService } from './channels.service';
+import { ProviderAccounts } from './provider-accounts';
 import { ChannelConversations } from './conversations/channel-conversations';
 import { ConversationsController } from './conversations/conversations.controller';
 import { ConversationsService } from './conversations/conversations.service';
@@ -65,8 +73,15 @@ const GRAPH_API_CONNECTIONS = 1024;
     MessangerSenderActionsController,
   ],
   providers: [
-    { provide: CHANNELS_CONFIG, useFactory: () => readChannelsConfig(process.env) },
+    {
+      provide: CHANNELS_CONFIG,
+      // The sandbox's stand-in for Meta, when it is on (a global provider of the module above).
+      inject: [{ token: META_STAND_IN, optional: true }],
+      useFactory: (standIn?: MetaStandIn | null) =>
+        withMetaStandIn(readChannelsConfig(process.env), standIn),
+    },
     ChannelsService,
+    ProviderAccounts,
     {
       provide: GraphApiClient,
       inject: [CHANNELS_CONFIG],
@@ -122,6 +137,8 @@ const GRAPH_API_CONNECTIONS = 1024;
     ChannelMessageSender,
     ChannelConversations,
     ChannelsService,
+    // The sandbox's stand-in for Meta: a channel as its provider sees it.
+    ProviderAccounts,
     // Sending now: the scheduler registers its outbox with it; the Agentline toolkit sends with it.
     ChannelMessagesService,
     // For a kind's own controllers (a kind registered by another module): its inbound messages,

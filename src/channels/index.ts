@@ -3,8 +3,10 @@ export { ChannelMessageSender, describeUnusable, isUnusable } from './channel-me
 export type { ChannelDeactivation, ChannelUnusable, OpenChannel } from './channel-message-sender';
 export { sentMessageType } from './channel-transport';
 export type { ChannelKind, OutboundMessage, RichMessage, SendOutcome } from './channel-transport';
-export { CHANNELS_CONFIG, readChannelsConfig } from './channels.config';
-export type { ChannelsConfig } from './channels.config';
+export { CHANNELS_CONFIG, META_STAND_IN, readChannelsConfig } from './channels.config';
+export type { ChannelsConfig, MetaStandIn } from './channels.config';
+export { ProviderAccounts } from './provider-accounts';
+export type { ProviderAccount } from './provider-accounts';
 export { ChannelsModule } from './channels.module';
 export { ChannelsService } from './channels.service';
 export type { ChannelRemoval } from './channels.service';
@@ -56,3 +58,4 @@ export type {
   TemplateLookup,
   TemplateRef,
 } from './kinds/whatsapp/templates/whatsapp-template-catalog';
+export { metaSignature } from './kinds/meta/meta-signature';

@@ -1,7 +1,11 @@
 import busboy from 'busboy';
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { FakeReply, graphError, send } from './fake-graph-api';
+import { FakeReply, send } from './fake-graph-api';
+import { graphRefusal } from '../../src/sandbox/graph/graph-errors';
+import { newMediaId } from '../../src/sandbox/graph/graph-ids';
+import { checkUpload as checkUploadForm } from '../../src/sandbox/graph/graph-media';
+import { checkReadReceipt, checkSenderAction } from '../../src/sandbox/graph/graph-send-body';
 
 /**
  * The fake Graph API's calls that are not messages: Meta's "Upload media" (WhatsApp Cloud API,
@@ -13,30 +17,7 @@ import { FakeReply, graphError, send } from './fake-graph-api';
  * is checked as Meta documents it; anything else is refused with a Graph error, as Meta would.
  */
 
-/** Meta's supported media types and their largest files (Media reference). */
-const MEDIA_TYPES: Record<string, number> = {
-  'audio/aac': 16 * 1024 * 1024,
-  'audio/amr': 16 * 1024 * 1024,
-  'audio/mpeg': 16 * 1024 * 1024,
-  'audio/mp4': 16 * 1024 * 1024,
-  'audio/ogg': 16 * 1024 * 1024,
-  'text/plain': 100 * 1024 * 1024,
-  'application/vnd.ms-excel': 100 * 1024 * 1024,
-  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': 100 * 1024 * 1024,
-  'application/msword': 100 * 1024 * 1024,
-  'application/vnd.openxmlformats-officedocument.wordprocessingml.document': 100 * 1024 * 1024,
-  'application/vnd.ms-powerpoint': 100 * 1024 * 1024,
-  'application/vnd.openxmlformats-officedocument.presentationml.presentation': 100 * 1024 * 1024,
-  'application/pdf': 100 * 1024 * 1024,
-  'image/jpeg': 5 * 1024 * 1024,
-  'image/png': 5 * 1024 * 1024,
-  'image/webp': 500 * 1024,
-  'video/3gpp': 16 * 1024 * 1024,
-  'video/mp4': 16 * 1024 * 1024,
-};
-
 const UPLOAD_PATH = /^\/v23\.0\/([^/?]+)\/media(?:\?.*)?$/;
-const SENDER_ACTIONS = ['typing_on', 'typing_off', 'mark_seen'];
 
 /** An upload as the fake received it (updated while the file streams in). */
 export interface FakeUpload {
@@ -218,89 +199,14 @@ export class FakeGraphActions {
   }
 
   private accept(upload: FakeUpload): Answer {
-    upload.mediaId = String(BigInt(`0x${randomBytes(7).toString('hex')}`));
+    upload.mediaId = newMediaId();
     return { status: 200, body: { id: upload.mediaId } };
   }
 }
 
-/** Meta's checks of an upload: the three parameters, a supported type, its size. */
-function checkUpload(upload: FakeUpload, files: number): Answer | undefined {
-  if (upload.fields.messaging_product !== 'whatsapp') {
-    return graphRefusal(400, 100, '(#100) The parameter messaging_product is required.');
-  }
-  const type = upload.fields.type;
-  if (type === undefined) return graphRefusal(400, 100, '(#100) The parameter type is required.');
-  if (files !== 1) return graphRefusal(400, 100, '(#100) The parameter file is required.');
-  const maxBytes = MEDIA_TYPES[type];
-  if (maxBytes === undefined) {
-    return graphRefusal(
-      400,
-      100,
-      `(#100) Param file must be a file with one of the following types: ${Object.keys(MEDIA_TYPES).join(', ')}. Received file of type '${type}'.`,
-    );
-  }
-  if (upload.bytes > maxBytes) {
-    return graphRefusal(400, 131053, 'Media upload error', {
-      error_data: { details: `File too big: ${type} files must be at most ${maxBytes} bytes` },
-    });
-  }
-  return undefined;
-}
-
-/** `{ messaging_product: "whatsapp", status: "read", message_id, typing_indicator?: { type: "text" } }` */
-function checkReadReceipt(body: Record<string, unknown>): string | undefined {
-  const allowed = ['messaging_product', 'status', 'message_id', 'typing_indicator'];
-  const unknown = Object.keys(body).find((key) => !allowed.includes(key));
-  if (unknown) return `(#100) Param ${unknown} is not allowed with status`;
-  if (body.messaging_product !== 'whatsapp') {
-    return '(#100) The parameter messaging_product is required.';
-  }
-  if (body.status !== 'read') return '(#100) Param status must be one of {READ}';
-  if (typeof body.message_id !== 'string' || body.message_id === '') {
-    return '(#100) The parameter message_id is required.';
-  }
-  if (body.typing_indicator !== undefined) {
-    const typing = body.typing_indicator as Record<string, unknown> | null;
-    if (
-      typeof typing !== 'object' ||
-      typing === null ||
-      Object.keys(typing).length !== 1 ||
-      typing.type !== 'text'
-    ) {
-      return "(#100) Param typing_indicator['type'] must be one of {TEXT}";
-    }
-  }
-  return undefined;
-}
-
-/** `{ recipient: { id }, sender_action }`, nothing else (Meta: other properties go separately). */
-function checkSenderAction(body: Record<string, unknown>): string | undefined {
-  const unknown = Object.keys(body).find((key) => key !== 'recipient' && key !== 'sender_action');
-  if (unknown) {
-    return `(#100) Param ${unknown} cannot be sent with sender_action: send it in a separate request`;
-  }
-  const recipient = body.recipient as Record<string, unknown> | null;
-  if (
-    typeof recipient !== 'object' ||
-    recipient === null ||
-    Object.keys(recipient).length !== 1 ||
-    typeof recipient.id !== 'string' ||
-    !/^\d+$/.test(recipient.id)
-  ) {
-    return '(#100) The parameter recipient is required';
-  }
-  if (typeof body.sender_action !== 'string' || !SENDER_ACTIONS.includes(body.sender_action)) {
-    return `(#100) Param sender_action must be one of {${SENDER_ACTIONS.map((a) => a.toUpperCase()).join(', ')}}`;
-  }
-  return undefined;
-}
-
-const graphRefusal = (
-  status: number,
-  code: number,
-  message: string,
-  extra: Record<string, unknown> = {},
-): Answer => ({ status, body: graphError(code, message, extra) });
+/** Meta's checks of an upload (src/sandbox/graph/graph-media.ts). */
+const checkUpload = (upload: FakeUpload, files: number): Answer | undefined =>
+  checkUploadForm(upload.fields, files, upload.bytes);
 
 function reply(res: ServerResponse, answer: Answer): void {
   if (answer.delayMs) setTimeout(() => send(res, answer), answer.delayMs).unref();

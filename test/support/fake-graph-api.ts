@@ -1,13 +1,15 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { contextError, messengerShapeError, whatsappShapeError } from './fake-graph-message-shapes';
+import { graphError } from '../../src/sandbox/graph/graph-errors';
+import { CheckedSend, checkMessagesBody } from '../../src/sandbox/graph/graph-send-body';
+import type { ReceivedTemplate } from '../../src/sandbox/graph/graph-template-shapes';
 import { FakeGraphTemplates } from './fake-graph-templates';
 import { FakeGraphActions } from './fake-graph-actions';
 
-import { ReceivedTemplate, validateTemplate } from './fake-graph-template-shapes';
-
-export type { ReceivedTemplate } from './fake-graph-template-shapes';
+// Meta's shapes and errors are the sandbox's (src/sandbox/graph/): one copy for both stand-ins.
+export { graphError } from '../../src/sandbox/graph/graph-errors';
+export type { ReceivedTemplate } from '../../src/sandbox/graph/graph-template-shapes';
 
 /** A send that the fake accepted (answered 2xx). */
 export interface ReceivedMessage extends FakeGraphRequest {
@@ -105,23 +107,6 @@ const VERSION = 'v23.0';
 const PATH = new RegExp(`^/${VERSION.replace('.', '\\.')}/([^/?]+)/messages(?:\\?.*)?$`);
 const NODE_PATH = new RegExp(`^/${VERSION.replace('.', '\\.')}/([^/?]+)(?:\\?.*)?$`);
 const MAX_BODY_BYTES = 1024 * 1024;
-
-/** Meta's error body: `{error: {message, type, code, ..., fbtrace_id}}`. */
-export function graphError(
-  code: number,
-  message: string,
-  extra: Record<string, unknown> = {},
-): { error: Record<string, unknown> } {
-  return {
-    error: {
-      message,
-      type: 'OAuthException',
-      code,
-      fbtrace_id: `A${randomBytes(9).toString('base64url')}`,
-      ...extra,
-    },
-  };
-}
 
 /** A reply carrying a Meta error body, e.g. `graphErrorReply(400, 131026, 'Message undeliverable')`. */
 export function graphErrorReply(
@@ -510,93 +495,11 @@ export class FakeGraphApi {
 }
 
 /** Checks the send-message payload the way Meta does; returns the error message or the fields. */
-function validate(
-  contentType: string | undefined,
-  raw: string,
-):
-  | string
-  | {
-      to: string;
-      body: string;
-      template?: ReceivedTemplate;
-      messagingType?: string;
-      recipient?: string;
-      payload?: unknown;
-    } {
-  if (!contentType?.toLowerCase().startsWith('application/json')) {
-    return '(#100) Content-Type must be application/json';
-  }
-  let payload: unknown;
-  try {
-    payload = JSON.parse(raw);
-  } catch {
-    return '(#100) Invalid parameter: the request body is not valid JSON';
-  }
-  if (typeof payload !== 'object' || payload === null) {
-    return '(#100) Invalid parameter: the request body must be an object';
-  }
-  const p = payload as Record<string, unknown>;
-  if (p.messaging_product === undefined && p.recipient !== undefined) return validateMessenger(p);
-  if (p.messaging_product !== 'whatsapp') {
-    return '(#100) The parameter messaging_product is required.';
-  }
-  if (p.recipient_type !== undefined && p.recipient_type !== 'individual') {
-    return '(#100) Param recipient_type must be one of {INDIVIDUAL, GROUP}';
-  }
-  // A business-scoped user id goes in `recipient` (Meta's BSUID page); `to` wins when both are given.
-  const bsuid =
-    p.to === undefined &&
-    typeof p.recipient === 'string' &&
-    /^[A-Z]{2}\.[A-Za-z0-9.]+$/.test(p.recipient)
-      ? { recipient: p.recipient }
-      : {};
-  const to = bsuid.recipient ?? p.to;
-  if (typeof to !== 'string' || (!bsuid.recipient && !/^\+?\d{6,15}$/.test(to))) {
-    return '(#100) Invalid parameter: to must be a phone number';
-  }
-  if (p.type === 'template') {
-    const template = validateTemplate(p.template);
-    return typeof template === 'string' ? template : { to, body: '', template, ...bsuid, payload };
-  }
-  if (p.type !== 'text') return whatsappShapeError(p) ?? { to, body: '', ...bsuid, payload };
-  const context = contextError(p.context);
-  if (context) return context;
-  const text = p.text as Record<string, unknown> | undefined;
-  if (typeof text?.body !== 'string' || text.body.length === 0) {
-    return '(#100) The parameter text["body"] is required.';
-  }
-  if (text.body.length > 4096) {
-    return "(#100) Param text['body'] must be at most 4096 characters long.";
-  }
-  if (text.preview_url !== undefined && typeof text.preview_url !== 'boolean') {
-    return "(#100) Param text['preview_url'] must be a boolean.";
-  }
-  return { to, body: text.body, ...bsuid, payload };
-}
-
-/**
- * Messenger's Send API: `{recipient: {id}, messaging_type, message: {text}}`, or a tag, quick
- * replies or an attachment (fake-graph-message-shapes.ts).
- */
-function validateMessenger(
-  p: Record<string, unknown>,
-): string | { to: string; body: string; messagingType: string; payload: unknown } {
-  const recipient = p.recipient as Record<string, unknown> | undefined;
-  if (typeof recipient?.id !== 'string' || !/^\d+$/.test(recipient.id)) {
-    return '(#100) The parameter recipient is required';
-  }
-  if (!['RESPONSE', 'UPDATE', 'MESSAGE_TAG'].includes(String(p.messaging_type))) {
-    return '(#100) Param messaging_type must be one of {RESPONSE, UPDATE, MESSAGE_TAG}';
-  }
-  const message = p.message as Record<string, unknown> | undefined;
-  const refused = messengerShapeError(p);
-  if (refused) return refused;
-  return {
-    to: recipient.id,
-    body: typeof message?.text === 'string' ? message.text : '',
-    messagingType: String(p.messaging_type),
-    payload: p,
-  };
+function validate(contentType: string | undefined, raw: string): string | CheckedSend {
+  const checked = checkMessagesBody(contentType, raw);
+  if (typeof checked === 'string') return checked;
+  // Read receipts and sender actions are the actions' (fake-graph-actions.ts), answered before.
+  return checked.call === 'send' ? checked.send : '(#100) Invalid parameter';
 }
 
 function safeDecode(value: string): string {

@@ -1,4 +1,10 @@
 import type { FakeReply } from './fake-graph-api';
+import { graphRefusal } from '../../src/sandbox/graph/graph-errors';
+import {
+  GraphTemplate,
+  readTemplateListingQuery,
+  templateListingPage,
+} from '../../src/sandbox/graph/graph-template-listing';
 import { SPRING_SALE } from './meta-templates';
 
 /**
@@ -8,15 +14,7 @@ import { SPRING_SALE } from './meta-templates';
  * Graph's cursor paging: `paging.cursors.{before,after}`, and `paging.next` on every page but the
  * last (developers.facebook.com/docs/graph-api/results).
  */
-export interface FakeTemplate {
-  id: string;
-  name: string;
-  language: string;
-  status: string;
-  category: string;
-  parameter_format?: 'NAMED' | 'POSITIONAL';
-  components: Record<string, unknown>[];
-}
+export type FakeTemplate = GraphTemplate;
 
 /** A listing the fake received. */
 export interface TemplateListingRequest {
@@ -28,32 +26,6 @@ export interface TemplateListingRequest {
 }
 
 const VERSION_PATH = /^\/v\d+\.\d+\/([^/?]+)\/message_templates(?:\?(.*))?$/;
-/** The fields Graph lists when `fields` is not given. */
-const DEFAULT_FIELDS = ['id', 'name', 'status'];
-/** What a template node has (anything else asked for is a Graph error, as for any field). */
-const KNOWN_FIELDS = new Set([
-  'id',
-  'name',
-  'language',
-  'status',
-  'category',
-  'parameter_format',
-  'components',
-  'quality_score',
-  'rejected_reason',
-  'previous_category',
-]);
-const GRAPH_DEFAULT_LIMIT = 25;
-
-const graphErrorBody = (code: number, message: string, extra: Record<string, unknown> = {}) => ({
-  error: { message, type: 'OAuthException', code, fbtrace_id: 'AtemplatesFake', ...extra },
-});
-
-const cursor = (offset: number) => Buffer.from(`offset:${offset}`).toString('base64url');
-const offsetOf = (after: string): number | undefined => {
-  const match = /^offset:(\d+)$/.exec(Buffer.from(after, 'base64url').toString('utf8'));
-  return match ? Number(match[1]) : undefined;
-};
 
 export class FakeGraphTemplates {
   /** Every listing request, in order, answered or not. */
@@ -103,19 +75,10 @@ export class FakeGraphTemplates {
   answer(url: string, accessToken: string | undefined): FakeReply | undefined {
     const match = VERSION_PATH.exec(url);
     if (!match) return undefined;
-    const query = new URLSearchParams(match[2] ?? '');
     const wabaId = decodeURIComponent(match[1]);
-    const fields = query.get('fields')?.split(',') ?? DEFAULT_FIELDS;
-    const limitText = query.get('limit');
-    const after = query.get('after') ?? undefined;
-    this.requests.push({
-      wabaId,
-      accessToken,
-      fields,
-      limit: limitText === null ? undefined : Number(limitText),
-      after,
-    });
-    const listed = this.list(wabaId, accessToken, fields, limitText, after);
+    const query = readTemplateListingQuery(new URLSearchParams(match[2] ?? ''));
+    this.requests.push({ wabaId, accessToken, ...query });
+    const listed = this.list(wabaId, accessToken, query);
     const reply =
       typeof listed === 'string' || !this.delayMs || listed.delayMs
         ? listed
@@ -140,86 +103,32 @@ export class FakeGraphTemplates {
   private list(
     wabaId: string,
     accessToken: string | undefined,
-    fields: string[],
-    limitText: string | null,
-    after: string | undefined,
+    query: ReturnType<typeof readTemplateListingQuery>,
   ): FakeReply {
     if (!accessToken) {
-      return {
-        status: 401,
-        body: graphErrorBody(190, 'Invalid OAuth access token - Cannot parse access token'),
-      };
+      return graphRefusal(401, 190, 'Invalid OAuth access token - Cannot parse access token');
     }
     const scripted = this.queue.shift();
     if (scripted) return scripted;
-    const unknownField = fields.find((field) => !KNOWN_FIELDS.has(field));
-    if (unknownField) {
-      return {
-        status: 400,
-        body: graphErrorBody(
-          100,
-          `(#100) Tried accessing nonexisting field (${unknownField}) on node type (WhatsAppBusinessAccount)`,
-        ),
-      };
-    }
-    const limit = limitText === null ? GRAPH_DEFAULT_LIMIT : Number(limitText);
-    if (!Number.isInteger(limit) || limit < 1) {
-      return {
-        status: 400,
-        body: graphErrorBody(100, '(#100) Param limit must be a positive integer'),
-      };
-    }
     const account = this.accounts.get(wabaId);
     if (!account) {
-      return {
-        status: 400,
-        body: graphErrorBody(
-          100,
-          `Unsupported get request. Object with ID '${wabaId}' does not exist, cannot be loaded due to missing permissions, or does not support this operation.`,
-          { type: 'GraphMethodException', error_subcode: 33 },
-        ),
-      };
+      return graphRefusal(
+        400,
+        100,
+        `Unsupported get request. Object with ID '${wabaId}' does not exist, cannot be loaded due to missing permissions, or does not support this operation.`,
+        { type: 'GraphMethodException', error_subcode: 33 },
+      );
     }
     if (account.token !== undefined && account.token !== accessToken) {
-      return {
-        status: 401,
-        body: graphErrorBody(190, 'Error validating access token: Session has expired.', {
-          error_subcode: 463,
-        }),
-      };
+      return graphRefusal(401, 190, 'Error validating access token: Session has expired.', {
+        error_subcode: 463,
+      });
     }
-    const start = after === undefined ? 0 : offsetOf(after);
-    if (start === undefined) {
-      return { status: 400, body: graphErrorBody(100, '(#100) Invalid after cursor') };
-    }
-    const size = Math.min(limit, this.maxPageSize);
-    const page = account.templates.slice(start, start + size);
-    const end = start + page.length;
-    const next = new URLSearchParams({
-      fields: fields.join(','),
-      limit: String(limit),
-      after: cursor(end),
+    return templateListingPage(account.templates, query, {
+      maxPageSize: this.maxPageSize,
+      nextUrl: (next) => `${this.baseUrl()}/${wabaId}/message_templates?${next.toString()}`,
     });
-    return {
-      status: 200,
-      body: {
-        data: page.map((template) => pick(template, fields)),
-        paging: {
-          cursors: { before: cursor(start), after: cursor(end) },
-          ...(end < account.templates.length && {
-            next: `${this.baseUrl()}/${wabaId}/message_templates?${next.toString()}`,
-          }),
-        },
-      },
-    };
   }
-}
-
-function pick(template: FakeTemplate, fields: string[]): Record<string, unknown> {
-  const node: Record<string, unknown> = { parameter_format: 'POSITIONAL', ...template };
-  return Object.fromEntries(
-    fields.filter((field) => field in node).map((field) => [field, node[field]]),
-  );
 }
 
 /**

@@ -1,6 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { toBoolean } from '../../config/environment';
 
 /** The page's three files, read once at boot when the sandbox is on. */
 export interface SandboxChatPage {
@@ -27,8 +26,7 @@ function pageDir(): string {
     : join(__dirname, '..', '..', '..', '..', 'src', 'sandbox', 'chat-view', 'page');
 }
 
-export function loadSandboxChatPage(env: NodeJS.ProcessEnv): SandboxChatPage {
-  const enabled = toBoolean({ value: env.META_SANDBOX }) === true;
+export function loadSandboxChatPage(enabled: boolean): SandboxChatPage {
   const dir = pageDir();
   const read = (key: keyof typeof FILES) => ({
     type: FILES[key].type,

@@ -3,6 +3,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { CurrentPrincipal, Principal, Public } from '../../common/auth/principal';
 import { ProblemException } from '../../common/http/problem';
+import { SANDBOX_OFF } from '../sandbox-inbound.service';
 import { SANDBOX_CHAT_PAGE, SandboxChatPage } from './sandbox-chat-page';
 import { SandboxChatEvents } from './sandbox-chat-events';
 import { ChatChannel, ChatMessage, SandboxChatView } from './sandbox-chat-view.service';
@@ -96,10 +97,7 @@ export class SandboxChatViewController {
 
   private requireSandbox(): void {
     if (!this.page.enabled) {
-      throw new ProblemException(
-        'not_found',
-        'The sandbox is off: start agentline with META_SANDBOX=true (npm run start:sandbox).',
-      );
+      throw new ProblemException('not_found', SANDBOX_OFF);
     }
   }
 }

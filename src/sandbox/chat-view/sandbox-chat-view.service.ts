@@ -4,6 +4,7 @@ import { notFound } from '../../common/http/problem';
 import { MAX_PAGE_SIZE } from '../../common/http/pagination.dto';
 import { ChannelsService, WhatsappTemplateCatalog } from '../../channels';
 import { SandboxChannelKind, SandboxConversations, SandboxMessage } from '../sandbox-conversations';
+import { SANDBOX_TEMPLATES } from '../sandbox-templates';
 import { RenderedTemplate, renderTemplate } from './template-rendering';
 
 export const SANDBOX_KINDS: readonly SandboxChannelKind[] = ['whatsapp', 'messanger'];
@@ -163,23 +164,21 @@ export class SandboxChatView {
     channelId: string,
     messages: readonly SandboxMessage[],
   ): Promise<ChatMessage[]> {
-    const templates = messages.filter((m) => m.kind === 'whatsapp' && m.type === 'template');
-    const lookups = await this.templates.lookupMany(
-      templates.map((message) => {
-        const template = templateOf(message);
-        const language = template.language as { code?: unknown } | undefined;
-        return {
-          channelId,
-          name: String(template.name ?? ''),
-          language: String(language?.code ?? ''),
-        };
-      }),
-    );
+    const templates = messages
+      .filter((m) => m.kind === 'whatsapp' && m.type === 'template')
+      .map((message) => ({ message, template: templateOf(message) }));
+    const refs = templates.map(({ template }) => templateRef(template));
+    const lookups = await this.templates.lookupMany(refs.map((ref) => ({ channelId, ...ref })));
     const rendered = new Map(
-      templates.map((message, index) => {
+      templates.map(({ message, template }, index) => {
         const lookup = lookups[index];
-        const components = lookup.catalog ? lookup.template?.components : undefined;
-        return [message.id, renderTemplate(templateOf(message), components)];
+        // The channel's synced catalog, else the catalog every sandbox account lists.
+        const components =
+          (lookup.catalog ? lookup.template?.components : undefined) ??
+          SANDBOX_TEMPLATES.find(
+            (known) => known.name === refs[index].name && known.language === refs[index].language,
+          )?.components;
+        return [message.id, renderTemplate(template, components)];
       }),
     );
     return messages.map((message) => toChatMessage(message, rendered.get(message.id)));
@@ -197,6 +196,12 @@ const toChatMessage = (message: SandboxMessage, template?: RenderedTemplate): Ch
   body: message.body,
   ...(template && { template }),
 });
+
+/** The name and language a template send names (Meta's `language.code`). */
+const templateRef = (template: Record<string, unknown>) => {
+  const language = template.language as { code?: unknown } | undefined;
+  return { name: String(template.name ?? ''), language: String(language?.code ?? '') };
+};
 
 const templateOf = (message: SandboxMessage): Record<string, unknown> => {
   const template = message.body.template;

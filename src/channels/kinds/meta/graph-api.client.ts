@@ -3,10 +3,11 @@ import type { Agent } from 'undici';
 import { describeOutboundError, isRecord, keepAliveAgent } from '../../../common/outbound-http';
 import { encodePath, UnsafePathSegmentError } from '../../../common/url-path';
 import { SendOutcome } from '../../channel-transport';
+import { GraphApiBase, GraphApiUrl } from './graph-api-base';
 
 export interface GraphApiClientOptions {
   /** GRAPH_API_URL, version path included, e.g. https://graph.facebook.com/v23.0 */
-  baseUrl: string;
+  baseUrl: GraphApiUrl;
   /** Overall budget for one request: connect, headers and body. */
   timeoutMs: number;
   /** Sockets kept open to Graph; bounds concurrent sends. */
@@ -78,15 +79,12 @@ export interface GraphError {
  */
 export class GraphApiClient {
   private readonly agent: Agent;
-  private readonly origin: string;
-  private readonly basePath: string;
+  private readonly base: GraphApiBase;
   private readonly timeoutMs: number;
   private closing?: Promise<void>;
 
   constructor(options: GraphApiClientOptions) {
-    const base = new URL(options.baseUrl.replace(/\/+$/, ''));
-    this.origin = base.origin;
-    this.basePath = base.pathname.replace(/\/+$/, '');
+    this.base = new GraphApiBase(options.baseUrl);
     this.timeoutMs = options.timeoutMs;
     this.agent = keepAliveAgent({
       connections: options.connections ?? 64,
@@ -168,8 +166,8 @@ export class GraphApiClient {
     signal: AbortSignal,
   ) {
     return this.agent.request({
-      origin: this.origin,
-      path: `${this.basePath}${encodePath(input.senderId, 'messages')}`,
+      origin: this.base.origin,
+      path: `${this.base.path}${encodePath(input.senderId, 'messages')}`,
       method: 'POST',
       headers: {
         authorization: `Bearer ${input.accessToken}`,

@@ -14,10 +14,11 @@ import {
   truncate,
   unavailable,
 } from '../meta/graph-api.client';
+import { GraphApiBase, GraphApiUrl } from '../meta/graph-api-base';
 
 export interface WhatsappMediaClientOptions {
   /** GRAPH_API_URL, version path included. */
-  graphApiUrl: string;
+  graphApiUrl: GraphApiUrl;
   /**
    * GRAPH_API_TIMEOUT_MS: the whole Graph lookup; for the download, its connection and headers,
    * then the longest wait for the next byte (no overall time-out: a big file takes its time).
@@ -80,14 +81,11 @@ const MIME_TYPE =
 export class WhatsappMediaClient {
   private readonly lookupAgent: Agent;
   private readonly downloadAgent: Agent;
-  private readonly graphOrigin: string;
-  private readonly graphPath: string;
+  private readonly graph: GraphApiBase;
   private readonly timeoutMs: number;
 
   constructor(options: WhatsappMediaClientOptions) {
-    const base = new URL(options.graphApiUrl.replace(/\/+$/, ''));
-    this.graphOrigin = base.origin;
-    this.graphPath = base.pathname.replace(/\/+$/, '');
+    this.graph = new GraphApiBase(options.graphApiUrl);
     this.timeoutMs = options.timeoutMs;
     this.lookupAgent = keepAliveAgent({
       connections: CONNECTIONS,
@@ -107,7 +105,7 @@ export class WhatsappMediaClient {
 
   /** The origin that, beside Meta's media hosts, may receive the token (a fake Graph in tests). */
   get graphApiOrigin(): string {
-    return this.graphOrigin;
+    return this.graph.origin;
   }
 
   async lookup(
@@ -118,7 +116,7 @@ export class WhatsappMediaClient {
     const redact = (text: string) => redactSecret(text, accessToken);
     let path: string;
     try {
-      path = `${this.graphPath}${encodePath(mediaId)}`;
+      path = `${this.graph.path}${encodePath(mediaId)}`;
     } catch (error) {
       // '', '.' and '..', which the service refuses before it gets here.
       if (!(error instanceof UnsafePathSegmentError)) throw error;
@@ -127,7 +125,7 @@ export class WhatsappMediaClient {
     let response;
     try {
       response = await this.lookupAgent.request({
-        origin: this.graphOrigin,
+        origin: this.graph.origin,
         path,
         method: 'GET',
         headers: { authorization: `Bearer ${accessToken}`, accept: 'application/json' },
@@ -223,7 +221,7 @@ export class WhatsappMediaClient {
     const redact = (text: string) => redactSecret(text, accessToken);
     let path: string;
     try {
-      path = `${this.graphPath}${encodePath(numberId, 'media')}`;
+      path = `${this.graph.path}${encodePath(numberId, 'media')}`;
     } catch (error) {
       if (!(error instanceof UnsafePathSegmentError)) throw error;
       return badGateway(error.message);
@@ -231,7 +229,7 @@ export class WhatsappMediaClient {
     const boundary = `agentline-${randomBytes(16).toString('hex')}`;
     try {
       const { statusCode, headers, body } = await this.lookupAgent.request({
-        origin: this.graphOrigin,
+        origin: this.graph.origin,
         path,
         method: 'POST',
         headers: {
@@ -262,7 +260,7 @@ export class WhatsappMediaClient {
 
   private mayReceiveToken(url: URL): boolean {
     if (url.username || url.password) return false;
-    if (url.origin === this.graphOrigin) return true;
+    if (url.origin === this.graph.origin) return true;
     const host = url.hostname.toLowerCase();
     return (
       url.protocol === 'https:' &&

@@ -66,7 +66,9 @@ function askForToken(message) {
 
 $('token-form').addEventListener('submit', (event) => {
   event.preventDefault();
-  const value = $('token-input').value.trim().replace(/^Bearer\s+/i, '');
+  const value = $('token-input')
+    .value.trim()
+    .replace(/^Bearer\s+/i, '');
   if (!value) return;
   sessionStorage.setItem(TOKEN_KEY, value);
   $('token-input').value = '';
@@ -85,30 +87,46 @@ async function loadChannels() {
 }
 
 function channelItem(channel) {
-  const open = el('form', { class: 'open-client' },
+  const open = el(
+    'form',
+    { class: 'open-client' },
     el('input', {
-      type: 'text', required: 'required', maxlength: '64', 'aria-label': 'Client',
+      type: 'text',
+      required: 'required',
+      maxlength: '64',
+      'aria-label': 'Client',
       placeholder: channel.kind === 'whatsapp' ? '+34612345678' : 'PSID',
     }),
-    el('button', { type: 'submit' }, 'Open'));
+    el('button', { type: 'submit' }, 'Open'),
+  );
   open.addEventListener('submit', (event) => {
     event.preventDefault();
     const client = open.querySelector('input').value.trim();
     if (client) select(channel, channel.kind === 'whatsapp' ? client.replace(/\D/g, '') : client);
   });
   const clients = channel.clients.map(({ client, last }) => {
-    const button = el('button', { type: 'button', class: 'client', 'data-client': client },
+    const button = el(
+      'button',
+      { type: 'button', class: 'client', 'data-client': client },
       el('strong', {}, displayClient(channel.kind, client)),
-      el('span', { class: 'preview' }, previewOf(last)));
+      el('span', { class: 'preview' }, previewOf(last)),
+    );
     if (isCurrent(channel.kind, channel.id, client)) button.classList.add('selected');
     button.addEventListener('click', () => select(channel, client));
     return el('li', {}, button);
   });
-  return el('li', { class: 'channel', 'data-channel': channel.id },
+  return el(
+    'li',
+    { class: 'channel', 'data-channel': channel.id },
     el('h3', {}, `${KIND_LABEL[channel.kind]} · ${channel.sender_id}`),
-    el('p', { class: 'hint' }, `agent ${channel.agent_id}${channel.status === 'active' ? '' : ' · ' + channel.status}`),
+    el(
+      'p',
+      { class: 'hint' },
+      `agent ${channel.agent_id}${channel.status === 'active' ? '' : ' · ' + channel.status}`,
+    ),
     el('ul', { class: 'clients' }, clients),
-    open);
+    open,
+  );
 }
 
 const displayClient = (kind, client) => (kind === 'whatsapp' ? `+${client}` : client);
@@ -123,8 +141,10 @@ function select(channel, client) {
   $('compose-text').placeholder = `Write as ${displayClient(channel.kind, client)}…`;
   $('compose-error').textContent = '';
   for (const button of document.querySelectorAll('.client')) {
-    button.classList.toggle('selected', button.closest('.channel').dataset.channel === channel.id &&
-      button.dataset.client === client);
+    button.classList.toggle(
+      'selected',
+      button.closest('.channel').dataset.channel === channel.id && button.dataset.client === client,
+    );
   }
   loadConversation().catch(showError);
 }
@@ -135,7 +155,8 @@ async function loadConversation() {
   if (!current) return;
   const shown = current;
   const messages = await json(
-    `/sandbox/api/conversations/${shown.kind}/${encodeURIComponent(shown.channelId)}/${encodeURIComponent(shown.client)}`);
+    `/sandbox/api/conversations/${shown.kind}/${encodeURIComponent(shown.channelId)}/${encodeURIComponent(shown.client)}`,
+  );
   if (shown !== current) return; // another conversation was picked meanwhile
   // A reaction shows on the message it reacts to; alone only when that one is not listed.
   const ids = new Set(messages.map((message) => message.id));
@@ -146,31 +167,53 @@ async function loadConversation() {
   }
   const list = $('messages');
   const atBottom = list.scrollTop + list.clientHeight >= list.scrollHeight - 8;
-  list.replaceChildren(...messages
-    .filter((message) => !reactions.has((reactionOf(message) || {}).target))
-    .map((message) => bubble(message, reactions.get(message.id))));
+  list.replaceChildren(
+    ...messages
+      .filter((message) => !reactions.has((reactionOf(message) || {}).target))
+      .map((message) => bubble(message, reactions.get(message.id))),
+  );
   if (atBottom) list.scrollTop = list.scrollHeight;
 }
 
 function bubble(message, reaction) {
   const out = message.direction === 'to_client';
-  const node = el('li', {
-    class: `message ${out ? 'out' : 'in'}`, 'data-id': message.id, 'data-type': message.type,
-  }, content(message));
+  const node = el(
+    'li',
+    {
+      class: `message ${out ? 'out' : 'in'}`,
+      'data-id': message.id,
+      'data-type': message.type,
+    },
+    content(message),
+  );
   const time = new Date(message.at).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
   const meta = el('span', { class: 'meta' }, time);
   if (out && TICKS[message.state]) {
-    meta.append(el('span', {
-      class: `ticks ${message.state}`, 'data-state': message.state,
-      title: Object.entries(message.state_at).map(([s, at]) => `${s} ${new Date(at).toLocaleTimeString()}`).join(', '),
-    }, TICKS[message.state]));
+    meta.append(
+      el(
+        'span',
+        {
+          class: `ticks ${message.state}`,
+          'data-state': message.state,
+          title: Object.entries(message.state_at)
+            .map(([s, at]) => `${s} ${new Date(at).toLocaleTimeString()}`)
+            .join(', '),
+        },
+        TICKS[message.state],
+      ),
+    );
   }
   node.append(meta);
   if (message.state === 'failed') {
     const error = message.error;
-    node.append(el('p', { class: 'failure', 'data-state': 'failed' },
-      out ? '❗ Not delivered' : '❗ The webhook refused it',
-      error ? ` — ${error.code} ${error.title}: ${error.message}` : ''));
+    node.append(
+      el(
+        'p',
+        { class: 'failure', 'data-state': 'failed' },
+        out ? '❗ Not delivered' : '❗ The webhook refused it',
+        error ? ` — ${error.code} ${error.title}: ${error.message}` : '',
+      ),
+    );
   }
   if (reaction) node.append(el('span', { class: 'reaction' }, reaction));
   return node;
@@ -189,31 +232,69 @@ function content(message) {
   if (message.template) return template(message, message.template);
   if (current.kind === 'messanger') return messenger(message);
   switch (message.type) {
-    case 'text': return el('p', { class: 'text' }, (body.text && body.text.body) || '');
-    case 'image': case 'sticker': case 'video': case 'audio': case 'document':
+    case 'text':
+      return el('p', { class: 'text' }, (body.text && body.text.body) || '');
+    case 'image':
+    case 'sticker':
+    case 'video':
+    case 'audio':
+    case 'document':
       return media(message.type, body[message.type] || {});
-    case 'location': return place(body.location || {});
-    case 'contacts': return el('div', {}, (body.contacts || []).map(contact));
-    case 'interactive': return interactive(message, body.interactive || {});
-    case 'button': return el('p', { class: 'reply' }, '↩ ', (body.button && body.button.text) || '');
-    case 'reaction': return el('p', { class: 'hint' }, `reacted ${(body.reaction && body.reaction.emoji) || '(removed)'}`);
-    default: return el('p', { class: 'hint' }, `[${message.type} message]`);
+    case 'location':
+      return place(body.location || {});
+    case 'contacts':
+      return el('div', {}, (body.contacts || []).map(contact));
+    case 'interactive':
+      return interactive(message, body.interactive || {});
+    case 'button':
+      return el('p', { class: 'reply' }, '↩ ', (body.button && body.button.text) || '');
+    case 'reaction':
+      return el(
+        'p',
+        { class: 'hint' },
+        `reacted ${(body.reaction && body.reaction.emoji) || '(removed)'}`,
+      );
+    default:
+      return el('p', { class: 'hint' }, `[${message.type} message]`);
   }
 }
 
 function media(type, item, caption) {
   const box = el('div', { class: `media ${type}` });
-  const label = { image: '🖼 Image', sticker: '🖼 Sticker', video: '🎬 Video', audio: '🎵 Audio', document: '📄 Document' }[type] || type;
+  const label =
+    {
+      image: '🖼 Image',
+      sticker: '🖼 Sticker',
+      video: '🎬 Video',
+      audio: '🎵 Audio',
+      document: '📄 Document',
+    }[type] || type;
   if (type === 'image' || type === 'sticker') {
-    const img = el('img', { alt: item.caption || label, 'data-media': item.id || item.link || item.url || '' });
+    const img = el('img', {
+      alt: item.caption || label,
+      'data-media': item.id || item.link || item.url || '',
+    });
     box.append(img);
     preview(item).then((url) => {
       if (url) img.src = url;
-      else img.replaceWith(el('span', { class: 'label' }, `${label}${item.link || item.url ? ': ' + (item.link || item.url) : ''}`));
+      else
+        img.replaceWith(
+          el(
+            'span',
+            { class: 'label' },
+            `${label}${item.link || item.url ? ': ' + (item.link || item.url) : ''}`,
+          ),
+        );
     });
   } else {
-    box.append(el('span', { class: 'label' }, `${label}${item.filename ? ': ' + item.filename : ''}`,
-      item.link || item.url ? ` (${item.link || item.url})` : ''));
+    box.append(
+      el(
+        'span',
+        { class: 'label' },
+        `${label}${item.filename ? ': ' + item.filename : ''}`,
+        item.link || item.url ? ` (${item.link || item.url})` : '',
+      ),
+    );
   }
   const text = caption || item.caption;
   if (text) box.append(el('p', { class: 'text' }, text));
@@ -238,17 +319,24 @@ async function preview(item) {
     path = url.pathname + url.search;
   }
   if (!mediaUrls.has(path)) {
-    mediaUrls.set(path, api(path).then(async (response) => URL.createObjectURL(await response.blob()))
-      .catch(() => undefined));
+    mediaUrls.set(
+      path,
+      api(path)
+        .then(async (response) => URL.createObjectURL(await response.blob()))
+        .catch(() => undefined),
+    );
   }
   return mediaUrls.get(path);
 }
 
 function place(spot) {
-  return el('div', { class: 'location' },
+  return el(
+    'div',
+    { class: 'location' },
     el('p', {}, '📍 ', spot.name || 'Location'),
     spot.address ? el('p', { class: 'hint' }, spot.address) : null,
-    el('p', { class: 'hint' }, `${spot.latitude}, ${spot.longitude}`));
+    el('p', { class: 'hint' }, `${spot.latitude}, ${spot.longitude}`),
+  );
 }
 
 function contact(card) {
@@ -265,45 +353,77 @@ function interactive(message, item) {
     return box;
   }
   if (item.header) {
-    box.append(item.header.type === 'text' || item.header.text
-      ? el('p', { class: 'header' }, item.header.text || '')
-      : media(item.header.type, item.header[item.header.type] || {}));
+    box.append(
+      item.header.type === 'text' || item.header.text
+        ? el('p', { class: 'header' }, item.header.text || '')
+        : media(item.header.type, item.header[item.header.type] || {}),
+    );
   }
   if (item.body) box.append(el('p', { class: 'text' }, item.body.text || ''));
   if (item.footer) box.append(el('p', { class: 'footer' }, item.footer.text || ''));
   const action = item.action || {};
   if (item.type === 'button') {
-    box.append(buttons((action.buttons || []).map((b) => ({
-      text: (b.reply && b.reply.title) || '',
-      reply: { type: 'interactive', interactive: { type: 'button_reply', button_reply: { id: b.reply && b.reply.id, title: b.reply && b.reply.title } } },
-    })), message));
+    box.append(
+      buttons(
+        (action.buttons || []).map((b) => ({
+          text: (b.reply && b.reply.title) || '',
+          reply: {
+            type: 'interactive',
+            interactive: {
+              type: 'button_reply',
+              button_reply: { id: b.reply && b.reply.id, title: b.reply && b.reply.title },
+            },
+          },
+        })),
+        message,
+      ),
+    );
   } else if (item.type === 'list') {
     box.append(el('p', { class: 'list-button' }, '☰ ', action.button || 'Options'));
     for (const section of action.sections || []) {
       if (section.title) box.append(el('p', { class: 'hint' }, section.title));
-      box.append(buttons((section.rows || []).map((row) => ({
-        text: row.title + (row.description ? ` — ${row.description}` : ''),
-        reply: { type: 'interactive', interactive: { type: 'list_reply', list_reply: { id: row.id, title: row.title, description: row.description } } },
-      })), message));
+      box.append(
+        buttons(
+          (section.rows || []).map((row) => ({
+            text: row.title + (row.description ? ` — ${row.description}` : ''),
+            reply: {
+              type: 'interactive',
+              interactive: {
+                type: 'list_reply',
+                list_reply: { id: row.id, title: row.title, description: row.description },
+              },
+            },
+          })),
+          message,
+        ),
+      );
     }
   } else if (item.type === 'cta_url') {
     const parameters = action.parameters || {};
-    box.append(el('p', { class: 'cta' }, '🔗 ', parameters.display_text || '', ` (${parameters.url || ''})`));
+    box.append(
+      el('p', { class: 'cta' }, '🔗 ', parameters.display_text || '', ` (${parameters.url || ''})`),
+    );
   }
   return box;
 }
 
 /** Reply buttons: pressed, the client answers with the button's reply (a message of Meta's shape). */
 function buttons(list, message) {
-  return el('div', { class: 'buttons' }, list.map(({ text, reply }) => {
-    const button = el('button', { type: 'button', class: 'reply-button' }, text);
-    if (reply && message.direction === 'to_client') {
-      button.addEventListener('click', () => sendAsClient({ message: { ...reply, context: { id: message.id } } }));
-    } else {
-      button.disabled = true;
-    }
-    return button;
-  }));
+  return el(
+    'div',
+    { class: 'buttons' },
+    list.map(({ text, reply }) => {
+      const button = el('button', { type: 'button', class: 'reply-button' }, text);
+      if (reply && message.direction === 'to_client') {
+        button.addEventListener('click', () =>
+          sendAsClient({ message: { ...reply, context: { id: message.id } } }),
+        );
+      } else {
+        button.disabled = true;
+      }
+      return button;
+    }),
+  );
 }
 
 function template(message, rendered) {
@@ -318,13 +438,36 @@ function template(message, rendered) {
     box.append(el('p', { class: 'text' }, rendered.body || ''));
     if (rendered.footer) box.append(el('p', { class: 'footer' }, rendered.footer));
   } else {
-    box.append(el('p', { class: 'hint' }, `Template ${rendered.name} (${rendered.language}), not in the catalog; parameters:`),
-      el('ul', {}, rendered.parameters.map((p) => el('li', {}, p))));
+    box.append(
+      el(
+        'p',
+        { class: 'hint' },
+        `Template ${rendered.name} (${rendered.language}), not in the catalog; parameters:`,
+      ),
+      el(
+        'ul',
+        {},
+        rendered.parameters.map((p) => el('li', {}, p)),
+      ),
+    );
   }
-  box.append(buttons(rendered.buttons.map((b) => ({
-    text: b.type === 'url' ? `🔗 ${b.text} (${b.url})` : b.type === 'copy_code' ? `⧉ Copy code ${b.code || ''}` : b.text,
-    reply: b.type === 'quick_reply' ? { type: 'button', button: { text: b.text, payload: b.text } } : undefined,
-  })), message));
+  box.append(
+    buttons(
+      rendered.buttons.map((b) => ({
+        text:
+          b.type === 'url'
+            ? `🔗 ${b.text} (${b.url})`
+            : b.type === 'copy_code'
+              ? `⧉ Copy code ${b.code || ''}`
+              : b.text,
+        reply:
+          b.type === 'quick_reply'
+            ? { type: 'button', button: { text: b.text, payload: b.text } }
+            : undefined,
+      })),
+      message,
+    ),
+  );
   return box;
 }
 
@@ -332,10 +475,12 @@ function template(message, rendered) {
 function messenger(message) {
   const body = message.body;
   const item = body.message || body;
-  if (body.postback) return el('p', { class: 'reply' }, '↩ ', body.postback.title || body.postback.payload || '');
+  if (body.postback)
+    return el('p', { class: 'reply' }, '↩ ', body.postback.title || body.postback.payload || '');
   const box = el('div', {});
   if (item.text) box.append(el('p', { class: 'text' }, item.text));
-  if (item.quick_reply && !item.text) box.append(el('p', { class: 'reply' }, '↩ ', item.quick_reply.payload || ''));
+  if (item.quick_reply && !item.text)
+    box.append(el('p', { class: 'reply' }, '↩ ', item.quick_reply.payload || ''));
   const attachments = item.attachment ? [item.attachment] : item.attachments || [];
   for (const attachment of attachments) {
     const payload = attachment.payload || {};
@@ -345,10 +490,15 @@ function messenger(message) {
     } else box.append(media(attachment.type === 'file' ? 'document' : attachment.type, payload));
   }
   if (item.quick_replies) {
-    box.append(buttons(item.quick_replies.map((q) => ({
-      text: q.title || q.content_type,
-      reply: { text: q.title, quick_reply: { payload: q.payload } },
-    })), message));
+    box.append(
+      buttons(
+        item.quick_replies.map((q) => ({
+          text: q.title || q.content_type,
+          reply: { text: q.title, quick_reply: { payload: q.payload } },
+        })),
+        message,
+      ),
+    );
   }
   if (!box.childNodes.length) box.append(el('p', { class: 'hint' }, `[${message.type} message]`));
   return box;
@@ -362,11 +512,19 @@ function messengerTemplate(message, payload) {
     if (element.subtitle) box.append(el('p', { class: 'hint' }, element.subtitle));
     if (element.image_url) box.append(media('image', { url: element.image_url }));
   }
-  const all = (payload.buttons || []).concat(...(payload.elements || []).map((e) => e.buttons || []));
-  box.append(buttons(all.map((b) => ({
-    text: b.type === 'web_url' ? `🔗 ${b.title} (${b.url})` : b.title || '',
-    reply: b.type === 'postback' ? { postback: { title: b.title, payload: b.payload } } : undefined,
-  })), message));
+  const all = (payload.buttons || []).concat(
+    ...(payload.elements || []).map((e) => e.buttons || []),
+  );
+  box.append(
+    buttons(
+      all.map((b) => ({
+        text: b.type === 'web_url' ? `🔗 ${b.title} (${b.url})` : b.title || '',
+        reply:
+          b.type === 'postback' ? { postback: { title: b.title, payload: b.payload } } : undefined,
+      })),
+      message,
+    ),
+  );
   return box;
 }
 
@@ -446,7 +604,8 @@ async function listen() {
         }
       }
     } catch (error) {
-      if ((error instanceof ApiError && error.status === 401) || error.name === 'AbortError') return;
+      if ((error instanceof ApiError && error.status === 401) || error.name === 'AbortError')
+        return;
     }
     $('live').textContent = 'offline';
     await new Promise((resolve) => setTimeout(resolve, 2000));

@@ -8,6 +8,7 @@ import {
   truncate,
 } from '../../meta/graph-api.client';
 import type { CatalogTemplate } from './whatsapp-template-catalog';
+import { GraphApiBase, GraphApiUrl } from '../../meta/graph-api-base';
 import type { TemplateParameterFormat } from './whatsapp-template.entity';
 
 /** One template in one language as Graph lists it (`GET /{waba_id}/message_templates`). */
@@ -74,16 +75,13 @@ function readTemplate(value: unknown): ListedTemplate | undefined {
  */
 export class WhatsappTemplatesClient {
   private readonly agent: Agent;
-  private readonly origin: string;
-  private readonly basePath: string;
+  private readonly base: GraphApiBase;
 
   constructor(
-    graphApiUrl: string,
+    graphApiUrl: GraphApiUrl,
     private readonly timeoutMs: number,
   ) {
-    const base = new URL(graphApiUrl.replace(/\/+$/, ''));
-    this.origin = base.origin;
-    this.basePath = base.pathname.replace(/\/+$/, '');
+    this.base = new GraphApiBase(graphApiUrl);
     this.agent = keepAliveAgent({ connections: 16, timeoutMs, maxResponseBytes: MAX_PAGE_BYTES });
   }
 
@@ -93,7 +91,7 @@ export class WhatsappTemplatesClient {
   ): Promise<ListedTemplate[] | TemplateListingFailure> {
     let path: string;
     try {
-      path = `${this.basePath}${encodePath(businessAccountId, 'message_templates')}`;
+      path = `${this.base.path}${encodePath(businessAccountId, 'message_templates')}`;
     } catch (error) {
       if (!(error instanceof UnsafePathSegmentError)) throw error;
       return { failure: error.message };
@@ -128,7 +126,7 @@ export class WhatsappTemplatesClient {
     let text: string;
     try {
       const response = await this.agent.request({
-        origin: this.origin,
+        origin: this.base.origin,
         path,
         method: 'GET',
         headers: { authorization: `Bearer ${accessToken}`, accept: 'application/json' },

@@ -1,14 +1,15 @@
 /**
- * The fake Graph API's checks of rich send bodies, as Meta documents them: WhatsApp's "Messages"
+ * Graph's checks of rich send bodies, as Meta documents them (the sandbox's stand-in answers with
+ * them, and the tests' fake Graph API too): WhatsApp's "Messages"
  * guides (image, video, audio, document, sticker, location, contacts, interactive reply buttons,
  * list and CTA URL, reaction; `context` for a quoted reply) and Messenger's Send API (quick
  * replies, attachments, message tags). Each returns Graph's error message, or undefined when Meta
- * would accept the body. A body Meta would refuse fails the test that sent it.
+ * would accept the body.
  */
 
 type Json = Record<string, unknown>;
 
-const isObject = (value: unknown): value is Json =>
+export const isObject = (value: unknown): value is Json =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 const isText = (value: unknown, max: number): value is string =>
   typeof value === 'string' && value.length > 0 && value.length <= max;
@@ -54,7 +55,7 @@ export function whatsappShapeError(p: Json): string | undefined {
     case 'reaction':
       return reactionError(value as Json);
     default:
-      return invalid(`type "${type}" is not a message type this fake knows`);
+      return invalid(`type "${type}" is not a message type the sandbox knows`);
   }
 }
 

@@ -6,7 +6,8 @@
  * characters, no new line, tab or more than four spaces in a row; all with `parameter_name` or
  * none), currency or date_time; button components `{ type: "button", sub_type, index, parameters }`
  * whose one parameter is `text` (url), `payload` (quick_reply), `coupon_code` (copy_code, 15
- * characters) or `action` (flow). Returns the error message Meta would give, or what was sent.
+ * characters) or `action` (flow). Returns the error message Meta would give, or what was sent
+ * (the sandbox's stand-in and the tests' fake Graph API both check with it).
  */
 
 /** A template send: its name, language, body parameters (in order) and other components. */
