@@ -1,9 +1,12 @@
+import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { BrowserContext, Page } from 'playwright-core';
 import { SandboxConversations, SandboxMessage } from '../src/sandbox';
 import { launchChromium } from './support/chromium';
-import { givenWhatsappChannel, WhatsappChannel } from './support/given';
+import { eventually } from './support/eventually';
+import { FakeAgentEndpoint } from './support/fake-agent-endpoint';
+import { givenFollowUp, givenWhatsappChannel, WhatsappChannel } from './support/given';
 import { bearer, newOrganization, startApp, TestApp, tokenFor } from './support/test-app';
 
 /** Listens on loopback: the browser needs a real address. */
@@ -32,6 +35,12 @@ async function pasteToken(context: BrowserContext, url: string, token: string) {
   await page.click('#token-form button[type=submit]');
   return { page, errors };
 }
+
+/** A 1×1 PNG: what a browser decodes into an image. */
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+  'base64',
+);
 
 const openConversation = async (page: Page, channelId: string, client: string) => {
   const channel = page.locator(`.channel[data-channel="${channelId}"]`);
@@ -175,6 +184,150 @@ describe('Sandbox chat view in a browser (e2e)', () => {
       await page.locator('#token-error').filter({ hasText: 'refused' }).waitFor();
       await page.waitForSelector('#token-form:not([hidden])');
       await expect(page.locator('#token-error').textContent()).resolves.toMatch(/refused/);
+      await page.close();
+    });
+  });
+  describe('the whole loop through the sandbox', () => {
+    let t: TestApp;
+    let url: string;
+    let agent: FakeAgentEndpoint;
+    const org = newOrganization();
+    const token = tokenFor({ org });
+    const auth = bearer(token);
+    let channel: WhatsappChannel;
+
+    beforeAll(async () => {
+      agent = await FakeAgentEndpoint.start();
+      t = await startApp({
+        META_SANDBOX: 'true',
+        SANDBOX_STATUS_DELAY_MS: '50',
+        SCHEDULER_ENABLED: 'true',
+        SCHEDULER_TICK_MS: '50',
+        AGENT_EVENTS_URL: agent.url,
+        AGENT_EVENTS_SECRET: `whsec_${randomBytes(32).toString('base64')}`,
+      });
+      url = await listen(t);
+      channel = await givenWhatsappChannel(t, auth);
+    });
+    afterAll(async () => {
+      await t.close();
+      await agent.close();
+    });
+
+    it('shows a client reply typed in the page reaching the agent, a follow-up with its ticks, and an image sent now', async () => {
+      const { page, errors } = await openChatView(context, url, token);
+      await openConversation(page, channel.id, '+34612345678');
+
+      // The client writes in the page's box: the agent's events endpoint gets it.
+      await page.fill('#compose-text', 'Hi! Is my order on its way?');
+      await page.click('#compose button[type=submit]');
+      await page
+        .locator('#messages .message.in')
+        .filter({ hasText: 'Hi! Is my order on its way?' })
+        .waitFor();
+      const received = await eventually(async () => {
+        const events = agent.events('message.received');
+        expect(events).toHaveLength(1);
+        return events[0].body;
+      });
+      expect(received).toMatchObject({
+        channel_id: channel.id,
+        data: { from: '+34612345678', type: 'text', text: 'Hi! Is my order on its way?' },
+      });
+
+      // A follow-up scheduled through the API arrives, and its ticks go to read.
+      await givenFollowUp(t, auth, channel.id, {
+        frequency: 'once',
+        client_phone_numbers: ['+34612345678'],
+        title: 'Order 42',
+        prompt: 'Hello! {{title}} leaves the warehouse today.',
+      });
+      const followUp = page
+        .locator('#messages .message.out')
+        .filter({ hasText: 'Hello! Order 42 leaves the warehouse today.' });
+      await followUp.locator('.ticks[data-state="read"]').waitFor();
+      // Each state was reached on its way to read (the tick's title lists when).
+      const title = await followUp.locator('.ticks').getAttribute('title');
+      expect(title).toMatch(/^accepted .+, sent .+, delivered .+, read .+$/);
+
+      // An image sent now shows inline: its bytes fetched with the token from the media route.
+      const upload = await t
+        .http()
+        .post(`/v1/channels/whatsapp/${channel.id}/media`)
+        .set(auth)
+        .attach('file', PNG, { filename: 'box.png', contentType: 'image/png' })
+        .expect(201);
+      await t
+        .http()
+        .post(`/v1/channels/whatsapp/${channel.id}/messages`)
+        .set(auth)
+        .send({
+          to: '+34612345678',
+          image: { media_id: upload.body.data.media_id, caption: 'Your box' },
+        })
+        .expect(202);
+      const image = page.locator('#messages .message.out .media.image img');
+      await image.and(page.locator('img[src^="blob:"]')).waitFor();
+      await expect(
+        image.evaluate((node) => {
+          // An <img>, as the browser has it (no DOM types in this project).
+          const img = node as unknown as { decode(): Promise<void>; naturalWidth: number };
+          return img.decode().then(() => img.naturalWidth);
+        }),
+      ).resolves.toBe(1);
+      await expect(
+        page.locator('#messages .message.out .media.image').textContent(),
+      ).resolves.toContain('Your box');
+      expect(errors).toEqual([]);
+      await page.close();
+    });
+
+    it('renders a template follow-up with its parameters, and its quick reply answers as the client', async () => {
+      const { page, errors } = await openChatView(context, url, token);
+      // Outside the 24-hour window (the client never wrote): the follow-up sends its template.
+      await givenFollowUp(t, auth, channel.id, {
+        frequency: 'once',
+        client_phone_numbers: ['+14155552671'],
+        title: 'Dentist',
+        prompt: 'See you soon',
+        template: {
+          name: 'appointment_reminder',
+          language: 'en_US',
+          parameters: ['Ana', 'Friday 3 July at 10:00'],
+        },
+      });
+      await openConversation(page, channel.id, '+14155552671');
+      const template = page.locator('#messages .message.out .template');
+      await template.waitFor();
+      await expect(template.locator('.text').textContent()).resolves.toBe(
+        'Hi Ana, this is a reminder of your appointment on Friday 3 July at 10:00. Reply to this message if you need to change it.',
+      );
+      await expect(template.locator('.reply-button').allTextContents()).resolves.toEqual([
+        'Confirm',
+        'Reschedule',
+      ]);
+      await template.locator('.reply-button', { hasText: 'Confirm' }).click();
+      await eventually(async () =>
+        expect(
+          agent
+            .events('message.received')
+            .map((event) => event.body.data as { from: string; type: string }),
+        ).toContainEqual(expect.objectContaining({ from: '+14155552671', type: 'button' })),
+      );
+      expect(errors).toEqual([]);
+      await page.close();
+    });
+
+    it("shows another organization's token nothing of it", async () => {
+      const { page, errors } = await openChatView(
+        context,
+        url,
+        tokenFor({ org: newOrganization() }),
+      );
+      await page.locator('#channels-empty:not([hidden])').waitFor();
+      await expect(page.locator('.channel').count()).resolves.toBe(0);
+      await expect(page.locator('body').textContent()).resolves.not.toContain('Order 42');
+      expect(errors).toEqual([]);
       await page.close();
     });
   });
