@@ -131,8 +131,8 @@ describe('Sandbox chat view: its JSON and its page (e2e)', () => {
       await t.http().get(`/sandbox/api/conversations/sms/${channel.id}/1`).set(auth).expect(404);
     });
 
-    it('renders a template the catalog does not have as its name and parameters', async () => {
-      conversations.add(
+    it("renders a template with the sandbox's catalog, or as its name and parameters when no catalog has it", async () => {
+      const templateSent = (name: string, parameters: Record<string, string>[]) =>
         aSandboxMessage({
           senderId: channel.number_id,
           client: '34600000001',
@@ -140,23 +140,38 @@ describe('Sandbox chat view: its JSON and its page (e2e)', () => {
           body: {
             type: 'template',
             template: {
-              name: 'spring_sale',
+              name,
               language: { code: 'en_US' },
-              components: [{ type: 'body', parameters: [{ type: 'text', text: 'Ana' }] }],
+              components: [{ type: 'body', parameters }],
             },
           },
-        }),
+        });
+      conversations.add(
+        templateSent('spring_sale', [
+          { type: 'text', parameter_name: 'first_name', text: 'Ana' },
+          { type: 'text', parameter_name: 'discount', text: '30%' },
+        ]),
       );
+      conversations.add(templateSent('not_in_any_catalog', [{ type: 'text', text: 'Ana' }]));
       const { body } = await t
         .http()
         .get(`/sandbox/api/conversations/whatsapp/${channel.id}/34600000001`)
         .set(auth)
         .expect(200);
-      expect(body.data[0].template).toMatchObject({
-        name: 'spring_sale',
-        found: false,
-        parameters: ['Ana'],
-      });
+      expect(body.data.map((message: { template: unknown }) => message.template)).toEqual([
+        expect.objectContaining({
+          name: 'spring_sale',
+          found: true,
+          body: 'Hi Ana, our spring sale has started: 30% off everything until Sunday.',
+          footer: 'Reply STOP to opt out',
+          buttons: [{ type: 'url', text: 'Shop the sale', url: 'https://shop.example.com/sale' }],
+        }),
+        expect.objectContaining({
+          name: 'not_in_any_catalog',
+          found: false,
+          parameters: ['Ana'],
+        }),
+      ]);
     });
 
     it("streams changes to the organization's conversations only", async () => {
