@@ -1,8 +1,8 @@
 import { request as httpRequest, IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { SandboxConversations, SandboxMessage } from '../src/sandbox';
 import { eventually } from './support/eventually';
 import { aWhatsappChannel } from './support/factories';
+import { listenOnLoopback } from './support/listening';
 import { bearer, newOrganization, startApp, TestApp, tokenFor } from './support/test-app';
 
 /** A message as the sandbox records it; tests state only what differs. */
@@ -175,17 +175,18 @@ describe('Sandbox chat view: its JSON and its page (e2e)', () => {
     });
 
     it("streams changes to the organization's conversations only", async () => {
-      const server = t.app.getHttpServer();
-      if (!server.listening) await new Promise<void>((resolve) => server.listen(0, resolve));
-      const { port } = server.address() as AddressInfo;
+      const { port } = new URL(await listenOnLoopback(t));
       const open = (headers: Record<string, string>) =>
         new Promise<{ response: IncomingMessage; received: () => string }>((resolve, reject) => {
           let text = '';
-          httpRequest({ port, path: '/sandbox/api/events', headers }, (response) => {
-            response.setEncoding('utf8');
-            response.on('data', (chunk: string) => (text += chunk));
-            resolve({ response, received: () => text });
-          })
+          httpRequest(
+            { host: '127.0.0.1', port, path: '/sandbox/api/events', headers },
+            (response) => {
+              response.setEncoding('utf8');
+              response.on('data', (chunk: string) => (text += chunk));
+              resolve({ response, received: () => text });
+            },
+          )
             .on('error', reject)
             .end();
         });

@@ -1,20 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { BrowserContext, Page } from 'playwright-core';
 import { SandboxConversations, SandboxMessage } from '../src/sandbox';
 import { launchChromium } from './support/chromium';
 import { eventually } from './support/eventually';
 import { FakeAgentEndpoint } from './support/fake-agent-endpoint';
+import { listenOnLoopback } from './support/listening';
 import { givenFollowUp, givenWhatsappChannel, WhatsappChannel } from './support/given';
 import { bearer, newOrganization, startApp, TestApp, tokenFor } from './support/test-app';
-
-/** Listens on loopback: the browser needs a real address. */
-async function listen(t: TestApp): Promise<string> {
-  const server = t.app.getHttpServer() as Server;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
 
 /** The page, opened with a token pasted as a newcomer does; its script errors are collected. */
 async function openChatView(context: BrowserContext, url: string, token: string) {
@@ -67,7 +59,7 @@ describe('Sandbox chat view in a browser (e2e)', () => {
 
     beforeAll(async () => {
       t = await startApp({ META_SANDBOX: 'true' });
-      url = await listen(t);
+      url = await listenOnLoopback(t);
       conversations = t.app.get(SandboxConversations);
       channel = await givenWhatsappChannel(t, bearer(token));
     });
@@ -206,7 +198,7 @@ describe('Sandbox chat view in a browser (e2e)', () => {
         AGENT_EVENTS_URL: agent.url,
         AGENT_EVENTS_SECRET: `whsec_${randomBytes(32).toString('base64')}`,
       });
-      url = await listen(t);
+      url = await listenOnLoopback(t);
       channel = await givenWhatsappChannel(t, auth);
     });
     afterAll(async () => {

@@ -1,11 +1,10 @@
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './support/free-port';
 import { givenWhatsappChannel, WhatsappChannel } from './support/given';
+import { listenOnLoopback } from './support/listening';
 import {
   bearer,
   newOrganization,
@@ -48,9 +47,7 @@ describe('npm run simulate (e2e)', () => {
 
   beforeAll(async () => {
     t = await startApp({ META_SANDBOX: 'true', SANDBOX_STATUS_DELAY_MS: '50' });
-    const server = t.app.getHttpServer() as Server;
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    url = await listenOnLoopback(t);
     channel = await givenWhatsappChannel(t, bearer(token));
     env = { AGENTLINE_URL: url, AGENTLINE_TOKEN: token };
   });

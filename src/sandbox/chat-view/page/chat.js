@@ -79,10 +79,23 @@ $('forget-token').addEventListener('click', () => askForToken(''));
 
 // --- channels and clients ------------------------------------------------------------------
 
+/** Each channel's item, kept across reloads: a client's number half typed in it stays. */
+const channelItems = new Map();
+
 async function loadChannels() {
   channels = await json('/sandbox/api/channels');
+  const items = channels.map((channel) => {
+    if (!channelItems.has(channel.id)) channelItems.set(channel.id, channelItem(channel));
+    const item = channelItems.get(channel.id);
+    item.querySelector('.hint').textContent =
+      `agent ${channel.agent_id}${channel.status === 'active' ? '' : ' · ' + channel.status}`;
+    item.querySelector('.clients').replaceChildren(...clientItems(channel));
+    return item;
+  });
   const list = $('channel-list');
-  list.replaceChildren(...channels.map(channelItem));
+  const same =
+    items.length === list.children.length && items.every((item, i) => list.children[i] === item);
+  if (!same) list.replaceChildren(...items);
   $('channels-empty').hidden = channels.length > 0;
 }
 
@@ -104,7 +117,18 @@ function channelItem(channel) {
     const client = open.querySelector('input').value.trim();
     if (client) select(channel, channel.kind === 'whatsapp' ? client.replace(/\D/g, '') : client);
   });
-  const clients = channel.clients.map(({ client, last }) => {
+  return el(
+    'li',
+    { class: 'channel', 'data-channel': channel.id },
+    el('h3', {}, `${KIND_LABEL[channel.kind]} · ${channel.sender_id}`),
+    el('p', { class: 'hint' }),
+    el('ul', { class: 'clients' }),
+    open,
+  );
+}
+
+function clientItems(channel) {
+  return channel.clients.map(({ client, last }) => {
     const button = el(
       'button',
       { type: 'button', class: 'client', 'data-client': client },
@@ -115,18 +139,6 @@ function channelItem(channel) {
     button.addEventListener('click', () => select(channel, client));
     return el('li', {}, button);
   });
-  return el(
-    'li',
-    { class: 'channel', 'data-channel': channel.id },
-    el('h3', {}, `${KIND_LABEL[channel.kind]} · ${channel.sender_id}`),
-    el(
-      'p',
-      { class: 'hint' },
-      `agent ${channel.agent_id}${channel.status === 'active' ? '' : ' · ' + channel.status}`,
-    ),
-    el('ul', { class: 'clients' }, clients),
-    open,
-  );
 }
 
 const displayClient = (kind, client) => (kind === 'whatsapp' ? `+${client}` : client);
