@@ -1,3 +1,4 @@
+import { Clock } from '../common/clock';
 import { Injectable, Logger } from '@nestjs/common';
 import busboy from 'busboy';
 import { createHmac, randomBytes } from 'node:crypto';
@@ -68,6 +69,7 @@ export class SandboxGraph {
     private readonly media: SandboxMedia,
     private readonly statuses: SandboxStatuses,
     private readonly loopback: SandboxLoopback,
+    private readonly clock: Clock,
   ) {}
 
   /** The express handler, mounted at SANDBOX_GRAPH_PATH (req.url is below it). */
@@ -164,8 +166,8 @@ export class SandboxGraph {
         body: send.payload,
         state,
         ...(error && { error }),
-        at: Date.now(),
-        stateAt: { [state]: Date.now() },
+        at: this.clock.now(),
+        stateAt: { [state]: this.clock.now() },
       });
     if (send.template) {
       const checked = checkTemplateSend(send.template);
@@ -173,7 +175,7 @@ export class SandboxGraph {
       category = checked.category;
     } else {
       const last = this.conversations.lastFromClient('whatsapp', account.senderId, waId);
-      if (last === undefined || Date.now() - last > WINDOW_MS)
+      if (last === undefined || this.clock.now() - last > WINDOW_MS)
         return this.refused(OUTSIDE_WINDOW(), record);
     }
     const message = record('accepted');
@@ -202,8 +204,8 @@ export class SandboxGraph {
       type: messangerType(message),
       body: send.payload,
       state: 'accepted',
-      at: Date.now(),
-      stateAt: { accepted: Date.now() },
+      at: this.clock.now(),
+      stateAt: { accepted: this.clock.now() },
     });
     this.statuses.follow(account, stored, 'service');
     return { status: 200, body: { recipient_id: send.to, message_id: stored.id } };
@@ -294,7 +296,7 @@ export class SandboxGraph {
     const file = this.media.find(mediaId);
     const owner = file && (await this.accounts.bySenderId('whatsapp', file.numberId));
     if (!file || !owner?.acceptsToken(token)) return unknownObject('get', mediaId);
-    const expires = Math.floor((Date.now() + DOWNLOAD_URL_MS) / 1000);
+    const expires = Math.floor((this.clock.now() + DOWNLOAD_URL_MS) / 1000);
     const query = new URLSearchParams({
       mid: file.id,
       ext: String(expires),
@@ -332,7 +334,7 @@ export class SandboxGraph {
     if (
       !file ||
       query.get('hash') !== this.urlHash(mediaId, expires) ||
-      expires * 1000 < Date.now()
+      expires * 1000 < this.clock.now()
     ) {
       res.writeHead(404).end();
       return;

@@ -1,3 +1,4 @@
+import { Clock } from '../common/clock';
 import { Inject, Injectable } from '@nestjs/common';
 import { ProviderAccount, ProviderAccounts } from '../channels';
 import type { Principal } from '../common/auth/principal';
@@ -62,6 +63,7 @@ export class SandboxInbound {
     private readonly conversations: SandboxConversations,
     private readonly media: SandboxMedia,
     private readonly webhooks: SandboxWebhooks,
+    private readonly clock: Clock,
   ) {}
 
   async write(
@@ -78,7 +80,7 @@ export class SandboxInbound {
     }
     const account = await this.accounts.ofOrganization(kind, principal.organizationId, channelId);
     if (!account) throw notFound(`${LABELS[kind]} channel`);
-    const at = Date.now();
+    const at = this.clock.now();
     const built =
       kind === 'whatsapp' ? this.whatsapp(account, input, at) : this.messanger(account, input, at);
     const stored = this.conversations.add({
@@ -93,7 +95,7 @@ export class SandboxInbound {
     const answer = await this.webhooks.post(account, built.payload);
     if (answer.accepted) return { message_id: stored.id, state: 'received' };
     const reason = answer.reason ?? "The channel's webhook refused the notification";
-    this.conversations.advance(stored.id, 'failed', Date.now(), {
+    this.conversations.advance(stored.id, 'failed', this.clock.now(), {
       code: answer.status ?? 0,
       title: 'Webhook refused',
       message: reason,

@@ -1,3 +1,4 @@
+import { Clock } from '../common/clock';
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import type { ProviderAccount } from '../channels';
 import {
@@ -34,6 +35,7 @@ export class SandboxStatuses implements OnApplicationShutdown {
     @Inject(SANDBOX_CONFIG) private readonly config: SandboxConfig,
     private readonly conversations: SandboxConversations,
     private readonly webhooks: SandboxWebhooks,
+    private readonly clock: Clock,
   ) {}
 
   follow(account: ProviderAccount, message: SandboxMessage, category: PricingCategory): void {
@@ -72,7 +74,7 @@ export class SandboxStatuses implements OnApplicationShutdown {
     category: PricingCategory,
     step: Step,
   ): Promise<void> {
-    const at = Date.now();
+    const at = this.clock.now();
     this.conversations.advance(
       message.id,
       step,
