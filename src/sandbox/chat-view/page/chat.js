@@ -147,6 +147,7 @@ const isCurrent = (kind, channelId, client) =>
 
 function select(channel, client) {
   current = { kind: channel.kind, channelId: channel.id, client };
+  atBottom = true;
   $('conversation-title').textContent =
     `${displayClient(channel.kind, client)} ↔ ${KIND_LABEL[channel.kind]} ${channel.sender_id}`;
   $('compose').hidden = false;
@@ -178,13 +179,22 @@ async function loadConversation() {
     if (reaction && ids.has(reaction.target)) reactions.set(reaction.target, reaction.emoji);
   }
   const list = $('messages');
-  const atBottom = list.scrollTop + list.clientHeight >= list.scrollHeight - 8;
   list.replaceChildren(
     ...messages
       .filter((message) => !reactions.has((reactionOf(message) || {}).target))
       .map((message) => bubble(message, reactions.get(message.id))),
   );
-  if (atBottom) list.scrollTop = list.scrollHeight;
+  keepAtBottom();
+}
+
+/** The conversation follows new messages (and images as they load) while it is scrolled to its end. */
+let atBottom = true;
+$('messages').addEventListener('scroll', () => {
+  const list = $('messages');
+  atBottom = list.scrollTop + list.clientHeight >= list.scrollHeight - 8;
+});
+function keepAtBottom() {
+  if (atBottom) $('messages').scrollTop = $('messages').scrollHeight;
 }
 
 function bubble(message, reaction) {
@@ -287,17 +297,12 @@ function media(type, item, caption) {
       'data-media': item.id || item.link || item.url || '',
     });
     box.append(img);
-    preview(item).then((url) => {
-      if (url) img.src = url;
-      else
-        img.replaceWith(
-          el(
-            'span',
-            { class: 'label' },
-            `${label}${item.link || item.url ? ': ' + (item.link || item.url) : ''}`,
-          ),
-        );
-    });
+    const link = item.link || item.url;
+    const asLabel = (why) =>
+      img.replaceWith(el('span', { class: 'label' }, `${label}${link ? ': ' + link : ''}${why}`));
+    img.addEventListener('load', keepAtBottom);
+    img.addEventListener('error', () => asLabel(' (cannot be shown)'));
+    preview(item).then((url) => (url ? (img.src = url) : asLabel('')));
   } else {
     box.append(
       el(
