@@ -204,10 +204,16 @@ describe('Sandbox chat view: its JSON and its page (e2e)', () => {
           ),
         );
         // The other organization's stream got nothing of it (its own channel's change arrives).
-        conversations.add(aSandboxMessage({ senderId: otherChannel.number_id, client: '1999' }));
-        await eventually(async () => expect(theirs.received()).toContain(otherChannel.id));
+        const theirMessage = conversations.add(
+          aSandboxMessage({ senderId: otherChannel.number_id, client: '1999' }),
+        );
+        await eventually(async () => expect(theirs.received()).toContain(theirMessage.id));
+        // One event each: their own message's (comments aside).
+        const events = (stream: string) => stream.match(/^data: /gm) ?? [];
+        expect(events(theirs.received())).toHaveLength(1);
+        expect(theirs.received()).not.toContain(message.id);
         expect(theirs.received()).not.toContain(channel.id);
-        expect(mine.received()).not.toContain(otherChannel.id);
+        expect(mine.received()).not.toContain(theirMessage.id);
       } finally {
         mine.response.destroy();
         theirs.response.destroy();
