@@ -144,6 +144,14 @@ describe('Meta sandbox (e2e)', () => {
     expect(states.get(read.wa_message_id!)).toEqual(['accepted', 'sent', 'delivered', 'read']);
   });
 
+  it('signs with the channel’s own app secret when it has one, as Meta would', async () => {
+    const own = await givenWhatsappChannel(t, auth, { app_secret: 'the-channels-own-app-secret' });
+    const written = await inbound('whatsapp', own.id, { from: CLIENT, text: 'Hi' }).expect(202);
+    expect(written.body.data.state).toBe('received');
+    const queued = await send('whatsapp', own.id, { to: CLIENT, text: 'Hello!' });
+    await settled('whatsapp', own.id, queued.body.data.id, 'read');
+  });
+
   it('closes the window 24 hours after the client’s last message', async () => {
     const client = '+34622222222';
     await inbound('whatsapp', wa.id, { from: client, text: 'Hello' }).expect(202);
@@ -306,7 +314,17 @@ describe('Meta sandbox (e2e)', () => {
   });
 
   it('plays Messenger: a client writes, the page answers, Meta tells delivery and read', async () => {
-    const page: MessangerChannel = await givenMessangerChannel(t, auth);
+    const page: MessangerChannel = await givenMessangerChannel(t, auth, {
+      access_token: ACCESS_TOKEN,
+    });
+    // Before the client writes, Meta refuses a RESPONSE (agentline refuses it before asking).
+    const early = await t
+      .http()
+      .post(`/sandbox/graph/v23.0/${page.user_id}/messages`)
+      .set('authorization', `Bearer ${ACCESS_TOKEN}`)
+      .send({ recipient: { id: PSID }, messaging_type: 'RESPONSE', message: { text: 'Hi' } })
+      .expect(400);
+    expect(early.body.error).toMatchObject({ code: 10, error_subcode: 2018278 });
     const written = await inbound('messanger', page.id, {
       from: PSID,
       text: 'Do you ship to Lisbon?',

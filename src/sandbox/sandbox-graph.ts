@@ -46,6 +46,15 @@ const OUTSIDE_WINDOW = (): GraphAnswer =>
     },
   });
 
+/** Messenger's answer to a RESPONSE or UPDATE more than 24 hours after the client's last message. */
+const OUTSIDE_MESSANGER_WINDOW = (): GraphAnswer =>
+  graphRefusal(
+    400,
+    10,
+    '(#10) This message is sent outside of allowed window. Learn more about the new policy here: https://developers.facebook.com/docs/messenger-platform/policy-overview',
+    { error_subcode: 2018278 },
+  );
+
 /** What Messenger's Send API answers for a PSID it cannot reach (the sandbox's failing PSIDs). */
 const NO_MATCHING_USER = (): GraphAnswer =>
   graphRefusal(400, 100, '(#100) No matching user found', { error_subcode: 2018001 });
@@ -195,18 +204,31 @@ export class SandboxGraph {
       return graphRefusal(400, 100, '(#100) The parameter recipient is required');
     if (isFailingClient(send.to)) return NO_MATCHING_USER();
     const message = send.payload.message as Record<string, unknown> | undefined;
-    const stored = this.conversations.add({
-      id: newMid(),
-      kind: 'messanger',
-      senderId: account.senderId,
-      client: send.to,
-      direction: 'to_client',
-      type: messangerType(message),
-      body: send.payload,
-      state: 'accepted',
-      at: this.clock.now(),
-      stateAt: { accepted: this.clock.now() },
-    });
+    const record = (
+      state: 'accepted' | 'failed',
+      error?: { code: number; title: string; message: string },
+    ) =>
+      this.conversations.add({
+        id: newMid(),
+        kind: 'messanger',
+        senderId: account.senderId,
+        client: send.to,
+        direction: 'to_client',
+        type: messangerType(message),
+        body: send.payload,
+        state,
+        ...(error && { error }),
+        at: this.clock.now(),
+        stateAt: { [state]: this.clock.now() },
+      });
+    // A message tag is how a page writes outside the window; anything else needs the client's 24 hours.
+    if (send.messagingType !== 'MESSAGE_TAG') {
+      const last = this.conversations.lastFromClient('messanger', account.senderId, send.to);
+      if (last === undefined || this.clock.now() - last > WINDOW_MS) {
+        return this.refused(OUTSIDE_MESSANGER_WINDOW(), record);
+      }
+    }
+    const stored = record('accepted');
     this.statuses.follow(account, stored, 'service');
     return { status: 200, body: { recipient_id: send.to, message_id: stored.id } };
   }

@@ -57,6 +57,7 @@ const CONFIG_VARIABLE = new RegExp(
     ...['GRAPH_API_', 'META_', 'PUBLIC_URL', 'SCHEDULER_', 'DELIVERY_', 'CHANNEL_RATE_'],
     ...['SHUTDOWN_', 'AGENT_LLM_', 'AGENT_EVENTS_', 'OPT_OUT_', 'OPT_IN_', 'LOG_', 'RATE_LIMIT_'],
     ...['MCP_', 'OAUTH_', 'TOOL_', 'HTTP_', 'METRICS_', 'RETENTION_', 'MEDIA_', 'TEMPLATE_'],
+    ...['SANDBOX_'],
     ...TOOLKITS_TESTING.flatMap((toolkit) => toolkit.variablePrefix ?? []),
   ].join('|')})`,
 );
