@@ -15,6 +15,8 @@ ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+# The sandbox chat view's page (/sandbox): static files tsc does not copy into dist.
+COPY --from=build /app/src/sandbox/chat-view/page ./src/sandbox/chat-view/page
 COPY package.json ./
 COPY catalog ./catalog
 # Embedded mode (no DATABASE_URL) keeps its data here, private to the service's user.

@@ -170,4 +170,17 @@ export default tseslint.config(
     files: ['test/**/*.ts', 'bench/**/*.ts', 'src/cli/**/*.ts', '**/*.spec.ts'],
     rules: { 'no-console': 'off' },
   },
+  {
+    // The sandbox chat view's page script: plain JavaScript run by the browser as a module.
+    files: ['src/sandbox/chat-view/page/*.js'],
+    languageOptions: {
+      sourceType: 'module',
+      globals: Object.fromEntries(
+        [
+          ...['document', 'location', 'sessionStorage', 'fetch', 'URL', 'AbortController'],
+          ...['TextDecoderStream', 'setTimeout', 'clearTimeout'],
+        ].map((name) => [name, 'readonly']),
+      ),
+    },
+  },
 );

@@ -22,7 +22,7 @@ import { IdempotencyInterceptor } from './common/idempotency/idempotency.interce
 import { IdempotencyModule } from './common/idempotency/idempotency.module';
 import { readSchedulerConfig, SchedulerEngine, SchedulerModule } from './scheduler';
 import { readToolsConfig, ToolsModule } from './tools';
-import { readSandboxConfig, SandboxModule } from './sandbox';
+import { readSandboxConfig, SandboxChatViewModule, SandboxModule } from './sandbox';
 
 /**
  * Every module's configuration, read as the modules will read it at boot: main.ts calls this
@@ -57,6 +57,7 @@ export function readConfiguration(env: NodeJS.ProcessEnv = process.env) {
     AgentlineToolkitModule,
     McpServerModule,
     SandboxModule,
+    SandboxChatViewModule,
     HealthModule.register({ imports: [SchedulerModule], ticks: SchedulerEngine }),
     IdempotencyModule,
   ],

@@ -2,13 +2,8 @@
  * Mints a development token signed with the configured (or generated) HS256 secret:
  *   npm run token -- --org <organization> --sub <user> [--ttl 24h]
  */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import jwt from 'jsonwebtoken';
-import { EnvironmentVariables, loadConfig } from '../config/app-config';
-import { loadDotEnv } from '../config/dot-env';
-import { readEnvironment } from '../config/environment';
+import { mintDevToken, runCli } from './dev-token';
 
 const USAGE = 'usage: npm run token -- --org <organization> --sub <user> [--ttl 24h]';
 const HELP = `${USAGE}
@@ -37,35 +32,17 @@ function main(): void {
     return;
   }
   if (!values.org || !values.sub) throw new Error(USAGE);
-  loadDotEnv();
-  // Read as loadConfig reads them (an empty variable is unset), before it may create the file.
-  const vars = readEnvironment(EnvironmentVariables, process.env);
-  const devSecrets = join(vars.DATA_DIR, 'dev-secrets.json');
-  const newDevSecret = !vars.JWT_SECRET && !vars.DATABASE_URL && !existsSync(devSecrets);
-  const config = loadConfig();
-  if (config.jwt.kind !== 'secret') {
-    throw new Error(
-      'Tokens can be minted here only with an HS256 secret; your identity provider issues RS256/ES256 tokens.',
-    );
-  }
-  const token = jwt.sign({ [config.jwt.organizationClaim]: values.org }, config.jwt.secret, {
-    algorithm: 'HS256',
-    subject: values.sub,
-    expiresIn: values.ttl as jwt.SignOptions['expiresIn'],
-    ...(config.jwt.issuer ? { issuer: config.jwt.issuer } : {}),
-    ...(config.jwt.audience ? { audience: config.jwt.audience } : {}),
+  const { token, newDevSecret } = mintDevToken({
+    org: values.org,
+    sub: values.sub,
+    ttl: values.ttl,
   });
   process.stdout.write(`${token}\n`);
-  if (newDevSecret && config.jwt.kind === 'secret') {
+  if (newDevSecret) {
     process.stderr.write(
-      `No JWT_SECRET is set and ${devSecrets} did not exist: it was made now, and the token is signed with its secret. A server started with another JWT_SECRET or DATA_DIR will refuse it (npm run token -- --help).\n`,
+      `No JWT_SECRET is set and ${newDevSecret} did not exist: it was made now, and the token is signed with its secret. A server started with another JWT_SECRET or DATA_DIR will refuse it (npm run token -- --help).\n`,
     );
   }
 }
 
-try {
-  main();
-} catch (error) {
-  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
-  process.exit(1);
-}
+runCli(main);
