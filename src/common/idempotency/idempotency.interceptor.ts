@@ -43,7 +43,15 @@ export const IN_USE_RETRY_AFTER_SECONDS = 1;
 export function requestFingerprints(method: string, url: string, body: unknown): Fingerprints {
   const digest = (text: string) =>
     createHash('sha256').update(`${method} ${url}\n${text}`).digest('base64url');
-  return { raw: digest(JSON.stringify(body ?? null)), canonical: digest(canonicalJson(body)) };
+  let nonFinite = false;
+  const asSent = JSON.stringify(body ?? null, (_key, value: unknown) => {
+    if (typeof value === 'number' && !Number.isFinite(value)) nonFinite = true;
+    return value;
+  });
+  const canonical = canonicalJson(body);
+  // JSON.stringify writes 1e400 (Infinity) as null: such a body's raw fingerprint is the
+  // canonical text's, which tells them apart (earlier versions then answer it 422, not a replay).
+  return { raw: digest(nonFinite ? canonical : asSent), canonical: digest(canonical) };
 }
 
 /**
