@@ -26,6 +26,7 @@ import { WhatsappTemplates1764800000000 } from './1764800000000-whatsapp-templat
 import { DeliveryRichContent1764800100000 } from './1764800100000-delivery-rich-content';
 import { TemplateSyncAndMarketingOptOuts1764800300000 } from './1764800300000-template-sync-and-marketing-opt-outs';
 import { ToolExecutionMcpRequestId1764900100000 } from './1764900100000-tool-execution-mcp-request-id';
+import { IdempotencyCanonicalFingerprint1765000200000 } from './1765000200000-idempotency-canonical-fingerprint';
 
 /** Every migration in order. Migrations are never edited after they land; add a new one. */
 export const MIGRATIONS = [
@@ -57,4 +58,5 @@ export const MIGRATIONS = [
   DeliveryRichContent1764800100000,
   TemplateSyncAndMarketingOptOuts1764800300000,
   ToolExecutionMcpRequestId1764900100000,
+  IdempotencyCanonicalFingerprint1765000200000,
 ];

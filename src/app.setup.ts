@@ -49,14 +49,23 @@ const BEARER_DESCRIPTION = `A JWT with your organization claim (\`organization_i
 /** Every agent event type, documented by the module that emits it. */
 const AGENT_EVENTS = documentAgentEvents({ ...CHANNEL_AGENT_EVENTS, ...DELIVERY_AGENT_EVENTS });
 
+/** `/agentline` for https://host/agentline (no trailing slash), `/` for a URL without a path. */
+function publicPath(publicUrl: string): string {
+  return new URL(publicUrl).pathname.replace(/\/+$/, '') || '/';
+}
+
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
     .setOpenAPIVersion(OPENAPI_VERSION)
     .setTitle(API_TITLE)
     .setDescription(API_DESCRIPTION)
     .setVersion('1.0.0')
-    // Relative: Swagger UI calls the host it was opened at (127.0.0.1, localhost, a proxy's name).
-    .addServer('/', 'The host that serves this document')
+    // Relative: Swagger UI calls the host it was opened at (127.0.0.1, localhost, a proxy's name),
+    // under PUBLIC_URL's path when a proxy serves agentline under one (and strips it).
+    .addServer(
+      publicPath(app.get<AppConfig>(APP_CONFIG).publicUrl),
+      'The host that serves this document',
+    )
     .addTag(
       'tools',
       'The tool catalog, tools attached to agents, their authorization and execution.',

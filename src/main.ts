@@ -67,6 +67,11 @@ async function bootstrap(): Promise<void> {
       `Using development secrets generated in ${config.dataDir}: for local use only (without HOST, the service then listens on 127.0.0.1).`,
     );
   }
+  if (config.encryption.devKeyKeptFrom) {
+    logger.warn(
+      `ENCRYPTION_KEY differs from the development key in ${config.encryption.devKeyKeptFrom}: that key is kept for decrypting what the embedded database stored under it; tokens signed with its jwt_secret verify only while JWT_SECRET is unset.`,
+    );
+  }
   if (config.jwt.generated) {
     logger.log('Mint a token with: npm run token -- --org <org> --sub <user>');
   }

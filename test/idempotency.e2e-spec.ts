@@ -134,8 +134,9 @@ describe('Idempotency-Key (e2e)', () => {
     const key = randomUUID();
     const body = { name: 'Math.Calculate', agent_id: 'agent-1' };
     const first = await post('/v1/tools', body, key).expect(201);
-    // What the previous version stored: a hash of the body as JSON.stringify wrote it.
-    const legacy = createHash('sha256')
+    // What the previous version stores and compares, `fingerprint`, is still the hash of the body
+    // as JSON.stringify wrote it; a key it stored has no canonical fingerprint.
+    const asSent = createHash('sha256')
       .update(`POST /v1/tools\n${JSON.stringify(body)}`)
       .digest('base64url');
     const db = t.app.get(DataSource);
@@ -143,10 +144,10 @@ describe('Idempotency-Key (e2e)', () => {
       'SELECT fingerprint FROM idempotency_keys WHERE organization_id = $1 AND key = $2',
       [org, key],
     )) as { fingerprint: string }[];
-    expect(stored.fingerprint).not.toBe(legacy); // keys out of order: the two differ
+    expect(stored.fingerprint).toBe(asSent);
     await db.query(
-      'UPDATE idempotency_keys SET fingerprint = $3 WHERE organization_id = $1 AND key = $2',
-      [org, key, legacy],
+      'UPDATE idempotency_keys SET canonical_fingerprint = NULL WHERE organization_id = $1 AND key = $2',
+      [org, key],
     );
     const again = await post('/v1/tools', body, key).expect(201);
     expect(again.headers['idempotent-replayed']).toBe('true');

@@ -67,6 +67,16 @@ describe('OpenAPI document (e2e)', () => {
     expect(JSON.stringify(doc)).not.toMatch(/"nullable":/);
   });
 
+  it('serves its API under the path of PUBLIC_URL, for a proxy that serves agentline under a path and strips it', async () => {
+    const prefixed = await startApp({ PUBLIC_URL: 'https://example.com/agentline/' });
+    try {
+      const doc = (await prefixed.http().get('/v1/openapi.json').expect(200)).body;
+      expect(doc.servers).toEqual([{ url: '/agentline', description: expect.any(String) }]);
+    } finally {
+      await prefixed.close();
+    }
+  });
+
   it('says in the summary of every DELETE that it removes', async () => {
     const doc = (await t.http().get('/v1/openapi.json').expect(200)).body;
     const removals = Object.entries(doc.paths as Record<string, { delete?: { summary: string } }>)

@@ -19,6 +19,14 @@ describe('canonicalJson', () => {
     differs('{"a":1,"b":2}', '{"a":1,"b":2,"c":3}');
   });
 
+  it('tells a number too large for a double apart from null, which JSON.stringify writes for it', () => {
+    const infinite = JSON.parse('{"x":1e400,"y":-1e400}') as unknown;
+    expect(canonicalJson(infinite)).toBe('{"x":Infinity,"y":-Infinity}');
+    expect(canonicalJson(infinite)).not.toBe(canonicalJson({ x: null, y: null }));
+    expect(canonicalJson(infinite)).not.toBe(canonicalJson({ x: 'Infinity', y: '-Infinity' }));
+    expect(canonicalJson([Infinity])).not.toBe(canonicalJson([-Infinity]));
+  });
+
   it('sorts keys by UTF-16 code units, as RFC 8785 does', () => {
     // RFC 8785 section 3.2.3's sorting example, keys only.
     const value = JSON.parse(

@@ -220,4 +220,49 @@ describe('loadConfig', () => {
     );
     expect(() => set({ JWT_REQUIRE_EXP: 'maybe' })).toThrow(/JWT_REQUIRE_EXP/);
   });
+  it('keeps the development key of DATA_DIR as a previous key when ENCRYPTION_KEY replaces it on the embedded database', () => {
+    const dir = dataDir();
+    const dev = loadConfig({ DATA_DIR: dir });
+    const devKey = dev.encryption.currentKey;
+    const file = join(dir, 'dev-secrets.json');
+    const configured = loadConfig({ DATA_DIR: dir, JWT_SECRET: secret, ENCRYPTION_KEY: key });
+    expect(configured.encryption.currentKey.toString('base64')).toBe(key);
+    expect(configured.encryption.previousKeys).toEqual([devKey]);
+    expect(configured.encryption.devKeyKeptFrom).toBe(file);
+    // Only JWT_SECRET left to the file: the same.
+    expect(loadConfig({ DATA_DIR: dir, ENCRYPTION_KEY: key }).encryption.previousKeys).toEqual([
+      devKey,
+    ]);
+    // Already a previous key: once, and nothing to say.
+    const listed = loadConfig({
+      DATA_DIR: dir,
+      ENCRYPTION_KEY: key,
+      ENCRYPTION_PREVIOUS_KEYS: devKey.toString('base64'),
+    }).encryption;
+    expect(listed).toMatchObject({ previousKeys: [devKey], devKeyKeptFrom: undefined });
+    // The same key configured, no file, another database, or a file others can change: nothing kept.
+    const same = loadConfig({ DATA_DIR: dir, ENCRYPTION_KEY: devKey.toString('base64') });
+    expect(same.encryption).toMatchObject({ previousKeys: [], devKeyKeptFrom: undefined });
+    const fresh = loadConfig({ DATA_DIR: dataDir(), JWT_SECRET: secret, ENCRYPTION_KEY: key });
+    expect(fresh.encryption.previousKeys).toEqual([]);
+    const postgres = { DATABASE_URL: 'postgres://x/y', JWT_SECRET: secret, ENCRYPTION_KEY: key };
+    expect(loadConfig({ ...postgres, DATA_DIR: dir }).encryption.previousKeys).toEqual([]);
+    chmodSync(file, 0o644);
+    const unsafe = loadConfig({ DATA_DIR: dir, JWT_SECRET: secret, ENCRYPTION_KEY: key });
+    expect(unsafe.encryption.previousKeys).toEqual([]);
+  });
+
+  it('counts an empty JWT_SECRET and ENCRYPTION_KEY as unset (docker-compose.yml clears them for the embedded service)', () => {
+    const dir = dataDir();
+    const dev = loadConfig({ DATA_DIR: dir });
+    const cleared = loadConfig({
+      DATA_DIR: dir,
+      DATABASE_URL: '',
+      JWT_SECRET: '',
+      ENCRYPTION_KEY: '',
+    });
+    expect(cleared).toMatchObject({ devSecrets: true, databaseUrl: undefined });
+    expect(cleared.encryption.currentKey).toEqual(dev.encryption.currentKey);
+    expect(cleared.jwt).toEqual(dev.jwt);
+  });
 });

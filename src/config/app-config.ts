@@ -292,7 +292,11 @@ export interface AppConfig {
   };
   /** True when any secret (JWT or encryption key) came from DATA_DIR's generated dev secrets. */
   devSecrets: boolean;
-  encryption: { currentKey: Buffer; previousKeys: Buffer[] };
+  /**
+   * `devKeyKeptFrom`: the development secrets file whose encryption key was added to the previous
+   * keys, because ENCRYPTION_KEY replaced it on the embedded database (see devEncryptionKeyToKeep).
+   */
+  encryption: { currentKey: Buffer; previousKeys: Buffer[]; devKeyKeptFrom?: string };
   publicUrl: string;
   /** CORS_ORIGINS, each as `URL.origin` gives it (scheme, host and port; no path). */
   corsOrigins: string[];
@@ -338,6 +342,28 @@ export function loadOrCreateDevSecrets(dataDir: string): DevSecrets {
   writeFileSync(file, JSON.stringify(secrets, null, 2), { mode: 0o600, flag: 'wx' });
   chmodSync(file, 0o600);
   return secrets;
+}
+
+/**
+ * The encryption key of DATA_DIR's development secrets when ENCRYPTION_KEY now replaces it on the
+ * embedded database: what was stored encrypted under it (access tokens, API keys, OAuth grants)
+ * stays readable when it is kept as a previous key. Kept rather than refused: the start-up cannot
+ * tell whether the database holds such data before it opens it, and decrypting with one key more
+ * is as safe as ENCRYPTION_PREVIOUS_KEYS. A secrets file that others can read or change is not
+ * trusted for it (undefined), as loadOrCreateDevSecrets refuses it.
+ */
+function devEncryptionKeyToKeep(dataDir: string, currentKey: Buffer): Buffer | undefined {
+  const file = join(dataDir, DEV_SECRETS_FILE);
+  if (!existsSync(file) || (statSync(file).mode & 0o077) !== 0) return undefined;
+  let stored: unknown;
+  try {
+    stored = (JSON.parse(readFileSync(file, 'utf8')) as Partial<DevSecrets>).encryption_key;
+  } catch {
+    return undefined;
+  }
+  if (typeof stored !== 'string') return undefined;
+  const key = Buffer.from(stored, 'base64');
+  return key.length === 32 && !key.equals(currentKey) ? key : undefined;
 }
 
 const PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
@@ -455,6 +481,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     vars.ENCRYPTION_KEY ?? (devSecrets as DevSecrets).encryption_key,
   );
 
+  const previousKeys = vars.ENCRYPTION_PREVIOUS_KEYS.map((key) =>
+    decodeKey('ENCRYPTION_PREVIOUS_KEYS', key),
+  );
+  const devKey =
+    embedded && vars.ENCRYPTION_KEY ? devEncryptionKeyToKeep(dataDir, currentKey) : undefined;
+  const keptDevKey = devKey !== undefined && !previousKeys.some((key) => key.equals(devKey));
+  if (keptDevKey) previousKeys.push(devKey);
+
   return {
     port: vars.PORT,
     // Generated secrets mean a developer's machine: nobody else on the network should reach it.
@@ -479,9 +513,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     devSecrets: devSecrets !== undefined,
     encryption: {
       currentKey,
-      previousKeys: vars.ENCRYPTION_PREVIOUS_KEYS.map((key) =>
-        decodeKey('ENCRYPTION_PREVIOUS_KEYS', key),
-      ),
+      previousKeys,
+      devKeyKeptFrom: keptDevKey ? join(dataDir, DEV_SECRETS_FILE) : undefined,
     },
     publicUrl: (vars.PUBLIC_URL ?? `http://localhost:${vars.PORT}`).replace(/\/+$/, ''),
     corsOrigins: parseCorsOrigins(vars.CORS_ORIGINS),

@@ -73,7 +73,11 @@ export function renderEnvExample(groups: readonly EnvVariableGroup[]): string {
     ),
     '#',
     ...comment(
-      'docker compose also reads AGENTLINE_BIND (default 127.0.0.1) and AGENTLINE_PORT (default 3000): the host address and port the API is published on; PUBLIC_URL follows AGENTLINE_PORT unless set. Inside the container it sets PORT, HOST, DATA_DIR and DATABASE_URL itself (docker-compose.yml).',
+      'docker compose also reads AGENTLINE_BIND (default 127.0.0.1) and AGENTLINE_PORT (default 3000): the host address and port the API is published on; PUBLIC_URL follows AGENTLINE_PORT unless set. Inside the container it sets PORT, HOST, DATA_DIR and DATABASE_URL itself (docker-compose.yml); its `embedded` profile also clears JWT_SECRET and ENCRYPTION_KEY, so that it keeps the development secrets of its volume.',
+    ),
+    '#',
+    ...comment(
+      "docker compose replaces `$NAME` and `${NAME}` in unquoted and double-quoted values of this file; `npm start` (Node's loadEnvFile) does not. Write a value that holds a `$` (a password, a secret not from `openssl rand -base64`) in single quotes, KEY='a$b', which both read as it is; `$$` would be `$` for docker compose only.",
     ),
     '#',
     ...comment(

@@ -14,7 +14,7 @@ const HOUR = 60 * MINUTE;
  * to a retry, moved through time with the injected clock.
  */
 /** A request whose body was already in key order: both fingerprints are one. */
-const same = (fingerprint: string) => ({ current: fingerprint, legacy: fingerprint });
+const same = (fingerprint: string) => ({ raw: fingerprint, canonical: fingerprint });
 
 describe('IdempotencyKeys (medium)', () => {
   let medium: MediumModule;
@@ -153,25 +153,99 @@ describe('IdempotencyKeys (medium)', () => {
     expect(await keyRows()).toEqual([{ key: 'k', resource_id: null, response_status: null }]);
   });
 
-  it('honours a key stored with the fingerprint of the previous version, by either fingerprint', async () => {
-    const upgraded = { current: 'sorted-a', legacy: 'as-sent-a' };
-    // Completed before the upgrade: replayed to the same request.
-    await keys.claim(org, 'done', same('as-sent-a'));
-    await keys.complete(org, 'done', 201, '{"id":"r1"}');
-    await expect(keys.claim(org, 'done', upgraded)).resolves.toMatchObject({ kind: 'replay' });
+  /**
+   * What the previous version (94c375d) runs to claim a key, word for word: it compares and
+   * rewrites `fingerprint` only, the hash of the body as sent.
+   */
+  const previousVersionClaim = async (key: string, fingerprint: string) => {
+    const now = medium.clock.now();
+    const claimed = (await medium.db.query(
+      `INSERT INTO idempotency_keys (organization_id, key, fingerprint, created_at, locked_until)
+       VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (organization_id, key) DO UPDATE
+         SET fingerprint = EXCLUDED.fingerprint, created_at = EXCLUDED.created_at,
+             locked_until = EXCLUDED.locked_until, response_status = NULL, response_body = NULL,
+             resource_id = CASE WHEN idempotency_keys.created_at < $6 THEN NULL
+                                ELSE idempotency_keys.resource_id END
+         WHERE idempotency_keys.created_at < $6
+            OR (idempotency_keys.response_status IS NULL
+                AND (idempotency_keys.locked_until < $4 OR idempotency_keys.resource_id IS NOT NULL)
+                AND idempotency_keys.fingerprint = EXCLUDED.fingerprint)
+       RETURNING resource_id`,
+      [
+        org,
+        key,
+        fingerprint,
+        new Date(now),
+        new Date(now + 2 * MINUTE),
+        new Date(now - KEY_LIFETIME_MS),
+      ],
+    )) as unknown[];
+    if (claimed.length > 0) return 'claimed';
+    const [row] = (await medium.db.query(
+      'SELECT fingerprint, response_status, response_body FROM idempotency_keys WHERE organization_id = $1 AND key = $2',
+      [org, key],
+    )) as { fingerprint: string; response_status: number | null }[];
+    if (row.fingerprint !== fingerprint) return 'reused';
+    return row.response_status !== null ? 'replay' : 'in_progress';
+  };
+
+  it('matches a request by its body as sent or as JSON: the same body in another order is the same request', async () => {
+    await keys.claim(org, 'k', { raw: 'as-sent-a', canonical: 'json-a' });
+    await keys.complete(org, 'k', 201, '{"id":"r1"}');
     await expect(
-      keys.claim(org, 'done', { current: 'sorted-b', legacy: 'as-sent-b' }),
-    ).resolves.toEqual({ kind: 'reused' });
-    // Its holder died before the upgrade: taken over after two minutes, and stored anew.
-    await keys.claim(org, 'held', same('as-sent-a'));
-    await expect(keys.claim(org, 'held', upgraded)).resolves.toEqual({ kind: 'in_progress' });
-    medium.clock.advance(2 * MINUTE + 1);
-    await expect(keys.claim(org, 'held', upgraded)).resolves.toEqual({
-      kind: 'claimed',
-      resourceId: null,
+      keys.claim(org, 'k', { raw: 'reordered-a', canonical: 'json-a' }),
+    ).resolves.toEqual({ kind: 'replay', status: 201, body: '{"id":"r1"}' });
+    await expect(keys.claim(org, 'k', { raw: 'as-sent-b', canonical: 'json-b' })).resolves.toEqual({
+      kind: 'reused',
     });
-    await expect(keys.claim(org, 'held', same('sorted-a'))).resolves.toEqual({
+  });
+
+  it('during a rolling upgrade, a replica of the previous version recognises a key this one claimed', async () => {
+    const request = { raw: 'as-sent-a', canonical: 'json-a' };
+    // Completed: replayed by the previous version to the same body, 422 to another.
+    await keys.claim(org, 'done', request);
+    await keys.complete(org, 'done', 201, '{"id":"r1"}');
+    expect(await previousVersionClaim('done', 'as-sent-a')).toBe('replay');
+    expect(await previousVersionClaim('done', 'as-sent-b')).toBe('reused');
+    // Still running: in progress there too; its holder died: taken over by the same body only.
+    await keys.claim(org, 'held', request);
+    expect(await previousVersionClaim('held', 'as-sent-a')).toBe('in_progress');
+    medium.clock.advance(2 * MINUTE + 1);
+    expect(await previousVersionClaim('held', 'as-sent-b')).toBe('reused');
+    expect(await previousVersionClaim('held', 'as-sent-a')).toBe('claimed');
+    // Taken over by the previous version: still this request's key here, by either fingerprint.
+    await expect(keys.claim(org, 'held', request)).resolves.toEqual({ kind: 'in_progress' });
+    await expect(
+      keys.claim(org, 'held', { raw: 'reordered-a', canonical: 'json-a' }),
+    ).resolves.toEqual({
       kind: 'in_progress',
+    });
+  });
+
+  it('compares a key the previous version stored by its body as sent only, and one it took over for another body no more by the JSON of the first', async () => {
+    // Stored by the previous version: no canonical fingerprint.
+    expect(await previousVersionClaim('old', 'as-sent-a')).toBe('claimed');
+    await keys.complete(org, 'old', 201, '{"id":"r1"}');
+    await expect(
+      keys.claim(org, 'old', { raw: 'as-sent-a', canonical: 'json-a' }),
+    ).resolves.toMatchObject({ kind: 'replay' });
+    await expect(
+      keys.claim(org, 'old', { raw: 'reordered-a', canonical: 'json-a' }),
+    ).resolves.toEqual({ kind: 'reused' });
+    // Claimed here, then after its 24 hours taken over by the previous version for another body:
+    // the canonical fingerprint left on the row is the first request's, and no longer matches.
+    await keys.claim(org, 'reclaimed', { raw: 'as-sent-a', canonical: 'json-a' });
+    await keys.complete(org, 'reclaimed', 201, '{"id":"r1"}');
+    medium.clock.advance(KEY_LIFETIME_MS + 1);
+    expect(await previousVersionClaim('reclaimed', 'as-sent-b')).toBe('claimed');
+    await keys.complete(org, 'reclaimed', 201, '{"id":"r2"}');
+    await expect(
+      keys.claim(org, 'reclaimed', { raw: 'reordered-a', canonical: 'json-a' }),
+    ).resolves.toEqual({ kind: 'reused' });
+    await expect(keys.claim(org, 'reclaimed', same('as-sent-b'))).resolves.toMatchObject({
+      kind: 'replay',
+      body: '{"id":"r2"}',
     });
   });
 

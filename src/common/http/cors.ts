@@ -15,9 +15,6 @@ const ALLOWED_METHODS = ['GET', 'POST', 'PUT', 'DELETE'];
 const EXPOSED_HEADERS = [
   'RateLimit',
   'RateLimit-Policy',
-  'RateLimit-Limit',
-  'RateLimit-Remaining',
-  'RateLimit-Reset',
   'Retry-After',
   'Location',
   'X-Request-Id',

@@ -38,6 +38,16 @@ describe('toOpenApi31', () => {
     });
   });
 
+  it('keeps a nullable allOf of several members "all of", with null beside it', () => {
+    const members = [{ $ref: '#/components/schemas/B' }, { type: 'object', required: ['id'] }];
+    const document = toOpenApi31(
+      documentWith({ A: { nullable: true, type: 'object', allOf: members } }),
+    );
+    expect(document.components?.schemas?.A).toEqual({
+      anyOf: [{ allOf: members }, { type: 'null' }],
+    });
+  });
+
   it('leaves examples alone, even one with a "nullable" field', () => {
     const example = { nullable: true, type: 'string' };
     const document = toOpenApi31(documentWith({ A: { type: 'object', example } }));

@@ -45,7 +45,11 @@ function nullableToType(schema: Node): void {
     delete schema.allOf;
     delete schema.$ref;
     delete schema.type;
-    schema.anyOf = [...references, { type: 'null' }];
+    // Several members stay "all of" them: listed in anyOf, any one would do.
+    schema.anyOf = [
+      ...(references.length > 1 ? [{ allOf: references }] : references),
+      { type: 'null' },
+    ];
   } else if (Array.isArray(schema.oneOf) || Array.isArray(schema.anyOf)) {
     const key = Array.isArray(schema.oneOf) ? 'oneOf' : 'anyOf';
     delete schema.type;

@@ -28,20 +28,23 @@ export type Claim =
   | { kind: 'in_progress' };
 
 /**
- * A request's fingerprint, and the one agentline stored for it before it compared bodies as JSON
- * (the body in the order it came; equal to `current` when its fields were already in order). A
- * key stored before that change holds the legacy one for its 24 hours: accepting either keeps a
- * retry across the upgrade a replay (or, for a request whose process died after committing its
- * resource, an answer instead of a 422 that a caller would resolve with a new key, and a second
- * send). Either is sound: both are hashes of the same method and path with the same body text.
+ * A request's two fingerprints. `raw`: of the body in the order it came, what every version stores
+ * in `fingerprint` and compares; `canonical`: of the body as JSON (RFC 8785), so that the same body
+ * with its fields in another order is the same request, stored in `canonical_fingerprint`. A
+ * request is the key's when either matches; a key without a canonical one (stored by the previous
+ * version) by the raw one only. Writing the raw one where it always was keeps a retry that reaches
+ * a replica of the previous version during a rolling upgrade a replay, not a 422 that a caller
+ * would resolve with a new key, and a second send. Both are hashes of the same method and path
+ * with the same body.
  */
 export interface Fingerprints {
-  current: string;
-  legacy: string;
+  raw: string;
+  canonical: string;
 }
 
 interface KeyRow {
   fingerprint: string;
+  canonical_fingerprint: string | null;
   response_status: number | null;
   response_body: string | null;
 }
@@ -69,37 +72,49 @@ export class IdempotencyKeys {
   async claim(organizationId: string, key: string, fingerprints: Fingerprints): Promise<Claim> {
     const now = this.clock.now();
     await this.pruneNow(now);
+    // canonical_fingerprint is stored as the canonical one, a space, and the raw one stored with
+    // it: a key that a replica of the previous version took over (it rewrites `fingerprint`
+    // only) no longer matches by the canonical one of the request before.
     const claimed = (await this.db.query(
-      `INSERT INTO idempotency_keys (organization_id, key, fingerprint, created_at, locked_until)
-       VALUES ($1, $2, $3, $4, $5)
+      `INSERT INTO idempotency_keys
+         (organization_id, key, fingerprint, canonical_fingerprint, created_at, locked_until)
+       VALUES ($1, $2, $3, $7::text || ' ' || $3::text, $4, $5)
        ON CONFLICT (organization_id, key) DO UPDATE
-         SET fingerprint = EXCLUDED.fingerprint, created_at = EXCLUDED.created_at,
+         SET fingerprint = EXCLUDED.fingerprint,
+             canonical_fingerprint = EXCLUDED.canonical_fingerprint,
+             created_at = EXCLUDED.created_at,
              locked_until = EXCLUDED.locked_until, response_status = NULL, response_body = NULL,
              resource_id = CASE WHEN idempotency_keys.created_at < $6 THEN NULL
                                 ELSE idempotency_keys.resource_id END
          WHERE idempotency_keys.created_at < $6
             OR (idempotency_keys.response_status IS NULL
                 AND (idempotency_keys.locked_until < $4 OR idempotency_keys.resource_id IS NOT NULL)
-                AND idempotency_keys.fingerprint IN ($3, $7))
+                AND (idempotency_keys.fingerprint = $3
+                     OR idempotency_keys.canonical_fingerprint
+                        = $7::text || ' ' || idempotency_keys.fingerprint))
        RETURNING resource_id`,
       [
         organizationId,
         key,
-        fingerprints.current,
+        fingerprints.raw,
         new Date(now),
         new Date(now + IN_PROGRESS_MS),
         new Date(now - KEY_LIFETIME_MS),
-        fingerprints.legacy,
+        fingerprints.canonical,
       ],
     )) as ClaimedRow[];
     if (claimed.length > 0) return { kind: 'claimed', resourceId: claimed[0].resource_id };
     const [row] = (await this.db.query(
-      'SELECT fingerprint, response_status, response_body FROM idempotency_keys WHERE organization_id = $1 AND key = $2',
+      `SELECT fingerprint, canonical_fingerprint, response_status, response_body
+       FROM idempotency_keys WHERE organization_id = $1 AND key = $2`,
       [organizationId, key],
     )) as KeyRow[];
     // Gone between the two statements (pruned): the next try claims it.
     if (!row) return { kind: 'in_progress' };
-    if (row.fingerprint !== fingerprints.current && row.fingerprint !== fingerprints.legacy) {
+    if (
+      row.fingerprint !== fingerprints.raw &&
+      row.canonical_fingerprint !== `${fingerprints.canonical} ${row.fingerprint}`
+    ) {
       return { kind: 'reused' };
     }
     if (row.response_status !== null && row.response_body !== null) {

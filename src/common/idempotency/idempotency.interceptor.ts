@@ -37,14 +37,21 @@ export const IN_USE_RETRY_AFTER_SECONDS = 1;
 
 /**
  * What makes two requests "the same": the method, the path and the body as JSON, so that the same
- * body with its fields in another order (or `1.0` for `1`) is the same request. `legacy` is the
- * fingerprint agentline stored before it compared bodies as JSON (the body as parsed, in its
- * order), still accepted for keys stored then: see Fingerprints.
+ * body with its fields in another order (or `1.0` for `1`) is the same request; and the body as
+ * parsed, in its order, which earlier versions compare: see Fingerprints.
  */
 export function requestFingerprints(method: string, url: string, body: unknown): Fingerprints {
   const digest = (text: string) =>
     createHash('sha256').update(`${method} ${url}\n${text}`).digest('base64url');
-  return { current: digest(canonicalJson(body)), legacy: digest(JSON.stringify(body ?? null)) };
+  let nonFinite = false;
+  const asSent = JSON.stringify(body ?? null, (_key, value: unknown) => {
+    if (typeof value === 'number' && !Number.isFinite(value)) nonFinite = true;
+    return value;
+  });
+  const canonical = canonicalJson(body);
+  // JSON.stringify writes 1e400 (Infinity) as null: such a body's raw fingerprint is the
+  // canonical text's, which tells them apart (earlier versions then answer it 422, not a replay).
+  return { raw: digest(nonFinite ? canonical : asSent), canonical: digest(canonical) };
 }
 
 /**
