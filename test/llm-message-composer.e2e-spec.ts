@@ -13,7 +13,9 @@ describe('LlmMessageComposer', () => {
       url: llm.url,
       model: 'gpt-test',
       apiKey: API_KEY,
-      timeoutMs: 200,
+      // Far above a loopback answer on a loaded machine (200 ms failed a CI run), far below the
+      // slow answer's 3 s below.
+      timeoutMs: 1000,
     });
   });
 
@@ -126,11 +128,11 @@ describe('LlmMessageComposer', () => {
 
     const error = await composeError();
     expect(error.code).toBe('llm_timeout');
-    expect(error.message).toBe('The LLM did not answer within 200 ms');
+    expect(error.message).toBe('The LLM did not answer within 1000 ms');
   });
 
   it('times out a slow answer before it arrives', async () => {
-    // The order of two timers in this process, not a wall-clock bound: the 200 ms time-out fires
+    // The order of two timers in this process, not a wall-clock bound: the 1 s time-out fires
     // before the fake's 3 s delay however loaded the machine is.
     llm.enqueue({ content: 'late', delayMs: 3000 });
 
