@@ -303,6 +303,24 @@ describe('Meta sandbox (e2e)', () => {
     expect(Buffer.compare(download.body as Buffer, ONE_PIXEL_PNG)).toBe(0);
   });
 
+  it('answers a multipart body cut short with Graph’s 400, and lives on', async () => {
+    const part = (name: string) =>
+      `--cut\r\nContent-Disposition: form-data; name="${name}"; filename="a.png"\r\n` +
+      'Content-Type: image/png\r\n\r\nnot all of it';
+    // The boundary never closes: the part read and a part skipped both end unexpectedly.
+    for (const body of [part('file'), `${part('other')}`]) {
+      const res = await t
+        .http()
+        .post(`/sandbox/graph/v23.0/${wa.number_id}/media`)
+        .set('authorization', `Bearer ${ACCESS_TOKEN}`)
+        .set('content-type', 'multipart/form-data; boundary=cut')
+        .send(body)
+        .expect(400);
+      expect(res.body.error).toMatchObject({ code: 100, type: 'OAuthException' });
+    }
+    await t.http().get('/health/live').expect(200);
+  });
+
   it('fails a message to a number ending in 0000 with Meta’s 131026', async () => {
     const queued = await send('whatsapp', wa.id, {
       to: '+34611110000',

@@ -279,8 +279,12 @@ export class SandboxGraph {
     let truncated = false;
     let filename: string | undefined;
     parser.on('field', (name, value) => (fields[name] = value));
+    let cut = false;
     parser.on('file', (name, stream, info) => {
       files += 1;
+      // A part cut short ("Unexpected end of form") errors on its stream, not only on the parser:
+      // unheard, it would end the process.
+      stream.on('error', () => (cut = true));
       if (name !== 'file' || files > 1) {
         stream.resume();
         return;
@@ -297,7 +301,7 @@ export class SandboxGraph {
       parser.once('error', () => resolve(false));
       req.pipe(parser);
     });
-    if (!finished) {
+    if (!finished || cut) {
       req.unpipe(parser);
       req.resume();
       return reply(res, graphRefusal(400, 100, '(#100) The multipart body cannot be read'));
