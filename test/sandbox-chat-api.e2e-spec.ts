@@ -5,10 +5,19 @@ import { aWhatsappChannel } from './support/factories';
 import { listenOnLoopback } from './support/listening';
 import { bearer, newOrganization, startApp, TestApp, tokenFor } from './support/test-app';
 
+/** Where a message is kept: the channel, its organization and its number. */
+const on = (channel: { id: string; number_id: string }, organizationId: string) => ({
+  channelId: channel.id,
+  organizationId,
+  senderId: channel.number_id,
+});
+
 /** A message as the sandbox records it; tests state only what differs. */
 const aSandboxMessage = (overrides: Partial<SandboxMessage>): SandboxMessage => ({
   id: `wamid.${Math.random().toString(36).slice(2)}`,
   kind: 'whatsapp',
+  channelId: '00000000-0000-4000-8000-000000000000',
+  organizationId: '00000000-0000-4000-8000-000000000000',
   senderId: '0',
   client: '34612345678',
   direction: 'to_client',
@@ -46,7 +55,8 @@ describe('Sandbox chat view: its JSON and its page (e2e)', () => {
     let conversations: SandboxConversations;
     const org = newOrganization();
     const auth = bearer(tokenFor({ org }));
-    const otherAuth = bearer(tokenFor({ org: newOrganization() }));
+    const otherOrg = newOrganization();
+    const otherAuth = bearer(tokenFor({ org: otherOrg }));
     let channel: { id: string; number_id: string };
     let otherChannel: { id: string; number_id: string };
 
@@ -65,10 +75,10 @@ describe('Sandbox chat view: its JSON and its page (e2e)', () => {
         .set(otherAuth)
         .send(aWhatsappChannel());
       otherChannel = other.body.data;
-      conversations.add(aSandboxMessage({ senderId: channel.number_id, client: '34612345678' }));
+      conversations.add(aSandboxMessage({ ...on(channel, org), client: '34612345678' }));
       conversations.add(
         aSandboxMessage({
-          senderId: otherChannel.number_id,
+          ...on(otherChannel, otherOrg),
           client: '14155552671',
           body: { type: 'text', text: { body: 'secret of the other organization' } },
         }),
@@ -134,7 +144,7 @@ describe('Sandbox chat view: its JSON and its page (e2e)', () => {
     it("renders a template with the sandbox's catalog, or as its name and parameters when no catalog has it", async () => {
       const templateSent = (name: string, parameters: Record<string, string>[]) =>
         aSandboxMessage({
-          senderId: channel.number_id,
+          ...on(channel, org),
           client: '34600000001',
           type: 'template',
           body: {
@@ -196,7 +206,7 @@ describe('Sandbox chat view: its JSON and its page (e2e)', () => {
       expect(mine.response.headers['content-type']).toContain('text/event-stream');
       try {
         const message = conversations.add(
-          aSandboxMessage({ senderId: channel.number_id, client: '34600000002' }),
+          aSandboxMessage({ ...on(channel, org), client: '34600000002' }),
         );
         await eventually(async () =>
           expect(mine.received()).toContain(
@@ -205,7 +215,7 @@ describe('Sandbox chat view: its JSON and its page (e2e)', () => {
         );
         // The other organization's stream got nothing of it (its own channel's change arrives).
         const theirMessage = conversations.add(
-          aSandboxMessage({ senderId: otherChannel.number_id, client: '1999' }),
+          aSandboxMessage({ ...on(otherChannel, otherOrg), client: '1999' }),
         );
         await eventually(async () => expect(theirs.received()).toContain(theirMessage.id));
         // One event each: their own message's (comments aside).

@@ -69,6 +69,8 @@ describe('Sandbox chat view in a browser (e2e)', () => {
       conversations.add({
         id: `wamid.${Math.random().toString(36).slice(2)}`,
         kind: 'whatsapp',
+        channelId: channel.id,
+        organizationId: org,
         senderId: channel.number_id,
         client: '34699000001',
         direction: 'to_client',

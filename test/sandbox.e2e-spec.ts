@@ -321,6 +321,82 @@ describe('Meta sandbox (e2e)', () => {
     await t.http().get('/health/live').expect(200);
   });
 
+  it('keeps a deleted channel’s conversations and media from the next channel on its number', async () => {
+    // Organization A's channel: a client writes, A uploads a file; then A deletes the channel.
+    const client = '+34633333333';
+    await inbound('whatsapp', wa.id, { from: client, text: 'For A only' }).expect(202);
+    const theirMedia: string = (await upload(wa.id)).body.data.media_id;
+    await t.http().delete(`/v1/channels/whatsapp/${wa.id}`).set(auth).expect(204);
+    // Organization B binds the same number.
+    const authB = bearer(tokenFor({ org: newOrganization() }));
+    const tokenB = 'EAAG-sandbox-test-token-B';
+    const waB = await givenWhatsappChannel(t, authB, {
+      number_id: wa.number_id,
+      access_token: tokenB,
+    });
+    const listed = await t.http().get('/sandbox/api/channels').set(authB).expect(200);
+    expect(listed.body.data).toEqual([expect.objectContaining({ id: waB.id, clients: [] })]);
+    await t
+      .http()
+      .get(`/sandbox/api/conversations/whatsapp/${waB.id}/${client}`)
+      .set(authB)
+      .expect(200, { data: [] });
+    // A's client never wrote to B: B's window with them is closed.
+    const graph = (path: string) =>
+      t.http().post(`/sandbox/graph/v23.0/${path}`).set('authorization', `Bearer ${tokenB}`);
+    const late = await graph(`${waB.number_id}/messages`)
+      .send({
+        messaging_product: 'whatsapp',
+        to: client.slice(1),
+        type: 'text',
+        text: { body: 'Hi' },
+      })
+      .expect(400);
+    expect(late.body.error).toMatchObject({ code: 131047 });
+    // A's file is not B's to read.
+    const info = await t
+      .http()
+      .get(`/sandbox/graph/v23.0/${theirMedia}`)
+      .set('authorization', `Bearer ${tokenB}`)
+      .expect(400);
+    expect(info.body.error).toMatchObject({ code: 100, error_subcode: 33 });
+  });
+
+  it('sends for a Messenger page whose id is another organization’s WhatsApp number id', async () => {
+    const authB = bearer(tokenFor({ org: newOrganization() }));
+    const page = await givenMessangerChannel(t, authB, {
+      user_id: wa.number_id,
+      access_token: 'EAAG-sandbox-page-token',
+    });
+    await inbound('messanger', page.id, { from: PSID, text: 'Hello page' }, authB).expect(202);
+    const answer = await t
+      .http()
+      .post(`/sandbox/graph/v23.0/${page.user_id}/messages`)
+      .set('authorization', 'Bearer EAAG-sandbox-page-token')
+      .send({ recipient: { id: PSID }, messaging_type: 'RESPONSE', message: { text: 'Hi' } })
+      .expect(200);
+    expect(answer.body).toMatchObject({ recipient_id: PSID });
+    // The WhatsApp channel on that id still sends with its own token, and a third token is refused.
+    await t
+      .http()
+      .post(`/sandbox/graph/v23.0/${wa.number_id}/messages`)
+      .set('authorization', `Bearer ${ACCESS_TOKEN}`)
+      .send({
+        messaging_product: 'whatsapp',
+        to: '34612345678',
+        type: 'template',
+        template: { name: 'hello_world', language: { code: 'en_US' } },
+      })
+      .expect(200);
+    const refused = await t
+      .http()
+      .post(`/sandbox/graph/v23.0/${wa.number_id}/messages`)
+      .set('authorization', 'Bearer EAAG-another')
+      .send({ recipient: { id: PSID }, messaging_type: 'RESPONSE', message: { text: 'Hi' } })
+      .expect(401);
+    expect(refused.body.error).toMatchObject({ code: 190 });
+  });
+
   it('fails a message to a number ending in 0000 with Meta’s 131026', async () => {
     const queued = await send('whatsapp', wa.id, {
       to: '+34611110000',

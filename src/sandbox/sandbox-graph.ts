@@ -20,7 +20,7 @@ import { readTemplateListingQuery, templateListingPage } from './graph/graph-tem
 import { PricingCategory } from './meta-notifications';
 import { SandboxConversations, SandboxChannelKind } from './sandbox-conversations';
 import { SANDBOX_GRAPH_PATH, SandboxLoopback } from './sandbox-loopback';
-import { SANDBOX_MEDIA_BYTES, SandboxMedia } from './sandbox-media';
+import { SANDBOX_MEDIA_BYTES, SandboxMedia, SandboxMediaFile } from './sandbox-media';
 import { isFailingClient, SandboxStatuses } from './sandbox-statuses';
 import { checkTemplateSend, SANDBOX_TEMPLATES } from './sandbox-templates';
 
@@ -168,7 +168,7 @@ export class SandboxGraph {
       this.conversations.add({
         id: newWamid(waId),
         kind: 'whatsapp',
-        senderId: account.senderId,
+        ...owner(account),
         client: waId,
         direction: 'to_client',
         type,
@@ -183,7 +183,7 @@ export class SandboxGraph {
       if ('status' in checked) return this.refused(checked, record);
       category = checked.category;
     } else {
-      const last = this.conversations.lastFromClient('whatsapp', account.senderId, waId);
+      const last = this.conversations.lastFromClient({ ...owner(account), client: waId });
       if (last === undefined || this.clock.now() - last > WINDOW_MS)
         return this.refused(OUTSIDE_WINDOW(), record);
     }
@@ -211,7 +211,7 @@ export class SandboxGraph {
       this.conversations.add({
         id: newMid(),
         kind: 'messanger',
-        senderId: account.senderId,
+        ...owner(account),
         client: send.to,
         direction: 'to_client',
         type: messangerType(message),
@@ -223,7 +223,7 @@ export class SandboxGraph {
       });
     // A message tag is how a page writes outside the window; anything else needs the client's 24 hours.
     if (send.messagingType !== 'MESSAGE_TAG') {
-      const last = this.conversations.lastFromClient('messanger', account.senderId, send.to);
+      const last = this.conversations.lastFromClient({ ...owner(account), client: send.to });
       if (last === undefined || this.clock.now() - last > WINDOW_MS) {
         return this.refused(OUTSIDE_MESSANGER_WINDOW(), record);
       }
@@ -309,7 +309,7 @@ export class SandboxGraph {
     const refusal = checkUpload(fields, files, bytes);
     if (refusal) return reply(res, refusal);
     if (truncated) return reply(res, mediaTooBig(fields.type, SANDBOX_MEDIA_BYTES));
-    const stored = this.media.add(numberId, {
+    const stored = this.media.add(account, {
       mimeType: fields.type,
       ...(filename !== undefined && { filename }),
       bytes: Buffer.concat(chunks),
@@ -320,8 +320,8 @@ export class SandboxGraph {
   /** `GET /{media_id}`: its short-lived download URL, type, hash and size. */
   private async mediaInfo(mediaId: string, token: string): Promise<GraphAnswer> {
     const file = this.media.find(mediaId);
-    const owner = file && (await this.accounts.bySenderId('whatsapp', file.numberId));
-    if (!file || !owner?.acceptsToken(token)) return unknownObject('get', mediaId);
+    const holder = file && (await this.mediaHolder(file));
+    if (!file || !holder?.acceptsToken(token)) return unknownObject('get', mediaId);
     const expires = Math.floor((this.clock.now() + DOWNLOAD_URL_MS) / 1000);
     const query = new URLSearchParams({
       mid: file.id,
@@ -351,9 +351,8 @@ export class SandboxGraph {
     const query = new URLSearchParams(rawQuery);
     const expires = Number(query.get('ext'));
     const file = this.media.find(mediaId);
-    const owner =
-      file && token ? await this.accounts.bySenderId('whatsapp', file.numberId) : undefined;
-    if (!token || !owner?.acceptsToken(token)) {
+    const holder = file && token ? await this.mediaHolder(file) : undefined;
+    if (!token || !holder?.acceptsToken(token)) {
       res.writeHead(401).end();
       return;
     }
@@ -372,17 +371,27 @@ export class SandboxGraph {
     res.end(file.bytes);
   }
 
-  /** The channel bound to the sender id whose token this is, or Graph's refusal. */
+  /**
+   * The channel bound to the sender id whose token this is, or Graph's refusal. A number id may
+   * equal another organization's page id: the token, not the first kind found, says whose it is.
+   */
   private async account(
     senderId: string,
     token: string,
     kinds: readonly SandboxChannelKind[] = KINDS,
   ): Promise<ProviderAccount | GraphAnswer> {
+    let found = false;
     for (const kind of kinds) {
       const account = await this.accounts.bySenderId(kind, senderId);
-      if (account) return account.acceptsToken(token) ? account : INVALID_TOKEN();
+      if (account?.acceptsToken(token)) return account;
+      found ||= account !== undefined;
     }
-    return unknownObject('post', senderId);
+    return found ? INVALID_TOKEN() : unknownObject('post', senderId);
+  }
+
+  /** The live channel a media file was uploaded to (or received on); none once it is deleted. */
+  private mediaHolder(file: SandboxMediaFile): Promise<ProviderAccount | undefined> {
+    return this.accounts.ofOrganization('whatsapp', file.organizationId, file.channelId);
   }
 
   private urlHash(mediaId: string, expires: number): string {
@@ -392,6 +401,13 @@ export class SandboxGraph {
       .slice(0, 32);
   }
 }
+
+/** What a message is kept under: its channel and organization, and the number or page. */
+const owner = (account: ProviderAccount) => ({
+  channelId: account.channelId,
+  organizationId: account.organizationId,
+  senderId: account.senderId,
+});
 
 const isAnswer = (value: ProviderAccount | GraphAnswer): value is GraphAnswer => 'body' in value;
 
