@@ -1,5 +1,6 @@
 import { request as httpRequest, IncomingMessage } from 'node:http';
 import { SandboxConversations, SandboxMessage } from '../src/sandbox';
+import { SandboxChatEvents } from '../src/sandbox/chat-view/sandbox-chat-events';
 import { eventually } from './support/eventually';
 import { aWhatsappChannel } from './support/factories';
 import { listenOnLoopback } from './support/listening';
@@ -182,6 +183,37 @@ describe('Sandbox chat view: its JSON and its page (e2e)', () => {
           parameters: ['Ana'],
         }),
       ]);
+    });
+
+    it('ends a stream cleanly: a change after its end is not written, and the process lives on', async () => {
+      const { port } = new URL(await listenOnLoopback(t));
+      let text = '';
+      const ended = new Promise<void>((resolve, reject) => {
+        httpRequest(
+          { host: '127.0.0.1', port, path: '/sandbox/api/events', headers: auth },
+          (response) => {
+            response.setEncoding('utf8');
+            response.on('data', (chunk: string) => (text += chunk));
+            response.on('end', resolve);
+          },
+        )
+          .on('error', reject)
+          .end();
+      });
+      await eventually(async () => expect(text).toContain(': open'));
+      // Once a change arrives, the stream knows the organization's channels.
+      const first = conversations.add(
+        aSandboxMessage({ ...on(channel, org), client: '34600000008' }),
+      );
+      await eventually(async () => expect(text).toContain(first.id));
+      t.app.get(SandboxChatEvents).onModuleDestroy();
+      // In the gap before the response closes, another change to the organization's conversations.
+      const late = conversations.add(
+        aSandboxMessage({ ...on(channel, org), client: '34600000009' }),
+      );
+      await ended;
+      expect(text).not.toContain(late.id);
+      await t.http().get('/health/live').expect(200);
     });
 
     it("streams changes to the organization's conversations only", async () => {
