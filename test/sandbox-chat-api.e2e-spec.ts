@@ -48,6 +48,15 @@ describe('Sandbox chat view: its JSON and its page (e2e)', () => {
       const auth = bearer(tokenFor());
       await t.http().get('/sandbox/api/channels').set(auth).expect(404);
       await t.http().get('/sandbox/assets/chat.js').expect(404);
+      // Without a token too: the sandbox being off comes before the token guard.
+      for (const path of [
+        '/sandbox/api/channels',
+        '/sandbox/api/events',
+        '/sandbox/api/conversations/whatsapp/00000000-0000-4000-8000-000000000000/1',
+      ]) {
+        const answer = await t.http().get(path);
+        expect([answer.status, answer.body.code]).toEqual([404, 'not_found']);
+      }
     });
   });
 

@@ -558,4 +558,20 @@ describe('Meta sandbox off (e2e)', () => {
     });
     await t.http().post(`/sandbox/graph/v23.0/${wa.number_id}/messages`).send({}).expect(404);
   });
+
+  it('answers 404 before the token and the body are looked at', async () => {
+    const auth = bearer(tokenFor({ org: newOrganization() }));
+    for (const kind of ['whatsapp', 'messanger']) {
+      const path = `/sandbox/${kind}/00000000-0000-4000-8000-000000000000/inbound`;
+      const unauthenticated = await t.http().post(path).send({ from: CLIENT, text: 'Hi' });
+      expect([unauthenticated.status, unauthenticated.body.code]).toEqual([404, 'not_found']);
+      const badBody = await t
+        .http()
+        .post(path)
+        .set(auth)
+        .send({ nonsense: [1] });
+      expect([badBody.status, badBody.body.code]).toEqual([404, 'not_found']);
+      expect(badBody.headers['content-type']).toContain('application/problem+json');
+    }
+  });
 });
