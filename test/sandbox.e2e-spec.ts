@@ -303,6 +303,47 @@ describe('Meta sandbox (e2e)', () => {
     expect(Buffer.compare(download.body as Buffer, ONE_PIXEL_PNG)).toBe(0);
   });
 
+  it('refuses a media id this number never uploaded, as Graph does (100)', async () => {
+    const client = '+34644444444';
+    await inbound('whatsapp', wa.id, { from: client, text: 'Send me the photo' }).expect(202);
+    const authB = bearer(tokenFor({ org: newOrganization() }));
+    const waB = await givenWhatsappChannel(t, authB, { access_token: 'EAAG-sandbox-b' });
+    const theirs: string = (
+      await t
+        .http()
+        .post(`/v1/channels/whatsapp/${waB.id}/media`)
+        .set(authB)
+        .attach('file', ONE_PIXEL_PNG, { filename: 'pixel.png', contentType: 'image/png' })
+        .expect(201)
+    ).body.data.media_id;
+    for (const id of ['1234567890123456', theirs]) {
+      const res = await t
+        .http()
+        .post(`/sandbox/graph/v23.0/${wa.number_id}/messages`)
+        .set('authorization', `Bearer ${ACCESS_TOKEN}`)
+        .send({ messaging_product: 'whatsapp', to: client.slice(1), type: 'image', image: { id } })
+        .expect(400);
+      expect(res.body.error).toMatchObject({
+        code: 100,
+        error_data: {
+          details: "Param image['id'] is not a valid whatsapp business account media attachment ID",
+        },
+      });
+    }
+    const own: string = (await upload(wa.id)).body.data.media_id;
+    await t
+      .http()
+      .post(`/sandbox/graph/v23.0/${wa.number_id}/messages`)
+      .set('authorization', `Bearer ${ACCESS_TOKEN}`)
+      .send({
+        messaging_product: 'whatsapp',
+        to: client.slice(1),
+        type: 'image',
+        image: { id: own },
+      })
+      .expect(200);
+  });
+
   it('answers a multipart body cut short with Graph’s 400, and lives on', async () => {
     const part = (name: string) =>
       `--cut\r\nContent-Disposition: form-data; name="${name}"; filename="a.png"\r\n` +

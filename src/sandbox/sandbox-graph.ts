@@ -46,6 +46,18 @@ const OUTSIDE_WINDOW = (): GraphAnswer =>
     },
   });
 
+/** WhatsApp's media message types, sent by an uploaded media's `id` or a `link`. */
+const MEDIA_TYPES = ['image', 'video', 'audio', 'document', 'sticker'];
+
+/** Graph's answer to a media id this number never uploaded (or one it has forgotten). */
+const NOT_A_MEDIA_ID = (type: string): GraphAnswer =>
+  graphRefusal(400, 100, '(#100) Invalid parameter', {
+    error_data: {
+      messaging_product: 'whatsapp',
+      details: `Param ${type}['id'] is not a valid whatsapp business account media attachment ID`,
+    },
+  });
+
 /** Messenger's answer to a RESPONSE or UPDATE more than 24 hours after the client's last message. */
 const OUTSIDE_MESSANGER_WINDOW = (): GraphAnswer =>
   graphRefusal(
@@ -178,6 +190,11 @@ export class SandboxGraph {
         at: this.clock.now(),
         stateAt: { [state]: this.clock.now() },
       });
+    const mediaId = (send.payload[type] as { id?: unknown } | undefined)?.id;
+    if (MEDIA_TYPES.includes(type) && mediaId !== undefined) {
+      const file = typeof mediaId === 'string' ? this.media.find(mediaId) : undefined;
+      if (file?.channelId !== account.channelId) return this.refused(NOT_A_MEDIA_ID(type), record);
+    }
     if (send.template) {
       const checked = checkTemplateSend(send.template);
       if ('status' in checked) return this.refused(checked, record);
