@@ -270,6 +270,17 @@ describe('Meta sandbox (e2e)', () => {
         expect.objectContaining({ name: 'spring_sale' }),
       ]),
     );
+    // Graph lists a business account's templates to a token of one of its channels only.
+    const list = (account: string, token: string) =>
+      t
+        .http()
+        .get(`/sandbox/graph/v23.0/${account}/message_templates`)
+        .set('authorization', `Bearer ${token}`);
+    await list('102290129340398', ACCESS_TOKEN).expect(200);
+    const refused = await list('102290129340398', 'EAAG-another').expect(401);
+    expect(refused.body.error).toMatchObject({ code: 190 });
+    const unknown = await list('999000111222334', ACCESS_TOKEN).expect(400);
+    expect(unknown.body.error).toMatchObject({ code: 100, error_subcode: 33 });
   });
 
   it('keeps an upload, sends it as an image, and serves it back to the media download', async () => {

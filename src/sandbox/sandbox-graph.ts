@@ -76,7 +76,7 @@ const NO_MATCHING_USER = (): GraphAnswer =>
  * answered as Meta answers it, in Graph's own shapes (no problem details, no data wrapper). Sends
  * are checked as Meta checks them (src/sandbox/graph/), recorded in the sandbox's conversations,
  * then followed by Meta's status notifications (SandboxStatuses); uploads are kept in memory
- * (SandboxMedia); every business account lists the sandbox's templates.
+ * (SandboxMedia); a business account of a channel lists the sandbox's templates to its token.
  */
 @Injectable()
 export class SandboxGraph {
@@ -126,6 +126,11 @@ export class SandboxGraph {
     if (req.method === 'POST' && edge === 'media') return this.upload(node, token, req, res);
     req.resume();
     if (req.method === 'GET' && edge === 'message_templates') {
+      // Listed to a token of a channel on that business account only, as Graph's permissions do.
+      const owners = await this.accounts.onBusinessAccount(node);
+      if (!owners.some((owner) => owner.acceptsToken(token))) {
+        return reply(res, owners.length > 0 ? INVALID_TOKEN() : unknownObject('get', node));
+      }
       return reply(
         res,
         templateListingPage(
