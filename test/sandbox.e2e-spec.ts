@@ -254,7 +254,10 @@ describe('Meta sandbox (e2e)', () => {
   });
 
   it('lists its template catalog to a channel with a business account', async () => {
-    const synced = await givenWhatsappChannel(t, auth, { business_account_id: '102290129340398' });
+    const synced = await givenWhatsappChannel(t, auth, {
+      business_account_id: '102290129340398',
+      access_token: ACCESS_TOKEN,
+    });
     const listed = await eventually(async () => {
       const res = await t
         .http()
