@@ -91,6 +91,13 @@ describe('Meta sandbox (e2e)', () => {
       .set(auth)
       .attach('file', ONE_PIXEL_PNG, { filename: 'pixel.png', contentType: 'image/png' })
       .expect(201);
+  /** A POST to the stand-in's `/{sender}/messages`, as a channel's transport makes it. */
+  const graphSend = (senderId: string, body: Record<string, unknown>, token = ACCESS_TOKEN) =>
+    t
+      .http()
+      .post(`/sandbox/graph/v23.0/${senderId}/messages`)
+      .set('authorization', `Bearer ${token}`)
+      .send(body);
   /** Waits for the delivery to reach `status` (the sandbox's notifications come on their own). */
   const settled = (kind: string, channelId: string, id: string, status: string) =>
     eventually(async () => {
@@ -331,12 +338,12 @@ describe('Meta sandbox (e2e)', () => {
         .expect(201)
     ).body.data.media_id;
     for (const id of ['1234567890123456', theirs]) {
-      const res = await t
-        .http()
-        .post(`/sandbox/graph/v23.0/${wa.number_id}/messages`)
-        .set('authorization', `Bearer ${ACCESS_TOKEN}`)
-        .send({ messaging_product: 'whatsapp', to: client.slice(1), type: 'image', image: { id } })
-        .expect(400);
+      const res = await graphSend(wa.number_id, {
+        messaging_product: 'whatsapp',
+        to: client.slice(1),
+        type: 'image',
+        image: { id },
+      }).expect(400);
       expect(res.body.error).toMatchObject({
         code: 100,
         error_data: {
@@ -345,17 +352,12 @@ describe('Meta sandbox (e2e)', () => {
       });
     }
     const own: string = (await upload(wa.id)).body.data.media_id;
-    await t
-      .http()
-      .post(`/sandbox/graph/v23.0/${wa.number_id}/messages`)
-      .set('authorization', `Bearer ${ACCESS_TOKEN}`)
-      .send({
-        messaging_product: 'whatsapp',
-        to: client.slice(1),
-        type: 'image',
-        image: { id: own },
-      })
-      .expect(200);
+    await graphSend(wa.number_id, {
+      messaging_product: 'whatsapp',
+      to: client.slice(1),
+      type: 'image',
+      image: { id: own },
+    }).expect(200);
   });
 
   it('answers a multipart body cut short with Graph’s 400, and lives on', async () => {
@@ -424,31 +426,17 @@ describe('Meta sandbox (e2e)', () => {
       access_token: 'EAAG-sandbox-page-token',
     });
     await inbound('messanger', page.id, { from: PSID, text: 'Hello page' }, authB).expect(202);
-    const answer = await t
-      .http()
-      .post(`/sandbox/graph/v23.0/${page.user_id}/messages`)
-      .set('authorization', 'Bearer EAAG-sandbox-page-token')
-      .send({ recipient: { id: PSID }, messaging_type: 'RESPONSE', message: { text: 'Hi' } })
-      .expect(200);
+    const hi = { recipient: { id: PSID }, messaging_type: 'RESPONSE', message: { text: 'Hi' } };
+    const answer = await graphSend(page.user_id, hi, 'EAAG-sandbox-page-token').expect(200);
     expect(answer.body).toMatchObject({ recipient_id: PSID });
     // The WhatsApp channel on that id still sends with its own token, and a third token is refused.
-    await t
-      .http()
-      .post(`/sandbox/graph/v23.0/${wa.number_id}/messages`)
-      .set('authorization', `Bearer ${ACCESS_TOKEN}`)
-      .send({
-        messaging_product: 'whatsapp',
-        to: '34612345678',
-        type: 'template',
-        template: { name: 'hello_world', language: { code: 'en_US' } },
-      })
-      .expect(200);
-    const refused = await t
-      .http()
-      .post(`/sandbox/graph/v23.0/${wa.number_id}/messages`)
-      .set('authorization', 'Bearer EAAG-another')
-      .send({ recipient: { id: PSID }, messaging_type: 'RESPONSE', message: { text: 'Hi' } })
-      .expect(401);
+    await graphSend(wa.number_id, {
+      messaging_product: 'whatsapp',
+      to: '34612345678',
+      type: 'template',
+      template: { name: 'hello_world', language: { code: 'en_US' } },
+    }).expect(200);
+    const refused = await graphSend(wa.number_id, hi, 'EAAG-another').expect(401);
     expect(refused.body.error).toMatchObject({ code: 190 });
   });
 
