@@ -259,9 +259,16 @@ describe('Sandbox chat view: its JSON and its page (e2e)', () => {
           aSandboxMessage({ ...on(otherChannel, otherOrg), client: '1999' }),
         );
         await eventually(async () => expect(theirs.received()).toContain(theirMessage.id));
-        // One event each: their own message's (comments aside).
+        // Another organization's channel on this channel's number (a number bound again after a
+        // deletion): its traffic is theirs, not this stream's.
+        const onMyNumber = conversations.add(
+          aSandboxMessage({ ...on(otherChannel, otherOrg), senderId: channel.number_id }),
+        );
+        await eventually(async () => expect(theirs.received()).toContain(onMyNumber.id));
+        expect(mine.received()).not.toContain(onMyNumber.id);
+        // Their own channel's events only (comments aside).
         const events = (stream: string) => stream.match(/^data: /gm) ?? [];
-        expect(events(theirs.received())).toHaveLength(1);
+        expect(events(theirs.received())).toHaveLength(2);
         expect(theirs.received()).not.toContain(message.id);
         expect(theirs.received()).not.toContain(channel.id);
         expect(mine.received()).not.toContain(theirMessage.id);
