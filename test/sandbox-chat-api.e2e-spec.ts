@@ -1,14 +1,24 @@
 import { request as httpRequest, IncomingMessage } from 'node:http';
 import { SandboxConversations, SandboxMessage } from '../src/sandbox';
+import { SandboxChatEvents } from '../src/sandbox/chat-view/sandbox-chat-events';
 import { eventually } from './support/eventually';
 import { aWhatsappChannel } from './support/factories';
 import { listenOnLoopback } from './support/listening';
 import { bearer, newOrganization, startApp, TestApp, tokenFor } from './support/test-app';
 
+/** Where a message is kept: the channel, its organization and its number. */
+const on = (channel: { id: string; number_id: string }, organizationId: string) => ({
+  channelId: channel.id,
+  organizationId,
+  senderId: channel.number_id,
+});
+
 /** A message as the sandbox records it; tests state only what differs. */
 const aSandboxMessage = (overrides: Partial<SandboxMessage>): SandboxMessage => ({
   id: `wamid.${Math.random().toString(36).slice(2)}`,
   kind: 'whatsapp',
+  channelId: '00000000-0000-4000-8000-000000000000',
+  organizationId: '00000000-0000-4000-8000-000000000000',
   senderId: '0',
   client: '34612345678',
   direction: 'to_client',
@@ -38,6 +48,15 @@ describe('Sandbox chat view: its JSON and its page (e2e)', () => {
       const auth = bearer(tokenFor());
       await t.http().get('/sandbox/api/channels').set(auth).expect(404);
       await t.http().get('/sandbox/assets/chat.js').expect(404);
+      // Without a token too: the sandbox being off comes before the token guard.
+      for (const path of [
+        '/sandbox/api/channels',
+        '/sandbox/api/events',
+        '/sandbox/api/conversations/whatsapp/00000000-0000-4000-8000-000000000000/1',
+      ]) {
+        const answer = await t.http().get(path);
+        expect([answer.status, answer.body.code]).toEqual([404, 'not_found']);
+      }
     });
   });
 
@@ -46,7 +65,8 @@ describe('Sandbox chat view: its JSON and its page (e2e)', () => {
     let conversations: SandboxConversations;
     const org = newOrganization();
     const auth = bearer(tokenFor({ org }));
-    const otherAuth = bearer(tokenFor({ org: newOrganization() }));
+    const otherOrg = newOrganization();
+    const otherAuth = bearer(tokenFor({ org: otherOrg }));
     let channel: { id: string; number_id: string };
     let otherChannel: { id: string; number_id: string };
 
@@ -65,10 +85,10 @@ describe('Sandbox chat view: its JSON and its page (e2e)', () => {
         .set(otherAuth)
         .send(aWhatsappChannel());
       otherChannel = other.body.data;
-      conversations.add(aSandboxMessage({ senderId: channel.number_id, client: '34612345678' }));
+      conversations.add(aSandboxMessage({ ...on(channel, org), client: '34612345678' }));
       conversations.add(
         aSandboxMessage({
-          senderId: otherChannel.number_id,
+          ...on(otherChannel, otherOrg),
           client: '14155552671',
           body: { type: 'text', text: { body: 'secret of the other organization' } },
         }),
@@ -134,7 +154,7 @@ describe('Sandbox chat view: its JSON and its page (e2e)', () => {
     it("renders a template with the sandbox's catalog, or as its name and parameters when no catalog has it", async () => {
       const templateSent = (name: string, parameters: Record<string, string>[]) =>
         aSandboxMessage({
-          senderId: channel.number_id,
+          ...on(channel, org),
           client: '34600000001',
           type: 'template',
           body: {
@@ -174,6 +194,37 @@ describe('Sandbox chat view: its JSON and its page (e2e)', () => {
       ]);
     });
 
+    it('ends a stream cleanly: a change after its end is not written, and the process lives on', async () => {
+      const { port } = new URL(await listenOnLoopback(t));
+      let text = '';
+      const ended = new Promise<void>((resolve, reject) => {
+        httpRequest(
+          { host: '127.0.0.1', port, path: '/sandbox/api/events', headers: auth },
+          (response) => {
+            response.setEncoding('utf8');
+            response.on('data', (chunk: string) => (text += chunk));
+            response.on('end', resolve);
+          },
+        )
+          .on('error', reject)
+          .end();
+      });
+      await eventually(async () => expect(text).toContain(': open'));
+      // Once a change arrives, the stream knows the organization's channels.
+      const first = conversations.add(
+        aSandboxMessage({ ...on(channel, org), client: '34600000008' }),
+      );
+      await eventually(async () => expect(text).toContain(first.id));
+      t.app.get(SandboxChatEvents).onModuleDestroy();
+      // In the gap before the response closes, another change to the organization's conversations.
+      const late = conversations.add(
+        aSandboxMessage({ ...on(channel, org), client: '34600000009' }),
+      );
+      await ended;
+      expect(text).not.toContain(late.id);
+      await t.http().get('/health/live').expect(200);
+    });
+
     it("streams changes to the organization's conversations only", async () => {
       const { port } = new URL(await listenOnLoopback(t));
       const open = (headers: Record<string, string>) =>
@@ -196,7 +247,7 @@ describe('Sandbox chat view: its JSON and its page (e2e)', () => {
       expect(mine.response.headers['content-type']).toContain('text/event-stream');
       try {
         const message = conversations.add(
-          aSandboxMessage({ senderId: channel.number_id, client: '34600000002' }),
+          aSandboxMessage({ ...on(channel, org), client: '34600000002' }),
         );
         await eventually(async () =>
           expect(mine.received()).toContain(
@@ -205,12 +256,19 @@ describe('Sandbox chat view: its JSON and its page (e2e)', () => {
         );
         // The other organization's stream got nothing of it (its own channel's change arrives).
         const theirMessage = conversations.add(
-          aSandboxMessage({ senderId: otherChannel.number_id, client: '1999' }),
+          aSandboxMessage({ ...on(otherChannel, otherOrg), client: '1999' }),
         );
         await eventually(async () => expect(theirs.received()).toContain(theirMessage.id));
-        // One event each: their own message's (comments aside).
+        // Another organization's channel on this channel's number (a number bound again after a
+        // deletion): its traffic is theirs, not this stream's.
+        const onMyNumber = conversations.add(
+          aSandboxMessage({ ...on(otherChannel, otherOrg), senderId: channel.number_id }),
+        );
+        await eventually(async () => expect(theirs.received()).toContain(onMyNumber.id));
+        expect(mine.received()).not.toContain(onMyNumber.id);
+        // Their own channel's events only (comments aside).
         const events = (stream: string) => stream.match(/^data: /gm) ?? [];
-        expect(events(theirs.received())).toHaveLength(1);
+        expect(events(theirs.received())).toHaveLength(2);
         expect(theirs.received()).not.toContain(message.id);
         expect(theirs.received()).not.toContain(channel.id);
         expect(mine.received()).not.toContain(theirMessage.id);

@@ -69,6 +69,8 @@ describe('Sandbox chat view in a browser (e2e)', () => {
       conversations.add({
         id: `wamid.${Math.random().toString(36).slice(2)}`,
         kind: 'whatsapp',
+        channelId: channel.id,
+        organizationId: org,
         senderId: channel.number_id,
         client: '34699000001',
         direction: 'to_client',
@@ -150,6 +152,28 @@ describe('Sandbox chat view in a browser (e2e)', () => {
       await expect(page.locator('.failure').textContent()).resolves.toBe(
         '❗ Not delivered — 131047 Re-engagement message: More than 24 hours have passed since the recipient last replied.',
       );
+      expect(errors).toEqual([]);
+      await page.close();
+    });
+
+    it('sends the token for media to agentline’s media route only; another link is a link', async () => {
+      const elsewhere = `${url}/v1/channels/whatsapp/${channel.id}/deliveries`;
+      record({
+        client: '34699000003',
+        type: 'image',
+        body: { type: 'image', image: { link: elsewhere } },
+      });
+      const { page, errors } = await openChatView(context, url, token);
+      const asked: string[] = [];
+      page.on('request', (request) => {
+        if (request.url().includes('/deliveries')) asked.push(request.url());
+      });
+      await openConversation(page, channel.id, '34699000003');
+      const shown = page.locator('#messages .media.image .label a');
+      await shown.waitFor();
+      await expect(shown.getAttribute('href')).resolves.toBe(elsewhere);
+      await expect(shown.getAttribute('rel')).resolves.toBe('noopener noreferrer');
+      expect(asked).toEqual([]);
       expect(errors).toEqual([]);
       await page.close();
     });

@@ -91,6 +91,13 @@ describe('Meta sandbox (e2e)', () => {
       .set(auth)
       .attach('file', ONE_PIXEL_PNG, { filename: 'pixel.png', contentType: 'image/png' })
       .expect(201);
+  /** A POST to the stand-in's `/{sender}/messages`, as a channel's transport makes it. */
+  const graphSend = (senderId: string, body: Record<string, unknown>, token = ACCESS_TOKEN) =>
+    t
+      .http()
+      .post(`/sandbox/graph/v23.0/${senderId}/messages`)
+      .set('authorization', `Bearer ${token}`)
+      .send(body);
   /** Waits for the delivery to reach `status` (the sandbox's notifications come on their own). */
   const settled = (kind: string, channelId: string, id: string, status: string) =>
     eventually(async () => {
@@ -254,7 +261,10 @@ describe('Meta sandbox (e2e)', () => {
   });
 
   it('lists its template catalog to a channel with a business account', async () => {
-    const synced = await givenWhatsappChannel(t, auth, { business_account_id: '102290129340398' });
+    const synced = await givenWhatsappChannel(t, auth, {
+      business_account_id: '102290129340398',
+      access_token: ACCESS_TOKEN,
+    });
     const listed = await eventually(async () => {
       const res = await t
         .http()
@@ -270,6 +280,17 @@ describe('Meta sandbox (e2e)', () => {
         expect.objectContaining({ name: 'spring_sale' }),
       ]),
     );
+    // Graph lists a business account's templates to a token of one of its channels only.
+    const list = (account: string, token: string) =>
+      t
+        .http()
+        .get(`/sandbox/graph/v23.0/${account}/message_templates`)
+        .set('authorization', `Bearer ${token}`);
+    await list('102290129340398', ACCESS_TOKEN).expect(200);
+    const refused = await list('102290129340398', 'EAAG-another').expect(401);
+    expect(refused.body.error).toMatchObject({ code: 190 });
+    const unknown = await list('999000111222334', ACCESS_TOKEN).expect(400);
+    expect(unknown.body.error).toMatchObject({ code: 100, error_subcode: 33 });
   });
 
   it('keeps an upload, sends it as an image, and serves it back to the media download', async () => {
@@ -301,6 +322,122 @@ describe('Meta sandbox (e2e)', () => {
       .expect(200);
     expect(download.headers['content-type']).toBe('image/png');
     expect(Buffer.compare(download.body as Buffer, ONE_PIXEL_PNG)).toBe(0);
+  });
+
+  it('refuses a media id this number never uploaded, as Graph does (100)', async () => {
+    const client = '+34644444444';
+    await inbound('whatsapp', wa.id, { from: client, text: 'Send me the photo' }).expect(202);
+    const authB = bearer(tokenFor({ org: newOrganization() }));
+    const waB = await givenWhatsappChannel(t, authB, { access_token: 'EAAG-sandbox-b' });
+    const theirs: string = (
+      await t
+        .http()
+        .post(`/v1/channels/whatsapp/${waB.id}/media`)
+        .set(authB)
+        .attach('file', ONE_PIXEL_PNG, { filename: 'pixel.png', contentType: 'image/png' })
+        .expect(201)
+    ).body.data.media_id;
+    for (const id of ['1234567890123456', theirs]) {
+      const res = await graphSend(wa.number_id, {
+        messaging_product: 'whatsapp',
+        to: client.slice(1),
+        type: 'image',
+        image: { id },
+      }).expect(400);
+      expect(res.body.error).toMatchObject({
+        code: 100,
+        error_data: {
+          details: "Param image['id'] is not a valid whatsapp business account media attachment ID",
+        },
+      });
+    }
+    const own: string = (await upload(wa.id)).body.data.media_id;
+    await graphSend(wa.number_id, {
+      messaging_product: 'whatsapp',
+      to: client.slice(1),
+      type: 'image',
+      image: { id: own },
+    }).expect(200);
+  });
+
+  it('answers a multipart body cut short with Graph’s 400, and lives on', async () => {
+    const part = (name: string) =>
+      `--cut\r\nContent-Disposition: form-data; name="${name}"; filename="a.png"\r\n` +
+      'Content-Type: image/png\r\n\r\nnot all of it';
+    // The boundary never closes: the part read and a part skipped both end unexpectedly.
+    for (const body of [part('file'), `${part('other')}`]) {
+      const res = await t
+        .http()
+        .post(`/sandbox/graph/v23.0/${wa.number_id}/media`)
+        .set('authorization', `Bearer ${ACCESS_TOKEN}`)
+        .set('content-type', 'multipart/form-data; boundary=cut')
+        .send(body)
+        .expect(400);
+      expect(res.body.error).toMatchObject({ code: 100, type: 'OAuthException' });
+    }
+    await t.http().get('/health/live').expect(200);
+  });
+
+  it('keeps a deleted channel’s conversations and media from the next channel on its number', async () => {
+    // Organization A's channel: a client writes, A uploads a file; then A deletes the channel.
+    const client = '+34633333333';
+    await inbound('whatsapp', wa.id, { from: client, text: 'For A only' }).expect(202);
+    const theirMedia: string = (await upload(wa.id)).body.data.media_id;
+    await t.http().delete(`/v1/channels/whatsapp/${wa.id}`).set(auth).expect(204);
+    // Organization B binds the same number.
+    const authB = bearer(tokenFor({ org: newOrganization() }));
+    const tokenB = 'EAAG-sandbox-test-token-B';
+    const waB = await givenWhatsappChannel(t, authB, {
+      number_id: wa.number_id,
+      access_token: tokenB,
+    });
+    const listed = await t.http().get('/sandbox/api/channels').set(authB).expect(200);
+    expect(listed.body.data).toEqual([expect.objectContaining({ id: waB.id, clients: [] })]);
+    await t
+      .http()
+      .get(`/sandbox/api/conversations/whatsapp/${waB.id}/${client}`)
+      .set(authB)
+      .expect(200, { data: [] });
+    // A's client never wrote to B: B's window with them is closed.
+    const graph = (path: string) =>
+      t.http().post(`/sandbox/graph/v23.0/${path}`).set('authorization', `Bearer ${tokenB}`);
+    const late = await graph(`${waB.number_id}/messages`)
+      .send({
+        messaging_product: 'whatsapp',
+        to: client.slice(1),
+        type: 'text',
+        text: { body: 'Hi' },
+      })
+      .expect(400);
+    expect(late.body.error).toMatchObject({ code: 131047 });
+    // A's file is not B's to read.
+    const info = await t
+      .http()
+      .get(`/sandbox/graph/v23.0/${theirMedia}`)
+      .set('authorization', `Bearer ${tokenB}`)
+      .expect(400);
+    expect(info.body.error).toMatchObject({ code: 100, error_subcode: 33 });
+  });
+
+  it('sends for a Messenger page whose id is another organization’s WhatsApp number id', async () => {
+    const authB = bearer(tokenFor({ org: newOrganization() }));
+    const page = await givenMessangerChannel(t, authB, {
+      user_id: wa.number_id,
+      access_token: 'EAAG-sandbox-page-token',
+    });
+    await inbound('messanger', page.id, { from: PSID, text: 'Hello page' }, authB).expect(202);
+    const hi = { recipient: { id: PSID }, messaging_type: 'RESPONSE', message: { text: 'Hi' } };
+    const answer = await graphSend(page.user_id, hi, 'EAAG-sandbox-page-token').expect(200);
+    expect(answer.body).toMatchObject({ recipient_id: PSID });
+    // The WhatsApp channel on that id still sends with its own token, and a third token is refused.
+    await graphSend(wa.number_id, {
+      messaging_product: 'whatsapp',
+      to: '34612345678',
+      type: 'template',
+      template: { name: 'hello_world', language: { code: 'en_US' } },
+    }).expect(200);
+    const refused = await graphSend(wa.number_id, hi, 'EAAG-another').expect(401);
+    expect(refused.body.error).toMatchObject({ code: 190 });
   });
 
   it('fails a message to a number ending in 0000 with Meta’s 131026', async () => {
@@ -463,5 +600,21 @@ describe('Meta sandbox off (e2e)', () => {
       detail: expect.stringMatching(/META_SANDBOX=true/),
     });
     await t.http().post(`/sandbox/graph/v23.0/${wa.number_id}/messages`).send({}).expect(404);
+  });
+
+  it('answers 404 before the token and the body are looked at', async () => {
+    const auth = bearer(tokenFor({ org: newOrganization() }));
+    for (const kind of ['whatsapp', 'messanger']) {
+      const path = `/sandbox/${kind}/00000000-0000-4000-8000-000000000000/inbound`;
+      const unauthenticated = await t.http().post(path).send({ from: CLIENT, text: 'Hi' });
+      expect([unauthenticated.status, unauthenticated.body.code]).toEqual([404, 'not_found']);
+      const badBody = await t
+        .http()
+        .post(path)
+        .set(auth)
+        .send({ nonsense: [1] });
+      expect([badBody.status, badBody.body.code]).toEqual([404, 'not_found']);
+      expect(badBody.headers['content-type']).toContain('application/problem+json');
+    }
   });
 });

@@ -103,6 +103,9 @@ const COLUMNS_OF_CHANGES: Record<Exclude<keyof ChannelChanges, 'senderId' | 'own
  * id's (the descriptor names it), so one set of statements serves them all. Every read by id is
  * scoped by organization except the webhooks' (public routes), which have their own lookup.
  */
+/** More channels on one business account than a stand-in's token check needs to look at. */
+const MAX_ON_BUSINESS_ACCOUNT = 100;
+
 @Injectable()
 export class ChannelStore {
   constructor(
@@ -156,6 +159,20 @@ export class ChannelStore {
   findLiveBySenderId(kind: ChannelKind, senderId: string): Promise<StoredChannel | undefined> {
     const column = this.kinds.get(kind).senderIdColumn;
     return this.selectOne(this.dataSource.manager, kind, `${column} = $1`, [senderId]);
+  }
+
+  /**
+   * The live WhatsApp channels on a business account, in whatever organization, oldest first: for
+   * the sandbox's stand-in, which lists templates to a token of one of them only.
+   */
+  async findLiveByBusinessAccount(businessAccountId: string): Promise<StoredChannel[]> {
+    const kind = this.kinds.get('whatsapp');
+    const rows = (await this.dataSource.manager.query(
+      `${selectFrom(kind)} WHERE business_account_id = $1 AND deleted_at IS NULL
+        ORDER BY created_at LIMIT ${MAX_ON_BUSINESS_ACCOUNT}`,
+      [businessAccountId],
+    )) as ChannelRow[];
+    return rows.map((row) => toStored(kind, row));
   }
 
   private async selectOne(

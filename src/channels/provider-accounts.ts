@@ -46,6 +46,12 @@ export class ProviderAccounts {
     return channel && this.account(channel);
   }
 
+  /** The live WhatsApp channels on a business account, in whatever organization. */
+  async onBusinessAccount(businessAccountId: string): Promise<ProviderAccount[]> {
+    const channels = await this.store.findLiveByBusinessAccount(businessAccountId);
+    return channels.map((channel) => this.account(channel));
+  }
+
   /** The organization's live channel of this kind; another organization's is not found. */
   async ofOrganization(
     kind: ChannelKind,

@@ -1,4 +1,4 @@
-import { describeFailure, inboundBody } from './simulate';
+import { describeFailure, inboundBody, mimeTypeOf } from './simulate';
 
 describe('npm run simulate', () => {
   it('builds the inbound body of each option in Meta’s message shapes', () => {
@@ -61,6 +61,42 @@ describe('npm run simulate', () => {
     expect(() => inboundBody('messanger', '1', { image: 'a.jpg' }, uploaded)).toThrow(
       /WhatsApp only/,
     );
+  });
+
+  it('uploads each file it knows as a type agentline accepts (a CSV as text/plain)', () => {
+    // Meta's image and document types (src/channels/kinds/whatsapp/whatsapp-media-types.ts).
+    const accepted = [
+      'image/jpeg',
+      'image/png',
+      'text/plain',
+      'application/pdf',
+      'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+      'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+    ];
+    for (const file of [
+      'a.jpg',
+      'a.jpeg',
+      'a.png',
+      'a.pdf',
+      'a.txt',
+      'a.csv',
+      'a.docx',
+      'a.xlsx',
+    ]) {
+      expect(accepted).toContain(mimeTypeOf(file));
+    }
+    expect(mimeTypeOf('orders.CSV')).toBe('text/plain');
+  });
+
+  it('replies in each kind’s own shape: WhatsApp’s context.id, Messenger’s reply_to.mid', () => {
+    expect(inboundBody('messanger', '123', { text: 'Yes', 'reply-to': 'm_A' })).toEqual({
+      from: '123',
+      message: { text: 'Yes', reply_to: { mid: 'm_A' } },
+    });
+    expect(inboundBody('whatsapp', '+1', { text: 'Yes', 'reply-to': 'wamid.A' })).toEqual({
+      from: '+1',
+      message: { type: 'text', text: { body: 'Yes' }, context: { id: 'wamid.A' } },
+    });
   });
 
   it('refuses options it cannot turn into a message, saying which', () => {

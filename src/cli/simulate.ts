@@ -59,10 +59,15 @@ const MIME_TYPES: Record<string, string> = {
   '.png': 'image/png',
   '.pdf': 'application/pdf',
   '.txt': 'text/plain',
-  '.csv': 'text/csv',
+  // WhatsApp takes no text/csv: a CSV goes as the plain text it is.
+  '.csv': 'text/plain',
   '.docx': 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
   '.xlsx': 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
 };
+
+/** The MIME type the file is uploaded as, from its extension; undefined when not known. */
+export const mimeTypeOf = (path: string): string | undefined =>
+  MIME_TYPES[extname(path).toLowerCase()];
 
 /** `a:b` split at the first colon; both parts required unless `emptyRight`. */
 function pair(option: string, value: string, emptyRight = false): [string, string] {
@@ -109,13 +114,19 @@ export function inboundBody(
   if (given.length !== 1) {
     throw new Error(`Give exactly one of --${CONTENT_OPTIONS.join(', --')}.\n${USAGE}`);
   }
-  const context = values['reply-to'] ? { context: { id: values['reply-to'] } } : {};
+  // Meta's reply shape per kind: WhatsApp's `context.id`, Messenger's `reply_to.mid`.
+  const replyTo = values['reply-to'];
+  const context = !replyTo
+    ? {}
+    : kind === 'whatsapp'
+      ? { context: { id: replyTo } }
+      : { reply_to: { mid: replyTo } };
   const message = (content: Record<string, unknown>) => ({
     from,
     message: { ...content, ...context },
   });
   if (values.text !== undefined) {
-    return context.context ? message(textMessage(kind, values.text)) : { from, text: values.text };
+    return replyTo ? message(textMessage(kind, values.text)) : { from, text: values.text };
   }
   if (values.message !== undefined) return message(parseMessage(values.message));
   const mediaType =
@@ -258,7 +269,7 @@ async function upload(
   path: string,
   post: (form: FormData) => Promise<string>,
 ): Promise<UploadedFile> {
-  const mimeType = MIME_TYPES[extname(path).toLowerCase()];
+  const mimeType = mimeTypeOf(path);
   if (!mimeType) {
     throw new Error(
       `${path}: its type is not known from the extension; use one of ${Object.keys(MIME_TYPES).join(' ')}`,

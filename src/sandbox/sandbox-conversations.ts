@@ -15,6 +15,13 @@ export interface SandboxMessage {
   /** Meta's id for it: a `wamid.…` (WhatsApp) or an `m_…` mid (Messenger). */
   id: string;
   kind: SandboxChannelKind;
+  /**
+   * The agentline channel it belongs to, and its organization: what the conversation is kept
+   * under. A number or page id is not enough: a deleted channel's number may be another
+   * organization's channel later, which must not see (or answer) the old conversations.
+   */
+  channelId: string;
+  organizationId: string;
   /** The business side: the WhatsApp phone_number_id or the Messenger page id. */
   senderId: string;
   /** The client: a WhatsApp number (digits, as Meta writes wa_id) or a Messenger PSID. */
@@ -34,40 +41,68 @@ export interface SandboxMessage {
 
 /** The most messages the sandbox keeps per conversation (oldest forgotten first). */
 export const SANDBOX_MESSAGES_PER_CONVERSATION = 500;
-/** The most conversations it keeps (least recently active forgotten first). */
+/**
+ * The most conversations it keeps per organization (least recently active forgotten first): one
+ * organization's traffic never forgets another's conversations.
+ */
 export const SANDBOX_CONVERSATIONS = 1_000;
+/** The most organizations it keeps conversations of (least recently active forgotten first). */
+export const SANDBOX_ORGANIZATIONS = 100;
+
+interface Conversation {
+  messages: SandboxMessage[];
+  /** When the client last wrote: kept apart from the messages, which the agent's may push out. */
+  lastFromClient?: number;
+}
+
+/** What addresses one conversation: the organization, its channel and the client. */
+export interface SandboxConversationRef {
+  organizationId: string;
+  channelId: string;
+  client: string;
+}
 
 /**
  * The sandbox's memory of every conversation: what the stand-in for Meta accepted and what
- * simulated clients wrote, with the states a phone shows. In memory, per process, bounded: the
- * sandbox is a single-process tool for trying agentline (docs/sandbox.md), and a restart starts
- * it empty.
+ * simulated clients wrote, with the states a phone shows, kept per organization and channel. In
+ * memory, per process, bounded per organization: the sandbox is a single-process tool for trying
+ * agentline (docs/sandbox.md), and a restart starts it empty.
  */
 @Injectable()
 export class SandboxConversations {
-  /** By conversationKey, in order of last activity (a Map keeps insertion order). */
-  private readonly conversations = new Map<string, SandboxMessage[]>();
+  /** Per organization, then by conversationKey; both in order of last activity (a Map keeps insertion order). */
+  private readonly organizations = new Map<string, Map<string, Conversation>>();
   private readonly byId = new Map<string, SandboxMessage>();
   private readonly listeners = new Set<(message: SandboxMessage) => void>();
 
   add(message: SandboxMessage): SandboxMessage {
-    const key = conversationKey(message.kind, message.senderId, message.client);
-    const messages = this.conversations.get(key) ?? [];
-    this.conversations.delete(key);
-    this.conversations.set(key, messages);
+    const conversations = this.organizations.get(message.organizationId) ?? new Map();
+    this.organizations.delete(message.organizationId);
+    this.organizations.set(message.organizationId, conversations);
+    const key = conversationKey(message.channelId, message.client);
+    const conversation: Conversation = conversations.get(key) ?? { messages: [] };
+    conversations.delete(key);
+    conversations.set(key, conversation);
+    const messages = conversation.messages;
     messages.push(message);
+    if (message.direction === 'from_client') conversation.lastFromClient = message.at;
     this.byId.set(message.id, message);
     while (messages.length > SANDBOX_MESSAGES_PER_CONVERSATION) {
       const dropped = messages.shift();
       if (dropped) this.byId.delete(dropped.id);
     }
-    while (this.conversations.size > SANDBOX_CONVERSATIONS) {
-      const [oldest, forgotten] = this.conversations.entries().next().value as [
+    while (conversations.size > SANDBOX_CONVERSATIONS) {
+      const [oldest, forgotten] = conversations.entries().next().value as [string, Conversation];
+      conversations.delete(oldest);
+      this.forget(forgotten);
+    }
+    while (this.organizations.size > SANDBOX_ORGANIZATIONS) {
+      const [oldest, forgotten] = this.organizations.entries().next().value as [
         string,
-        SandboxMessage[],
+        Map<string, Conversation>,
       ];
-      this.conversations.delete(oldest);
-      for (const gone of forgotten) this.byId.delete(gone.id);
+      this.organizations.delete(oldest);
+      for (const gone of forgotten.values()) this.forget(gone);
     }
     this.changed(message);
     return message;
@@ -95,42 +130,39 @@ export class SandboxConversations {
   }
 
   /** One conversation, oldest message first. */
-  conversation(
-    kind: SandboxChannelKind,
-    senderId: string,
-    client: string,
-  ): readonly SandboxMessage[] {
-    return this.conversations.get(conversationKey(kind, senderId, client)) ?? [];
+  conversation(ref: SandboxConversationRef): readonly SandboxMessage[] {
+    return this.get(ref)?.messages ?? [];
   }
 
-  /** The conversations of one business sender (a number or a page), most recently active first. */
-  clientsOf(
-    kind: SandboxChannelKind,
-    senderId: string,
-  ): { client: string; last: SandboxMessage }[] {
-    const prefix = conversationKey(kind, senderId, '');
-    return [...this.conversations.entries()]
-      .filter(([key]) => key.startsWith(prefix))
+  /** The conversations of one channel, most recently active first. */
+  clientsOf(organizationId: string, channelId: string): { client: string; last: SandboxMessage }[] {
+    const prefix = conversationKey(channelId, '');
+    return [...(this.organizations.get(organizationId)?.entries() ?? [])]
+      .filter(([key, { messages }]) => key.startsWith(prefix) && messages.length > 0)
       .reverse()
-      .map(([, messages]) => ({
+      .map(([, { messages }]) => ({
         client: messages[messages.length - 1].client,
         last: messages[messages.length - 1],
       }));
   }
 
   /** The time of the client's last message in a conversation (for Meta's 24-hour window). */
-  lastFromClient(kind: SandboxChannelKind, senderId: string, client: string): number | undefined {
-    const messages = this.conversation(kind, senderId, client);
-    for (let i = messages.length - 1; i >= 0; i--) {
-      if (messages[i].direction === 'from_client') return messages[i].at;
-    }
-    return undefined;
+  lastFromClient(ref: SandboxConversationRef): number | undefined {
+    return this.get(ref)?.lastFromClient;
   }
 
   /** Called with every message added or advanced (the chat view's live updates); returns the unsubscribe. */
   subscribe(listener: (message: SandboxMessage) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  private get({ organizationId, channelId, client }: SandboxConversationRef) {
+    return this.organizations.get(organizationId)?.get(conversationKey(channelId, client));
+  }
+
+  private forget(conversation: Conversation): void {
+    for (const gone of conversation.messages) this.byId.delete(gone.id);
   }
 
   private changed(message: SandboxMessage): void {
@@ -147,6 +179,7 @@ const STATE_ORDER: Record<SandboxMessageState, number> = {
   failed: 4,
 };
 
-function conversationKey(kind: SandboxChannelKind, senderId: string, client: string): string {
-  return `${kind}\u0000${senderId}\u0000${client}`;
+/** A channel id is a UUID: unique across kinds. */
+function conversationKey(channelId: string, client: string): string {
+  return `${channelId}\u0000${client}`;
 }

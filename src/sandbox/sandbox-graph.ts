@@ -20,7 +20,7 @@ import { readTemplateListingQuery, templateListingPage } from './graph/graph-tem
 import { PricingCategory } from './meta-notifications';
 import { SandboxConversations, SandboxChannelKind } from './sandbox-conversations';
 import { SANDBOX_GRAPH_PATH, SandboxLoopback } from './sandbox-loopback';
-import { SANDBOX_MEDIA_BYTES, SandboxMedia } from './sandbox-media';
+import { SANDBOX_MEDIA_BYTES, SandboxMedia, SandboxMediaFile } from './sandbox-media';
 import { isFailingClient, SandboxStatuses } from './sandbox-statuses';
 import { checkTemplateSend, SANDBOX_TEMPLATES } from './sandbox-templates';
 
@@ -46,6 +46,18 @@ const OUTSIDE_WINDOW = (): GraphAnswer =>
     },
   });
 
+/** WhatsApp's media message types, sent by an uploaded media's `id` or a `link`. */
+const MEDIA_TYPES = ['image', 'video', 'audio', 'document', 'sticker'];
+
+/** Graph's answer to a media id this number never uploaded (or one it has forgotten). */
+const NOT_A_MEDIA_ID = (type: string): GraphAnswer =>
+  graphRefusal(400, 100, '(#100) Invalid parameter', {
+    error_data: {
+      messaging_product: 'whatsapp',
+      details: `Param ${type}['id'] is not a valid whatsapp business account media attachment ID`,
+    },
+  });
+
 /** Messenger's answer to a RESPONSE or UPDATE more than 24 hours after the client's last message. */
 const OUTSIDE_MESSANGER_WINDOW = (): GraphAnswer =>
   graphRefusal(
@@ -64,7 +76,7 @@ const NO_MATCHING_USER = (): GraphAnswer =>
  * answered as Meta answers it, in Graph's own shapes (no problem details, no data wrapper). Sends
  * are checked as Meta checks them (src/sandbox/graph/), recorded in the sandbox's conversations,
  * then followed by Meta's status notifications (SandboxStatuses); uploads are kept in memory
- * (SandboxMedia); every business account lists the sandbox's templates.
+ * (SandboxMedia); a business account of a channel lists the sandbox's templates to its token.
  */
 @Injectable()
 export class SandboxGraph {
@@ -114,6 +126,11 @@ export class SandboxGraph {
     if (req.method === 'POST' && edge === 'media') return this.upload(node, token, req, res);
     req.resume();
     if (req.method === 'GET' && edge === 'message_templates') {
+      // Listed to a token of a channel on that business account only, as Graph's permissions do.
+      const owners = await this.accounts.onBusinessAccount(node);
+      if (!owners.some((owner) => owner.acceptsToken(token))) {
+        return reply(res, owners.length > 0 ? INVALID_TOKEN() : unknownObject('get', node));
+      }
       return reply(
         res,
         templateListingPage(
@@ -168,7 +185,7 @@ export class SandboxGraph {
       this.conversations.add({
         id: newWamid(waId),
         kind: 'whatsapp',
-        senderId: account.senderId,
+        ...owner(account),
         client: waId,
         direction: 'to_client',
         type,
@@ -178,12 +195,17 @@ export class SandboxGraph {
         at: this.clock.now(),
         stateAt: { [state]: this.clock.now() },
       });
+    const mediaId = (send.payload[type] as { id?: unknown } | undefined)?.id;
+    if (MEDIA_TYPES.includes(type) && mediaId !== undefined) {
+      const file = typeof mediaId === 'string' ? this.media.find(mediaId) : undefined;
+      if (file?.channelId !== account.channelId) return this.refused(NOT_A_MEDIA_ID(type), record);
+    }
     if (send.template) {
       const checked = checkTemplateSend(send.template);
       if ('status' in checked) return this.refused(checked, record);
       category = checked.category;
     } else {
-      const last = this.conversations.lastFromClient('whatsapp', account.senderId, waId);
+      const last = this.conversations.lastFromClient({ ...owner(account), client: waId });
       if (last === undefined || this.clock.now() - last > WINDOW_MS)
         return this.refused(OUTSIDE_WINDOW(), record);
     }
@@ -211,7 +233,7 @@ export class SandboxGraph {
       this.conversations.add({
         id: newMid(),
         kind: 'messanger',
-        senderId: account.senderId,
+        ...owner(account),
         client: send.to,
         direction: 'to_client',
         type: messangerType(message),
@@ -223,7 +245,7 @@ export class SandboxGraph {
       });
     // A message tag is how a page writes outside the window; anything else needs the client's 24 hours.
     if (send.messagingType !== 'MESSAGE_TAG') {
-      const last = this.conversations.lastFromClient('messanger', account.senderId, send.to);
+      const last = this.conversations.lastFromClient({ ...owner(account), client: send.to });
       if (last === undefined || this.clock.now() - last > WINDOW_MS) {
         return this.refused(OUTSIDE_MESSANGER_WINDOW(), record);
       }
@@ -279,8 +301,12 @@ export class SandboxGraph {
     let truncated = false;
     let filename: string | undefined;
     parser.on('field', (name, value) => (fields[name] = value));
+    let cut = false;
     parser.on('file', (name, stream, info) => {
       files += 1;
+      // A part cut short ("Unexpected end of form") errors on its stream, not only on the parser:
+      // unheard, it would end the process.
+      stream.on('error', () => (cut = true));
       if (name !== 'file' || files > 1) {
         stream.resume();
         return;
@@ -297,7 +323,7 @@ export class SandboxGraph {
       parser.once('error', () => resolve(false));
       req.pipe(parser);
     });
-    if (!finished) {
+    if (!finished || cut) {
       req.unpipe(parser);
       req.resume();
       return reply(res, graphRefusal(400, 100, '(#100) The multipart body cannot be read'));
@@ -305,7 +331,7 @@ export class SandboxGraph {
     const refusal = checkUpload(fields, files, bytes);
     if (refusal) return reply(res, refusal);
     if (truncated) return reply(res, mediaTooBig(fields.type, SANDBOX_MEDIA_BYTES));
-    const stored = this.media.add(numberId, {
+    const stored = this.media.add(account, {
       mimeType: fields.type,
       ...(filename !== undefined && { filename }),
       bytes: Buffer.concat(chunks),
@@ -316,8 +342,8 @@ export class SandboxGraph {
   /** `GET /{media_id}`: its short-lived download URL, type, hash and size. */
   private async mediaInfo(mediaId: string, token: string): Promise<GraphAnswer> {
     const file = this.media.find(mediaId);
-    const owner = file && (await this.accounts.bySenderId('whatsapp', file.numberId));
-    if (!file || !owner?.acceptsToken(token)) return unknownObject('get', mediaId);
+    const holder = file && (await this.mediaHolder(file));
+    if (!file || !holder?.acceptsToken(token)) return unknownObject('get', mediaId);
     const expires = Math.floor((this.clock.now() + DOWNLOAD_URL_MS) / 1000);
     const query = new URLSearchParams({
       mid: file.id,
@@ -347,9 +373,8 @@ export class SandboxGraph {
     const query = new URLSearchParams(rawQuery);
     const expires = Number(query.get('ext'));
     const file = this.media.find(mediaId);
-    const owner =
-      file && token ? await this.accounts.bySenderId('whatsapp', file.numberId) : undefined;
-    if (!token || !owner?.acceptsToken(token)) {
+    const holder = file && token ? await this.mediaHolder(file) : undefined;
+    if (!token || !holder?.acceptsToken(token)) {
       res.writeHead(401).end();
       return;
     }
@@ -368,17 +393,27 @@ export class SandboxGraph {
     res.end(file.bytes);
   }
 
-  /** The channel bound to the sender id whose token this is, or Graph's refusal. */
+  /**
+   * The channel bound to the sender id whose token this is, or Graph's refusal. A number id may
+   * equal another organization's page id: the token, not the first kind found, says whose it is.
+   */
   private async account(
     senderId: string,
     token: string,
     kinds: readonly SandboxChannelKind[] = KINDS,
   ): Promise<ProviderAccount | GraphAnswer> {
+    let found = false;
     for (const kind of kinds) {
       const account = await this.accounts.bySenderId(kind, senderId);
-      if (account) return account.acceptsToken(token) ? account : INVALID_TOKEN();
+      if (account?.acceptsToken(token)) return account;
+      found ||= account !== undefined;
     }
-    return unknownObject('post', senderId);
+    return found ? INVALID_TOKEN() : unknownObject('post', senderId);
+  }
+
+  /** The live channel a media file was uploaded to (or received on); none once it is deleted. */
+  private mediaHolder(file: SandboxMediaFile): Promise<ProviderAccount | undefined> {
+    return this.accounts.ofOrganization('whatsapp', file.organizationId, file.channelId);
   }
 
   private urlHash(mediaId: string, expires: number): string {
@@ -388,6 +423,13 @@ export class SandboxGraph {
       .slice(0, 32);
   }
 }
+
+/** What a message is kept under: its channel and organization, and the number or page. */
+const owner = (account: ProviderAccount) => ({
+  channelId: account.channelId,
+  organizationId: account.organizationId,
+  senderId: account.senderId,
+});
 
 const isAnswer = (value: ProviderAccount | GraphAnswer): value is GraphAnswer => 'body' in value;
 

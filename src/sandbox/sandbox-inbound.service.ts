@@ -86,6 +86,8 @@ export class SandboxInbound {
     const stored = this.conversations.add({
       ...built.message,
       kind,
+      channelId: account.channelId,
+      organizationId: account.organizationId,
       senderId: account.senderId,
       direction: 'from_client',
       state: 'received',
@@ -144,7 +146,7 @@ export class SandboxInbound {
     if (!WHATSAPP_MEDIA.includes(type)) return { ...message, type };
     const media = value as Record<string, unknown>;
     const file = typeof media.id === 'string' ? this.media.find(media.id) : undefined;
-    if (!file || file.numberId !== account.senderId) {
+    if (!file || file.channelId !== account.channelId) {
       throw invalid(
         `message.${type}.id`,
         `message.${type}.id must be the id of a media uploaded to this channel (POST /v1/channels/whatsapp/{id}/media)`,

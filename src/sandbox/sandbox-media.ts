@@ -9,8 +9,12 @@ export const SANDBOX_MEDIA_BYTES = 64 * 1024 * 1024;
 
 export interface SandboxMediaFile {
   id: string;
-  /** The phone number id it was uploaded to (or received on): its channel's token reads it. */
-  numberId: string;
+  /**
+   * The channel it was uploaded to (or received on), and its organization: that channel's token
+   * reads it, while the channel lives. Not the number id, which a later channel may reuse.
+   */
+  channelId: string;
+  organizationId: string;
   mimeType: string;
   filename?: string;
   bytes: Buffer;
@@ -28,13 +32,14 @@ export class SandboxMedia {
   private totalBytes = 0;
 
   add(
-    numberId: string,
+    channel: { channelId: string; organizationId: string },
     file: { mimeType: string; filename?: string; bytes: Buffer },
     at = Date.now(),
   ): SandboxMediaFile {
     const stored: SandboxMediaFile = {
       id: newMediaId(),
-      numberId,
+      channelId: channel.channelId,
+      organizationId: channel.organizationId,
       mimeType: file.mimeType,
       ...(file.filename !== undefined && { filename: file.filename }),
       bytes: file.bytes,

@@ -1,4 +1,4 @@
-import { INestApplication, Module } from '@nestjs/common';
+import { INestApplication, MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
 import type { Server } from 'node:http';
 import { ChannelsModule } from '../channels';
 import { SandboxConversations } from './sandbox-conversations';
@@ -7,6 +7,7 @@ import { SandboxInboundController } from './sandbox-inbound.controller';
 import { SandboxInbound } from './sandbox-inbound.service';
 import { SANDBOX_GRAPH_PATH, SandboxLoopback } from './sandbox-loopback';
 import { SandboxMedia } from './sandbox-media';
+import { SandboxOffCheck } from './sandbox-off.middleware';
 import { SandboxStandInModule } from './sandbox-stand-in.module';
 import { SandboxStatuses } from './sandbox-statuses';
 import { SANDBOX_CONFIG, SandboxConfig } from './sandbox.config';
@@ -29,7 +30,11 @@ import { SandboxWebhooks } from './sandbox-webhooks';
   ],
   exports: [SandboxConversations, SandboxMedia, SandboxInbound],
 })
-export class SandboxModule {}
+export class SandboxModule implements NestModule {
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(SandboxOffCheck).forRoutes(SandboxInboundController);
+  }
+}
 
 /**
  * With the sandbox on: the stand-in for Graph under SANDBOX_GRAPH_PATH, a plain handler (Graph

@@ -44,17 +44,19 @@ export class SandboxChatEvents implements OnModuleDestroy {
     response.flushHeaders();
     response.write(': open\n\n');
 
-    const end = () => response.end();
+    // Nothing is written once the response ended: a change or a keepalive may come before 'close'.
+    const write = (text: string) => {
+      if (!response.writableEnded && !response.destroyed) response.write(text);
+    };
     const unsubscribe = this.view.watch(principal, (change) => {
-      response.write(`event: change\ndata: ${JSON.stringify(change)}\n\n`);
+      write(`event: change\ndata: ${JSON.stringify(change)}\n\n`);
     });
-    const keepalive = setInterval(() => response.write(': keepalive\n\n'), KEEPALIVE_MS);
-    const expiry =
-      principal.expiresAtMs === undefined
-        ? undefined
-        : setTimeout(end, Math.min(Math.max(0, principal.expiresAtMs - Date.now()), MAX_TIMER_MS));
-    this.open.add(end);
-    response.on('close', () => {
+    const keepalive = setInterval(() => write(': keepalive\n\n'), KEEPALIVE_MS);
+    let expiry: NodeJS.Timeout | undefined;
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
       unsubscribe();
       clearInterval(keepalive);
       clearTimeout(expiry);
@@ -62,7 +64,20 @@ export class SandboxChatEvents implements OnModuleDestroy {
       const left = (this.streams.get(organization) ?? 1) - 1;
       if (left > 0) this.streams.set(organization, left);
       else this.streams.delete(organization);
-    });
+    };
+    /** Token expiry or shutdown: unsubscribed and timers cleared before the response ends. */
+    const end = () => {
+      release();
+      response.end();
+    };
+    if (principal.expiresAtMs !== undefined) {
+      expiry = setTimeout(
+        end,
+        Math.min(Math.max(0, principal.expiresAtMs - Date.now()), MAX_TIMER_MS),
+      );
+    }
+    this.open.add(end);
+    response.on('close', release);
   }
 
   /** Open streams would hold the HTTP server open: they end, and the page reconnects. */

@@ -1,7 +1,8 @@
-import { Module } from '@nestjs/common';
+import { MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
 import { ChannelsModule } from '../../channels';
 import { SandboxStandInModule } from '../sandbox-stand-in.module';
 import { SandboxModule } from '../sandbox.module';
+import { SandboxOffCheck } from '../sandbox-off.middleware';
 import { SANDBOX_CONFIG, SandboxConfig } from '../sandbox.config';
 import { loadSandboxChatPage, SANDBOX_CHAT_PAGE } from './sandbox-chat-page';
 import { SandboxChatEvents } from './sandbox-chat-events';
@@ -22,4 +23,8 @@ import { SandboxChatView } from './sandbox-chat-view.service';
     },
   ],
 })
-export class SandboxChatViewModule {}
+export class SandboxChatViewModule implements NestModule {
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(SandboxOffCheck).forRoutes(SandboxChatViewController);
+  }
+}

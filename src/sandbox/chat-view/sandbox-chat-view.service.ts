@@ -47,7 +47,7 @@ export interface ChatChange {
 
 /** The newest messages the page gets of a conversation (the store keeps up to 500). */
 const CONVERSATION_MESSAGES = 200;
-/** How often a stream may list the organization's channels again to place an unknown sender. */
+/** How often a stream may list the organization's channels again to place an unknown channel. */
 const SENDERS_REFRESH_MS = 2_000;
 
 /** A WhatsApp client as Meta writes wa_id (digits); a Messenger PSID as is. */
@@ -71,7 +71,7 @@ export class SandboxChatView {
     const all: ChatChannel[] = [];
     for (const kind of SANDBOX_KINDS) {
       for (const channel of await this.allChannels(principal, kind)) {
-        const clients = this.conversations.clientsOf(kind, channel.senderId);
+        const clients = this.conversations.clientsOf(principal.organizationId, channel.id);
         all.push({
           kind,
           id: channel.id,
@@ -94,48 +94,51 @@ export class SandboxChatView {
   ): Promise<ChatMessage[]> {
     if (!isSandboxKind(kind)) throw notFound('channel kind');
     const channel = await this.channels.get(kind, principal, channelId);
-    const messages = this.conversations.conversation(
-      kind,
-      channel.senderId,
-      clientOf(kind, client),
-    );
+    const messages = this.conversations.conversation({
+      organizationId: principal.organizationId,
+      channelId: channel.id,
+      client: clientOf(kind, client),
+    });
     return this.toChatMessages(channel.id, messages.slice(-CONVERSATION_MESSAGES));
   }
 
   /**
    * Calls `listener` with each change to a conversation of the organization's channels; returns
-   * the unsubscribe. A sender not among the channels known yet lists them again (at most every
+   * the unsubscribe. A channel not among those known yet lists them again (at most every
    * SENDERS_REFRESH_MS), so a channel created while the page is open shows its messages.
    */
   watch(principal: Principal, listener: (change: ChatChange) => void): () => void {
-    const senders = new Map<string, string>();
+    const channelIds = new Set<string>();
     let listedAt = 0;
     let listing: Promise<void> | undefined;
     const relist = (): Promise<void> => {
       listing ??= (async () => {
         const found = await Promise.all(
           SANDBOX_KINDS.map(async (kind) =>
-            (await this.allChannels(principal, kind)).map((c) => [`${kind}:${c.senderId}`, c.id]),
+            (await this.allChannels(principal, kind)).map((c) => c.id),
           ),
         );
-        senders.clear();
-        for (const [key, id] of found.flat()) senders.set(key, id);
+        channelIds.clear();
+        for (const id of found.flat()) channelIds.add(id);
         listedAt = Date.now();
       })().finally(() => (listing = undefined));
       return listing;
     };
-    const placed = async (message: SandboxMessage) => {
-      const key = `${message.kind}:${message.senderId}`;
-      if (!senders.has(key) && Date.now() - listedAt >= SENDERS_REFRESH_MS) await relist();
-      return senders.get(key);
+    /** Whether the message is in one of the organization's live channels. */
+    const ours = async (message: SandboxMessage) => {
+      if (message.organizationId !== principal.organizationId) return false;
+      if (!channelIds.has(message.channelId) && Date.now() - listedAt >= SENDERS_REFRESH_MS) {
+        await relist();
+      }
+      return channelIds.has(message.channelId);
     };
     const unsubscribe = this.conversations.subscribe((message) => {
-      placed(message).then(
-        (channelId) => {
-          if (channelId === undefined) return;
+      ours(message).then(
+        (yes) => {
+          if (!yes) return;
           listener({
             kind: message.kind,
-            channel_id: channelId,
+            channel_id: message.channelId,
             client: message.client,
             message_id: message.id,
           });

@@ -299,7 +299,9 @@ function media(type, item, caption) {
     box.append(img);
     const link = item.link || item.url;
     const asLabel = (why) =>
-      img.replaceWith(el('span', { class: 'label' }, `${label}${link ? ': ' + link : ''}${why}`));
+      img.replaceWith(
+        el('span', { class: 'label' }, label, link ? ': ' : '', link ? linkTo(link) : '', why),
+      );
     img.addEventListener('load', keepAtBottom);
     img.addEventListener('error', () => asLabel(' (cannot be shown)'));
     preview(item).then((url) => (url ? (img.src = url) : asLabel('')));
@@ -318,10 +320,25 @@ function media(type, item, caption) {
   return box;
 }
 
+/** agentline's media route: the only path of this origin the page sends the token to for an image. */
+const MEDIA_ROUTE = /^\/v1\/channels\/(whatsapp|messanger)\/[^/]+\/media\/[^/]+$/;
+
+/** A web link as a link (opened apart, without the page's referrer); anything else as text. */
+function linkTo(link) {
+  let url;
+  try {
+    url = new URL(link, location.href);
+  } catch {
+    return link;
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return link;
+  return el('a', { href: url.href, target: '_blank', rel: 'noopener noreferrer' }, link);
+}
+
 /**
  * A blob URL of an image: a WhatsApp media id is fetched with the token from agentline's media
- * route; a link on this origin is fetched the same way; any other link is not loaded (the page's
- * Content-Security-Policy allows images from this origin only).
+ * route, and so is a link to that route; any other link is not loaded (the token goes nowhere
+ * else, and the page's Content-Security-Policy allows images from this origin only).
  */
 async function preview(item) {
   let path;
@@ -332,7 +349,7 @@ async function preview(item) {
     if (!link) return undefined;
     if (link.startsWith('data:image/')) return link;
     const url = new URL(link, location.href);
-    if (url.origin !== location.origin) return undefined;
+    if (url.origin !== location.origin || !MEDIA_ROUTE.test(url.pathname)) return undefined;
     path = url.pathname + url.search;
   }
   if (!mediaUrls.has(path)) {
