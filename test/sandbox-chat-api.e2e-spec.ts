@@ -1,6 +1,9 @@
 import { request as httpRequest, IncomingMessage } from 'node:http';
 import { SandboxConversations, SandboxMessage } from '../src/sandbox';
-import { SandboxChatEvents } from '../src/sandbox/chat-view/sandbox-chat-events';
+import {
+  SANDBOX_STREAMS_PER_ORGANIZATION,
+  SandboxChatEvents,
+} from '../src/sandbox/chat-view/sandbox-chat-events';
 import { eventually } from './support/eventually';
 import { aWhatsappChannel } from './support/factories';
 import { listenOnLoopback } from './support/listening';
@@ -223,6 +226,41 @@ describe('Sandbox chat view: its JSON and its page (e2e)', () => {
       await ended;
       expect(text).not.toContain(late.id);
       await t.http().get('/health/live').expect(200);
+    });
+
+    it('refuses an eleventh stream of one organization with its own quota in RateLimit-Policy and RateLimit', async () => {
+      const { port } = new URL(await listenOnLoopback(t));
+      const streamAuth = bearer(tokenFor({ org: newOrganization() }));
+      const requests = Array.from({ length: SANDBOX_STREAMS_PER_ORGANIZATION }, () => {
+        const request = httpRequest({
+          host: '127.0.0.1',
+          port,
+          path: '/sandbox/api/events',
+          headers: streamAuth,
+        });
+        const opened = new Promise<void>((resolve, reject) => {
+          request.on('response', (response) => {
+            expect(response.statusCode).toBe(200);
+            resolve();
+          });
+          request.on('error', reject);
+        });
+        request.end();
+        return { request, opened };
+      });
+      try {
+        await Promise.all(requests.map(({ opened }) => opened));
+        const refused = await t.http().get('/sandbox/api/events').set(streamAuth).expect(429);
+        expect(refused.headers['retry-after']).toBe('30');
+        expect(refused.headers['ratelimit-policy']).toMatch(
+          new RegExp(
+            `^"organization";q=\\d+;w=60, "sandbox-chat-streams";q=${SANDBOX_STREAMS_PER_ORGANIZATION};qu="concurrent-requests"$`,
+          ),
+        );
+        expect(refused.headers.ratelimit).toMatch(/, "sandbox-chat-streams";r=0$/);
+      } finally {
+        for (const { request } of requests) request.destroy();
+      }
     });
 
     it("streams changes to the organization's conversations only", async () => {

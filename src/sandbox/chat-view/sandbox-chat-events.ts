@@ -2,6 +2,7 @@ import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import type { Response } from 'express';
 import type { Principal } from '../../common/auth/principal';
 import { ProblemException } from '../../common/http/problem';
+import { concurrencyFields, withFieldsOf } from '../../common/http/rate-limit-policy';
 import { SandboxChatView } from './sandbox-chat-view.service';
 
 /** Open chat-view streams per organization: a page holds one; a few tabs are fine. */
@@ -32,7 +33,16 @@ export class SandboxChatEvents implements OnModuleDestroy {
       throw new ProblemException(
         'rate_limited',
         `The organization already holds ${held} open chat view streams; close a tab or retry later.`,
-        { headers: { 'Retry-After': '30' } },
+        {
+          headers: {
+            // This limit's own fields after the request limit's, as the MCP stream limit does.
+            ...withFieldsOf(
+              response,
+              concurrencyFields('sandbox-chat-streams', SANDBOX_STREAMS_PER_ORGANIZATION, held),
+            ),
+            'Retry-After': '30',
+          },
+        },
       );
     }
     this.streams.set(organization, held + 1);
