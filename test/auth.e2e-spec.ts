@@ -48,8 +48,12 @@ describe('Authentication (e2e)', () => {
             (p: string) => Promise<{ status: number; body: { code: string } }>
           >
         )[method](path);
-        expect({ method, path, status: res.status }).toEqual({ method, path, status: 401 });
-        expect(res.body.code).toBe('unauthorized');
+        // The sandbox's routes are off here (no META_SANDBOX): they answer 404 before the token
+        // is looked at; with the sandbox on, sandbox.e2e-spec.ts checks their 401.
+        const sandbox = path.startsWith('/sandbox/');
+        const status = sandbox ? 404 : 401;
+        expect({ method, path, status: res.status }).toEqual({ method, path, status });
+        expect(res.body.code).toBe(sandbox ? 'not_found' : 'unauthorized');
       }
     });
 
