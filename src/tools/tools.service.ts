@@ -9,13 +9,12 @@ import { byteBoundedPage } from '../common/http/byte-bounded-page';
 import { notFound, ProblemException } from '../common/http/problem';
 import { isUuid, uuidv7 } from '../common/ids';
 import { ToolCatalog } from './catalog/tool-catalog';
-import { toSpecificationResponse } from './catalog/tool-specification.mapper';
-import { CatalogPages, SerializedPage, serializePage } from './catalog/catalog-pages';
+import { serializeSpecification } from './catalog/tool-specification.mapper';
+import { CatalogPages, SerializedPage, serializedPage } from './catalog/catalog-pages';
 import {
   RequirementState,
   ResolvedAuthorizationRequirement,
   ToolSpecificationDefinition,
-  ToolSpecificationResponse,
 } from './catalog/tool-specification.types';
 import { CreateToolDto, ListToolSpecsQueryDto, ListToolsQueryDto } from './dto/tool.dto';
 import { OAuth2GrantEntity } from './entities/oauth2-grant.entity';
@@ -205,8 +204,7 @@ export class ToolsService {
     principal: Principal,
     query: ListToolSpecsQueryDto,
   ): Promise<SerializedPage> {
-    const build = async () =>
-      serializePage({ data: await this.listSpecifications(principal, query) });
+    const build = async () => serializedPage(await this.specificationPageJson(principal, query));
     if (query.agent_id !== undefined) return build();
     const key = [
       query.format ?? 'openai',
@@ -218,34 +216,35 @@ export class ToolsService {
     return this.catalogPages.get(key, build);
   }
 
-  async listSpecifications(
+  /**
+   * `{"data":{"items":[...],"offset":...,"total_count":...}}` as JSON.stringify writes it, each
+   * item from serializeSpecification (its agent-independent JSON is made once per spec).
+   */
+  private async specificationPageJson(
     principal: Principal,
     query: ListToolSpecsQueryDto,
-  ): Promise<{ items: ToolSpecificationResponse[]; offset: number; total_count: number }> {
+  ): Promise<string> {
     const offset = query.offset ?? 0;
     const page = this.catalog.list({
       toolkit: query.toolkit,
       offset,
       limit: query.limit ?? DEFAULT_SPECS_LIMIT,
     });
-    const attachments = query.agent_id
-      ? await this.attachmentsByTool(principal.organizationId, query.agent_id, page.items)
-      : new Map<string, ToolEntity>();
-    const grants = query.agent_id
-      ? await this.grants.findByAgent(principal.organizationId, query.agent_id)
-      : [];
+    const [attachments, grants] = query.agent_id
+      ? await Promise.all([
+          this.attachmentsByTool(principal.organizationId, query.agent_id, page.items),
+          this.grants.findByAgent(principal.organizationId, query.agent_id),
+        ])
+      : [new Map<string, ToolEntity>(), []];
     const now = this.clock.now();
-    return {
-      items: page.items.map((spec) =>
-        toSpecificationResponse(
-          spec,
-          this.requirementState(spec, attachments.get(spec.qualifiedName), grants, now),
-          query.format,
-        ),
+    const items = page.items.map((spec) =>
+      serializeSpecification(
+        spec,
+        this.requirementState(spec, attachments.get(spec.qualifiedName), grants, now),
+        query.format,
       ),
-      offset,
-      total_count: page.total,
-    };
+    );
+    return `{"data":{"items":[${items.join(',')}],"offset":${JSON.stringify(offset)},"total_count":${JSON.stringify(page.total)}}}`;
   }
 
   private oauth2Requirement(tool: ToolEntity): ResolvedAuthorizationRequirement | undefined {

@@ -8,8 +8,13 @@ import {
   builtinToolkitsDir,
   loadToolkitDefinitions,
 } from './tool-catalog.loader';
-import { toSpecificationResponse } from './tool-specification.mapper';
-import { ToolkitDefinition, VAL_TYPES } from './tool-specification.types';
+import { serializeSpecification, toSpecificationResponse } from './tool-specification.mapper';
+import {
+  RequirementState,
+  TOOL_SCHEMA_FORMATS,
+  ToolkitDefinition,
+  VAL_TYPES,
+} from './tool-specification.types';
 
 function validToolkit(overrides: Partial<ToolkitDefinition> = {}): ToolkitDefinition {
   return {
@@ -254,6 +259,30 @@ describe('toSpecificationResponse', () => {
       'input_schema',
     );
     expect(toSpecificationResponse(spec, {}, 'mcp').formatted_schema).toHaveProperty('inputSchema');
+  });
+
+  it('serializes every spec, format and requirement state as JSON.stringify does', () => {
+    const states: (RequirementState | undefined)[] = [
+      undefined,
+      {},
+      {
+        authorization: { id: 'auth_1', status: 'completed', status_reason: '', token_status: 'ok' },
+        configuredSecrets: ['OPENWEATHER_API_KEY'],
+      },
+      { authorization: { status: 'failed', status_reason: 'denied "x"', token_status: 'failed' } },
+    ];
+    const specs = catalog.list({ offset: 0, limit: 1000 }).items;
+    expect(specs.length).toBeGreaterThan(10);
+    for (const spec of specs) {
+      for (const format of [undefined, ...TOOL_SCHEMA_FORMATS]) {
+        for (const state of states) {
+          const expected = JSON.stringify(toSpecificationResponse(spec, state, format));
+          // Twice: the first call prepares the spec's fixed JSON, the second reuses it.
+          expect(serializeSpecification(spec, state, format)).toBe(expected);
+          expect(serializeSpecification(spec, state, format)).toBe(expected);
+        }
+      }
+    }
   });
 });
 

@@ -22,6 +22,18 @@ export function toSpecificationResponse(
   format: ToolSchemaFormat = 'openai',
 ): ToolSpecificationResponse {
   return {
+    ...specificationHead(def, format),
+    requirements: toRequirementsResponse(def, requirementState),
+    toolkit: { ...def.toolkit },
+  };
+}
+
+/** An item's keys before `requirements`, in the order answered. */
+function specificationHead(
+  def: ToolSpecificationDefinition,
+  format: ToolSchemaFormat,
+): Omit<ToolSpecificationResponse, 'requirements' | 'toolkit'> {
+  return {
     name: def.name,
     qualified_name: def.qualifiedName,
     fully_qualified_name: def.fullyQualifiedName,
@@ -41,9 +53,44 @@ export function toSpecificationResponse(
       available_modes: [...def.output.available_modes],
       value_schema: toValueSchemaResponse(def.output.value_schema),
     },
-    requirements: toRequirementsResponse(def, requirementState),
-    toolkit: { ...def.toolkit },
   };
+}
+
+/** An item's JSON around its requirements: `head + requirements + tail`. */
+interface FixedJson {
+  head: string;
+  tail: string;
+}
+
+/**
+ * Per spec and format, the JSON of all but the requirements. Keyed by the spec object: the
+ * catalog replaces a spec when it changes, never edits it, so a replaced spec's entry goes with it.
+ */
+const fixedJson = new WeakMap<ToolSpecificationDefinition, Map<ToolSchemaFormat, FixedJson>>();
+
+/**
+ * `JSON.stringify(toSpecificationResponse(def, requirementState, format))`, byte for byte, with
+ * only the requirements (the one part that depends on an agent) serialized per call: formatting
+ * the schemas and serializing them again on every call was most of an agent's catalog read.
+ */
+export function serializeSpecification(
+  def: ToolSpecificationDefinition,
+  requirementState: RequirementState = {},
+  format: ToolSchemaFormat = 'openai',
+): string {
+  let byFormat = fixedJson.get(def);
+  if (!byFormat) fixedJson.set(def, (byFormat = new Map()));
+  let fixed = byFormat.get(format);
+  if (!fixed) {
+    const head = JSON.stringify(specificationHead(def, format));
+    fixed = {
+      // `{...}` opened again, so that requirements and toolkit follow as JSON.stringify puts them.
+      head: `${head.slice(0, -1)}${head === '{}' ? '' : ','}"requirements":`,
+      tail: `,"toolkit":${JSON.stringify({ ...def.toolkit })}}`,
+    };
+    byFormat.set(format, fixed);
+  }
+  return fixed.head + JSON.stringify(toRequirementsResponse(def, requirementState)) + fixed.tail;
 }
 
 /** Copies only the keys that apply, so clients never see `inner_val_type: null`. */
