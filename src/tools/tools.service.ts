@@ -29,6 +29,8 @@ import { OAuth2ProviderRegistry } from './oauth2/oauth2-provider.registry';
 import { toOAuth2RequirementState } from './oauth2/oauth2-requirement.mapper';
 
 export const DEFAULT_SPECS_LIMIT = 50;
+const PAGE_START = Buffer.from('{"data":{"items":[');
+const COMMA = Buffer.from(',');
 
 export const apiKeyAad = (toolId: string) => `tools:${toolId}:api_key`;
 
@@ -204,7 +206,7 @@ export class ToolsService {
     principal: Principal,
     query: ListToolSpecsQueryDto,
   ): Promise<SerializedPage> {
-    const build = async () => serializedPage(await this.specificationPageJson(principal, query));
+    const build = async () => serializedPage(await this.specificationPageBytes(principal, query));
     if (query.agent_id !== undefined) return build();
     const key = [
       query.format ?? 'openai',
@@ -217,13 +219,13 @@ export class ToolsService {
   }
 
   /**
-   * `{"data":{"items":[...],"offset":...,"total_count":...}}` as JSON.stringify writes it, each
-   * item from serializeSpecification (its agent-independent JSON is made once per spec).
+   * `{"data":{"items":[...],"offset":...,"total_count":...}}` as JSON.stringify would write it,
+   * in UTF-8, from each item's pieces (serializeSpecification makes its fixed ones once).
    */
-  private async specificationPageJson(
+  private async specificationPageBytes(
     principal: Principal,
     query: ListToolSpecsQueryDto,
-  ): Promise<string> {
+  ): Promise<Buffer> {
     const offset = query.offset ?? 0;
     const page = this.catalog.list({
       toolkit: query.toolkit,
@@ -237,14 +239,23 @@ export class ToolsService {
         ])
       : [new Map<string, ToolEntity>(), []];
     const now = this.clock.now();
-    const items = page.items.map((spec) =>
-      serializeSpecification(
-        spec,
-        this.requirementState(spec, attachments.get(spec.qualifiedName), grants, now),
-        query.format,
+    const parts: Buffer[] = [PAGE_START];
+    page.items.forEach((spec, i) => {
+      if (i > 0) parts.push(COMMA);
+      parts.push(
+        ...serializeSpecification(
+          spec,
+          this.requirementState(spec, attachments.get(spec.qualifiedName), grants, now),
+          query.format,
+        ),
+      );
+    });
+    parts.push(
+      Buffer.from(
+        `],"offset":${JSON.stringify(offset)},"total_count":${JSON.stringify(page.total)}}}`,
       ),
     );
-    return `{"data":{"items":[${items.join(',')}],"offset":${JSON.stringify(offset)},"total_count":${JSON.stringify(page.total)}}}`;
+    return Buffer.concat(parts);
   }
 
   private oauth2Requirement(tool: ToolEntity): ResolvedAuthorizationRequirement | undefined {

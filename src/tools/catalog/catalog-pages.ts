@@ -11,9 +11,8 @@ export interface SerializedPage {
 /** Pages kept at most, in bytes: a few hundred default pages, whatever the queries ask for. */
 const MAX_BYTES = 16 * 1024 * 1024;
 
-/** A page already serialized to JSON, as sent, with its ETag. */
-export function serializedPage(json: string): SerializedPage {
-  const body = Buffer.from(json, 'utf8');
+/** A page's JSON, as sent, with its ETag. */
+export function serializedPage(body: Buffer): SerializedPage {
   const digest = createHash('sha256').update(body).digest('base64url');
   return { body, etag: `"${digest.slice(0, 27)}"` };
 }

@@ -56,10 +56,10 @@ function specificationHead(
   };
 }
 
-/** An item's JSON around its requirements: `head + requirements + tail`. */
+/** An item's JSON around its requirements, UTF-8: `head + requirements + tail`. */
 interface FixedJson {
-  head: string;
-  tail: string;
+  head: Buffer;
+  tail: Buffer;
 }
 
 /**
@@ -69,15 +69,16 @@ interface FixedJson {
 const fixedJson = new WeakMap<ToolSpecificationDefinition, Map<ToolSchemaFormat, FixedJson>>();
 
 /**
- * `JSON.stringify(toSpecificationResponse(def, requirementState, format))`, byte for byte, with
- * only the requirements (the one part that depends on an agent) serialized per call: formatting
- * the schemas and serializing them again on every call was most of an agent's catalog read.
+ * `JSON.stringify(toSpecificationResponse(def, requirementState, format))` as UTF-8, byte for
+ * byte, in three pieces of which only the requirements (the one part that depends on an agent)
+ * are made per call: formatting the schemas, serializing and encoding them again on every call
+ * was most of an agent's catalog read.
  */
 export function serializeSpecification(
   def: ToolSpecificationDefinition,
   requirementState: RequirementState = {},
   format: ToolSchemaFormat = 'openai',
-): string {
+): Buffer[] {
   let byFormat = fixedJson.get(def);
   if (!byFormat) fixedJson.set(def, (byFormat = new Map()));
   let fixed = byFormat.get(format);
@@ -85,12 +86,13 @@ export function serializeSpecification(
     const head = JSON.stringify(specificationHead(def, format));
     fixed = {
       // `{...}` opened again, so that requirements and toolkit follow as JSON.stringify puts them.
-      head: `${head.slice(0, -1)}${head === '{}' ? '' : ','}"requirements":`,
-      tail: `,"toolkit":${JSON.stringify({ ...def.toolkit })}}`,
+      head: Buffer.from(`${head.slice(0, -1)}${head === '{}' ? '' : ','}"requirements":`),
+      tail: Buffer.from(`,"toolkit":${JSON.stringify({ ...def.toolkit })}}`),
     };
     byFormat.set(format, fixed);
   }
-  return fixed.head + JSON.stringify(toRequirementsResponse(def, requirementState)) + fixed.tail;
+  const requirements = JSON.stringify(toRequirementsResponse(def, requirementState));
+  return [fixed.head, Buffer.from(requirements), fixed.tail];
 }
 
 /** Copies only the keys that apply, so clients never see `inner_val_type: null`. */
