@@ -17,11 +17,12 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, get } from 'node:http';
+import { Agent, createServer, get, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
+import jwt from 'jsonwebtoken';
 import { DataSource } from 'typeorm';
 import { SecretBox } from '../src/common/crypto/secret-box';
 import { loadConfig } from '../src/config/app-config';
@@ -54,6 +55,10 @@ interface Result {
   cpuPerThousand?: { service: number; database: number; bench: number };
   /** GET /metrics of the (first) process, once a second during the burst. */
   scrapes?: Scrape[];
+  /** Through the API: ms from the first POST to the last one answered, and each POST's ms. */
+  posts?: { allMs: number; eachMs: number[] };
+  /** PGlite: the event loop's longest stall (ms) from the due moment to the last message. */
+  maxStallMs?: number;
 }
 
 /** The channel every follow-up sends through (its token sealed as agentline seals it). */
@@ -82,9 +87,10 @@ async function seedFollowUps(
   numbers: number,
 ): Promise<void> {
   await sql(
-    `INSERT INTO follow_ups (id, organization_id, agent_id, channel_id, channel_type, client_phone_numbers,
-       frequency, time_zone, prompt, title, description, status, anchor_at, next_run_at, created_by, created_at, updated_at)
-     SELECT agentline_uuid_v7(), 'org-bench', 'agent-1', $1, 'Whatsapp',
+    `INSERT INTO follow_ups (id, organization_id, agent_id, channel_id, channel_type, channel_kind,
+       client_phone_numbers, frequency, time_zone, prompt, title, description, status, anchor_at,
+       next_run_at, created_by, created_at, updated_at)
+     SELECT agentline_uuid_v7(), 'org-bench', 'agent-1', $1, 'Whatsapp', 'whatsapp',
             (SELECT jsonb_agg('+3460' || lpad((g * $4 + n)::text, 7, '0')) FROM generate_series(0, $4 - 1) n),
             'once', 'UTC', 'Hello, {{title}}', 'F' || g, NULL, 'active', $2, $2, 'bench', $2, $2
        FROM generate_series(0, $3 - 1) g`,
@@ -126,8 +132,26 @@ interface Service {
   ready: Promise<void>;
 }
 
-function startService(env: Record<string, string>, port = 0): Service {
-  const child = spawn(process.execPath, [...nodeFlags(), 'dist/src/main.js'], {
+/**
+ * Preloaded into a service (`--import`): every gap of more than 50 ms between 10 ms timer ticks,
+ * as [end (epoch ms), stall (ms)], written to BENCH_STALLS_FILE at exit. A timer, not the app's
+ * own monitor, so that it measures the same way whatever the app does.
+ */
+const STALL_RECORDER = `data:text/javascript,${encodeURIComponent(`
+  import { writeFileSync } from 'node:fs';
+  const stalls = [];
+  let last = performance.now();
+  setInterval(() => {
+    const now = performance.now();
+    const stall = now - last - 10;
+    if (stall > 50) stalls.push([Date.now(), Math.round(stall)]);
+    last = now;
+  }, 10).unref();
+  process.on('exit', () => writeFileSync(process.env.BENCH_STALLS_FILE, JSON.stringify(stalls)));
+`)}`;
+
+function startService(env: Record<string, string>, port = 0, flags: string[] = []): Service {
+  const child = spawn(process.execPath, [...nodeFlags(), ...flags, 'dist/src/main.js'], {
     cwd: root,
     env: {
       PATH: process.env.PATH ?? '',
@@ -249,6 +273,11 @@ interface BurstOptions {
   bare?: boolean;
   /** Scrape the first process's /metrics once a second while it drains (PostgreSQL only). */
   scrape?: boolean;
+  /**
+   * Create the follow-ups through the API (`once`, so due when created), one POST after the other
+   * as a client would, and measure from the first POST (PostgreSQL, one process).
+   */
+  api?: boolean;
 }
 
 /**
@@ -259,7 +288,15 @@ interface BurstOptions {
 async function burst(
   scenario: string,
   graph: FakeGraphApi,
-  { followUps, numbers, processes, embedded = false, bare = false, scrape = false }: BurstOptions,
+  {
+    followUps,
+    numbers,
+    processes,
+    embedded = false,
+    bare = false,
+    scrape = false,
+    api = false,
+  }: BurstOptions,
 ): Promise<Result> {
   graph.reset();
   const benchStart = process.cpuUsage();
@@ -271,6 +308,8 @@ async function burst(
   let services: Service[];
   let cleanup: () => Promise<void>;
   let scraper: ReturnType<typeof scrapeDuring> | undefined;
+  let posts: Result['posts'];
+  let stalls: string | undefined;
   if (embedded) {
     dueAt = Date.now() + 15_000;
     const dataDir = mkdtempSync(join(tmpdir(), 'agentline-bench-'));
@@ -279,7 +318,13 @@ async function burst(
     await seedChannel(sql);
     await seedFollowUps(sql, dueAt, followUps, numbers);
     await dataSource.destroy();
-    services = [startService({ DATA_DIR: dataDir, GRAPH_API_URL: graph.url })];
+    stalls = join(dataDir, 'stalls.json');
+    services = [
+      startService({ DATA_DIR: dataDir, GRAPH_API_URL: graph.url, BENCH_STALLS_FILE: stalls }, 0, [
+        '--import',
+        STALL_RECORDER,
+      ]),
+    ];
     cleanup = async () => rmSync(dataDir, { recursive: true, force: true });
   } else {
     const db = await postgres();
@@ -290,14 +335,20 @@ async function burst(
     services = bare ? [startBare(env)] : ports.map((port) => startService(env, port));
     await Promise.all(services.map((service) => service.ready));
     startedCpu = services.reduce((sum, service) => sum + cpuMs(service.process.pid as number), 0);
-    // Time to write the rows before they are due (the bare drain's are 10 rows per follow-up).
-    dueAt = Date.now() + 2_000 + messages / 20;
-    await seedFollowUps(db.sql, dueAt, followUps, numbers);
-    if (bare) await seedDeliveries(db.sql, dueAt);
-    // Statistics as a running system has them (autovacuum analyzes a table within a minute of
-    // its changes); a fresh database has none, and its plans would measure the planner's guesses.
-    await db.sql('ANALYZE');
-    if (Date.now() > dueAt) process.stderr.write(`${scenario}: seeded after the due time\n`);
+    if (api) {
+      await db.sql('ANALYZE');
+      dueAt = Date.now();
+      posts = await postFollowUps(ports[0], followUps, numbers);
+    } else {
+      // Time to write the rows before they are due (the bare drain's are 10 rows per follow-up).
+      dueAt = Date.now() + 2_000 + messages / 20;
+      await seedFollowUps(db.sql, dueAt, followUps, numbers);
+      if (bare) await seedDeliveries(db.sql, dueAt);
+      // Statistics as a running system has them (autovacuum analyzes a table within a minute of
+      // its changes); a fresh database has none, and its plans would measure the planner's guesses.
+      await db.sql('ANALYZE');
+      if (Date.now() > dueAt) process.stderr.write(`${scenario}: seeded after the due time\n`);
+    }
     if (scrape && !bare) scraper = scrapeDuring(ports[0], dueAt);
     cleanup = db.drop;
     backendsCpu = async () => {
@@ -314,6 +365,15 @@ async function burst(
   const databaseCpu = await backendsCpu();
   const benchCpu = process.cpuUsage(benchStart);
   const peaks = await stop(services);
+  const last = Math.max(...graph.messages.map((m) => m.receivedAt));
+  const maxStallMs = stalls
+    ? Math.max(
+        0,
+        ...(JSON.parse(readFileSync(stalls, 'utf8')) as [number, number][])
+          .filter(([end]) => end >= dueAt && end <= last + 1_000)
+          .map(([, stall]) => stall),
+      )
+    : undefined;
   await cleanup();
   const perThousand = (ms: number) => Math.round((ms * 1000) / messages);
   return {
@@ -324,7 +384,70 @@ async function burst(
       bench: perThousand((benchCpu.user + benchCpu.system) / 1000),
     },
     scrapes,
+    posts,
+    maxStallMs,
   };
+}
+
+/**
+ * `followUps` follow-ups of `numbers` numbers each (\`once\`: due when created), through
+ * \`POST /v1/scheduler/follow-up/whatsapp\`, one after the other over one keep-alive connection.
+ */
+async function postFollowUps(
+  port: number,
+  followUps: number,
+  numbers: number,
+): Promise<Result['posts']> {
+  const token = jwt.sign({ organization_id: 'org-bench' }, JWT_SECRET, {
+    algorithm: 'HS256',
+    subject: 'bench',
+    expiresIn: '1h',
+  });
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const started = performance.now();
+  const eachMs: number[] = [];
+  for (let g = 0; g < followUps; g++) {
+    const body = JSON.stringify({
+      agent_id: 'agent-1',
+      channel_id: CHANNEL_ID,
+      client_phone_numbers: Array.from(
+        { length: numbers },
+        (_, n) => `+3460${String(g * numbers + n).padStart(7, '0')}`,
+      ),
+      frequency: 'once',
+      prompt: 'Hello, {{title}}',
+      title: `F${g}`,
+    });
+    const at = performance.now();
+    const { status, text } = await new Promise<{ status: number; text: string }>((done, fail) => {
+      const req = request(
+        {
+          agent,
+          host: '127.0.0.1',
+          port,
+          path: '/v1/scheduler/follow-up/whatsapp',
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${token}`,
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(body),
+          },
+        },
+        (res) => {
+          let answer = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => (answer += chunk));
+          res.on('end', () => done({ status: res.statusCode ?? 0, text: answer }));
+        },
+      );
+      req.on('error', fail);
+      req.end(body);
+    });
+    if (status !== 201) throw new Error(`POST follow-up answered ${status}: ${text.slice(0, 500)}`);
+    eachMs.push(Math.round(performance.now() - at));
+  }
+  agent.destroy();
+  return { allMs: Math.round(performance.now() - started), eachMs };
 }
 
 async function singleLag(graph: FakeGraphApi, samples: number): Promise<Result> {
@@ -431,7 +554,7 @@ export async function runDeliveryBench({ quick }: BenchOptions): Promise<void> {
     followUps: Number(process.env.BENCH_FOLLOW_UPS ?? (quick ? 1_000 : 10_000)),
     numbers: 10,
   };
-  const wide = { followUps: 10, numbers: quick ? 1_000 : 2_000 };
+  const wide = { followUps: 10, numbers: 2_000 };
   const size = ({ followUps, numbers }: typeof many) => `${followUps} x ${numbers} due at once`;
   const graph = await FakeGraphApi.start();
   const results: Result[] = [];
@@ -444,7 +567,7 @@ export async function runDeliveryBench({ quick }: BenchOptions): Promise<void> {
     return result;
   };
   /** The bare drain, then agentline, on the same scenario: the ratio is the comparable figure. */
-  const sideBySide = async (key: string, shape: typeof many, scrape = false) => {
+  const sideBySide = async (key: string, shape: typeof many, scrape = false, api = false) => {
     const bare = await run(`${key}-bare`, () =>
       burst(`${size(shape)}, PostgreSQL, bare outbox drain`, graph, {
         ...shape,
@@ -452,26 +575,65 @@ export async function runDeliveryBench({ quick }: BenchOptions): Promise<void> {
         bare: true,
       }),
     );
-    const agentline = await run(key, () =>
-      burst(`${size(shape)}, PostgreSQL, 1 process`, graph, { ...shape, processes: 1, scrape }),
+    const ofBare = (result: Result | undefined) => {
+      if (bare && result)
+        result.ofBare = Math.round((result.perSecond / bare.perSecond) * 100) / 100;
+    };
+    ofBare(
+      await run(key, () =>
+        burst(`${size(shape)}, PostgreSQL, 1 process`, graph, { ...shape, processes: 1, scrape }),
+      ),
     );
-    if (bare && agentline)
-      agentline.ofBare = Math.round((agentline.perSecond / bare.perSecond) * 100) / 100;
+    // The same follow-ups created through the API: measured from the first POST.
+    if (api) {
+      ofBare(
+        await run(`${key}-api`, () =>
+          burst(
+            `${shape.followUps} x ${shape.numbers} created by POST (\`once\`), PostgreSQL, 1 process, from the first POST`,
+            graph,
+            { ...shape, processes: 1, api: true },
+          ),
+        ),
+      );
+    }
   };
   await run('single', () => singleLag(graph, quick ? 10 : 30));
   await sideBySide('pg1', many, true);
-  await sideBySide('pg1-wide', wide);
+  await sideBySide('pg1-wide', wide, false, true);
   if (!quick) {
     await run('pg3', () =>
       burst(`${size(many)}, PostgreSQL, 3 processes`, graph, { ...many, processes: 3 }),
     );
   }
-  await run('pglite', () =>
-    burst(`${size(many)}, PGlite, 1 process`, graph, { ...many, processes: 1, embedded: true }),
+  if (!quick) {
+    await run('pglite', () =>
+      burst(`${size(many)}, PGlite, 1 process`, graph, { ...many, processes: 1, embedded: true }),
+    );
+  }
+  // Issue 23: dispatching 10,000 follow-ups on PGlite must not stall the event loop over 200 ms.
+  const dispatchMany = { followUps: 10_000, numbers: 1 };
+  await run('pglite-dispatch', () =>
+    burst(`${size(dispatchMany)}, PGlite, 1 process`, graph, {
+      ...dispatchMany,
+      processes: 1,
+      embedded: true,
+    }),
   );
   await graph.close();
 
-  const rows = report(results);
+  const notes = results.flatMap((r) => [
+    ...(r.posts
+      ? [
+          `- "${r.scenario}": the ${r.posts.eachMs.length} POSTs took ${r.posts.allMs} ms in all (each: ${r.posts.eachMs.join(', ')} ms); the first message reached the fake ${r.firstLag} ms after the first POST.`,
+        ]
+      : []),
+    ...(r.maxStallMs !== undefined
+      ? [
+          `- "${r.scenario}": the event loop's longest stall from the due moment to the last message was ${r.maxStallMs} ms (a 10 ms timer preloaded into the process; goal: never over 200 ms).`,
+        ]
+      : []),
+  ]);
+  const rows = report(results) + (notes.length > 0 ? `\n\n${notes.join('\n')}` : '');
   process.stdout.write(`\n${rows}\n`);
   const scraped = results.find((r) => r.scrapes?.length);
   const metrics = scraped?.scrapes
