@@ -499,54 +499,71 @@ function report(results: Result[]): string {
 
 const LIMITS = `### What limits it
 
-- Issue 10's goal is 0.8 of the bare drain; the ratios in the table above fall short of it. The
-  history on this bench: the code before issue 10 (commit 42359f1) reached 0.22 of the bare drain
-  (\`--quick\`, back to back, 2026-11-24) and the issue's first round of work 0.55, with
-  PostgreSQL's CPU per 1,000 deliveries down from 1,707 to 378 ms. On 2026-11-25 the check
-  before the call was skipped for claims under 250 ms old (docs/scheduler.md): quick runs,
-  alternating, 0.49 to 0.59 with it against 0.43 to 0.59 without, within this machine's noise.
-- The service is not short of CPU: a profile of the 10 x 1,000 burst shows it idle half the time.
-  Timed from inside (2026-11-25, 10 x 1,000), a sender's turn is: the Graph call, 8 to 16 ms
-  under this load (the bare drain waits the same); the wait for its outcome's group commit, 10 to
-  23 ms (a transaction of four round trips, BEGIN, the plan settings, the write and COMMIT, and
-  then the catch-up of statuses that overtook the sends); and, for the senders of a fresh batch,
-  the claim, 8 to 13 ms per claim of about 70 rows, then the batch's channel and conversation
-  reads, about 3 ms. The bare drain's turn is the call and a one-statement write. So the limit is
-  round trips to PostgreSQL in series, not CPU. The next step would be a connection of its own
-  for each serial writer (the outcome recorder and the call starts) with the plan settings set
-  once for its session, so that an outcome write is one round trip instead of four.
+- Issue 23 measures delivery end to end: the same 10 x 2,000 messages created by ten \`POST\`s
+  through the API (\`once\`, so each is due when created), timed from the first \`POST\` to the
+  last message the fake received, against the bare drain of those 20,000 rows already in the
+  outbox. Its goals are 0.6 of the bare drain from the first \`POST\` and 0.8 from the due moment
+  (the seeded row above it). Before issue 23, on 2026-11-26 with \`--quick\` on a machine loaded
+  by other work (load average 10 to 16 on 2 cores), the seeded burst reached 0.36 of the bare
+  drain and the API burst 0.29; the first message went out 2.4 s after the due moment.
+- What issue 23 changed, and why. A profile of the service during the burst showed it idle half
+  the time: the limit was PostgreSQL round trips in series, on each sender's path. Now each
+  transaction of the outbox is sent in as few round trips as it can be
+  (\`src/database/one-round-trip.ts\`): BEGIN, the plan settings, the statements and, when nothing
+  depends on their answers, COMMIT, in one message. A claim (rate limit off) went from five round
+  trips to one, the check before a call from four to one, an outcome write from seven (BEGIN, plan
+  settings, write, Meta-id locks, overtaken statuses, overtaken watermarks, COMMIT) to two (the
+  write, the locks and both reads; then COMMIT, after the agent events and any overtaken status).
+  The locks still come before the reads, each statement with its own snapshot, so a status that
+  races its send is applied either way, and an outcome is still durable before its sender takes
+  the next message: what a crash may repeat is unchanged. The per-channel rate limit keeps its
+  statements (three per channel per claim).
+- Expansion was already one set-based \`INSERT ... SELECT\` per batch, but a batch was 500
+  follow-ups: ten follow-ups of 2,000 numbers due together were one transaction of 20,000 rows,
+  and no message left before all were written (the 2.4 s above). A batch now stops at 2,000
+  numbers (one follow-up at least), so delivery starts after the first follow-up's rows: the
+  first message 0.4 s after the due moment in the same conditions.
+- Creating a follow-up of 2,000 numbers: the numbers are checked with libphonenumber in the
+  scheduler's thread (about 50 us each, 0.1 s of that thread per \`POST\`, more on the first
+  while the thread starts and loads its metadata), then one \`INSERT\` of the follow-up (its
+  deliveries are written by the dispatch). The ten \`POST\`s overlap the delivery of the first
+  follow-ups, so they cost the end-to-end figure what they take from the two cores: the API burst
+  spent about a third more CPU per 1,000 messages in the service and a quarter more in PostgreSQL
+  than the seeded one (JSON bodies of 2,000 numbers parsed, validated and answered, each
+  \`POST\`'s own dispatch transaction, the number checks).
 - The cores. The service (or the bare drain), PostgreSQL and the fake Graph API (in the
   benchmark's own process) share two cores, with whatever else runs on the machine: throughput
   follows the CPU each message costs in all three (the CPU columns; PostgreSQL's is its backends
   serving the processes, not its WAL writer). Three service processes are not faster than one
-  for that reason. The fake costs both sides the same.
+  for that reason. The fake costs both sides the same. On a loaded machine the ratios follow the
+  CPU columns more than the round trips.
 - What agentline does that the bare drain does not, per message: the dispatch \`INSERT\` of the
   delivery (the bare drain's rows are written before the due moment, outside the measure), the
   attempt log (\`delivery_attempts\`: a row inserted with the claim and updated with the
-  outcome), and the check right before the call (a row lock, or a lease restart when the lease is
-  older than a second); per claimed batch, reading the channel and the recipients' opt-outs and
-  24-hour windows (three queries). The claim, the pre-call check and each outcome write are
-  transactions of five, four and four statements (one sets the plans, below; the rate limit, when
-  on, adds three per channel to the claim) where the bare drain sends one statement each. Every
-  \`deliveries\` row version also updates eight indexes, which the bare drain pays too.
+  outcome), the Meta-id locks and the reads of overtaken statuses with each outcome write, and
+  the check right before the call when a claim is older than 250 ms; per claimed batch, reading
+  the channel and the recipients' opt-outs and 24-hour windows (three queries, at once on their
+  own connections). Every \`deliveries\` row version also updates eight indexes, which the bare
+  drain pays too.
 - In the service, a CPU profile of the burst (\`BENCH_CPU_PROF=<dir>\`) shows no single cost
   left: writes to the database and Graph sockets (the \`writev\` system call, where the kernel
-  also wakes the receiver), undici's HTTP client, the pg driver and TypeORM, garbage collection,
+  also wakes the receiver), undici's HTTP client, the pg driver, garbage collection,
   AsyncLocalStorage's promise hooks (request logging: once a process has served an HTTP request,
   every promise pays them on Node 20), and a time-out signal per Graph call.
-- Each send costs one HTTP round trip plus its share of a claim and of a group-commit outcome
-  write: an outcome is durable before its sender takes the next message, which is what bounds a
-  crash to repeating the calls in flight, so outcome writes are as frequent as the answers allow.
 - The burst scenarios measure a backlog, so lag grows with the position in the queue: p50 and
-  p99 are roughly half and all of the drain time; the first message goes out a few hundred ms
-  after the due moment (dispatch of the first 500 follow-ups, then delivery starts while the rest
-  is dispatched).
+  p99 are roughly half and all of the drain time.
 - The database is analyzed after seeding, as a running system's is. The outbox's statements keep
   to index lookups even on statistics older than the burst (\`INDEX_PLANS\` in
   \`delivery-outbox.ts\`); before that, outcome writes read all of \`delivery_attempts\` and the
   lease index each time, about 7 ms per write at 100,000 deliveries and growing with the table.
 - PGlite is PostgreSQL compiled to WebAssembly running inside the service process on one thread,
   serialising every query with the sends; it is the laptop default, not the production path.
+  Each of its statements holds the event loop while it runs: the dispatch now writes at most
+  250 rows per statement, 100 follow-ups or 1,000 numbers per transaction, with a turn of the
+  event loop between two statements and between two batches (before, 10,000 follow-ups were
+  dispatched in 20 batches of 500 without a turn between them: about 5 s in one stretch). The
+  stall is measured by a 10 ms timer preloaded into the process; on a loaded machine the figure
+  includes the time the process waited for a core.
 `;
 
 export async function runDeliveryBench({ quick }: BenchOptions): Promise<void> {
