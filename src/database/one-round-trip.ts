@@ -34,44 +34,6 @@ export function inlined({ sql, params = [] }: Statement): string {
   });
 }
 
-/** What runs SQL (an EntityManager, or a StatementBatch still being filled). */
-export interface SqlRunner {
-  query<T = unknown>(sql: string, parameters?: unknown[]): Promise<T>;
-}
-
-/**
- * Statements gathered from code that runs them one by one through `query` (each call is answered
- * once the batch has run), to be sent together by `transactionInOneRoundTrip`.
- */
-export class StatementBatch implements SqlRunner {
-  readonly statements: Statement[] = [];
-  private readonly answers: {
-    resolve: (rows: unknown) => void;
-    reject: (error: unknown) => void;
-  }[] = [];
-
-  private sent = false;
-
-  query<T = unknown>(sql: string, parameters: unknown[] = []): Promise<T> {
-    // A statement issued only after an earlier one was answered cannot be in the batch.
-    if (this.sent) return Promise.reject(new Error('a statement came after its batch was sent'));
-    this.statements.push({ sql, params: parameters });
-    return new Promise<T>((resolve, reject) =>
-      this.answers.push({ resolve: resolve as (rows: unknown) => void, reject }),
-    );
-  }
-
-  settle(rows: readonly unknown[][]): void {
-    this.sent = true;
-    this.answers.forEach((answer, index) => answer.resolve(rows[index]));
-  }
-
-  fail(error: unknown): void {
-    this.sent = true;
-    this.answers.forEach((answer) => answer.reject(error));
-  }
-}
-
 /**
  * Starts a transaction and runs `statements` in it in one round trip to PostgreSQL, then `rest`
  * (if any) on the same transaction, then commits: without `rest`, the COMMIT goes in the same

@@ -169,8 +169,6 @@ describe('DeliveryOutbox (medium)', () => {
     providerMessageId: providerMessageId,
     messageType: 'text',
     sentAt: medium.clock.now(),
-    // Locks and overtaking statuses only: none of these tests has a status waiting.
-    sentTo: { organizationId: org, channelId, kind: 'whatsapp', recipient: '+34610000000' },
   });
   const retry = (ref: ClaimRef, retryAt: number): DeliveryOutcome => ({
     id: ref.id,

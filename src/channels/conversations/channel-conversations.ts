@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { Clock } from '../../common/clock';
-import type { SqlRunner } from '../../database/one-round-trip';
 import type { ChannelKind, MessageStatus } from '../channel-transport';
 import { ChannelKinds } from '../kinds/channel-kinds';
 import type { MessagePricing } from '../webhooks/inbound-notification';
@@ -193,7 +192,7 @@ export class ChannelConversations {
    * the outcome's for its whole batch), so two such transactions cannot wait on each other.
    */
   async lockMessages(
-    db: SqlRunner,
+    db: EntityManager,
     messages: readonly { channelId: string; messageId: string }[],
   ): Promise<void> {
     if (messages.length === 0) return;
@@ -213,7 +212,7 @@ export class ChannelConversations {
    * its error, classified by the channel kind's transport as when it is published.
    */
   async receivedStatuses(
-    db: SqlRunner,
+    db: EntityManager,
     messages: readonly { channelId: string; kind: ChannelKind; messageId: string }[],
   ): Promise<ReceivedStatus[]> {
     if (messages.length === 0) return [];
@@ -264,7 +263,7 @@ export class ChannelConversations {
    * a watermark can arrive before the send's own outcome of a message it covers is written.
    */
   async receivedWatermarks(
-    db: SqlRunner,
+    db: EntityManager,
     recipients: readonly { channelId: string; recipient: string }[],
   ): Promise<
     {

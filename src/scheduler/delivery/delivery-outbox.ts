@@ -8,7 +8,7 @@ import type { MessageType } from '../entities/delivery.entity';
 import type { ChannelKind, RichMessage } from '../../channels';
 import { returnedRows } from '../../database/sql';
 import { sessionLockHeld } from '../../database/session-lock';
-import { StatementBatch, transactionInOneRoundTrip } from '../../database/one-round-trip';
+import { transactionInOneRoundTrip } from '../../database/one-round-trip';
 import { DeliveryEvents } from './delivery-events';
 import { DeliveryStatuses, SentMessage } from './delivery-statuses';
 
@@ -113,8 +113,6 @@ export type DeliveryOutcome = { id: string; attempt: number; at: number } & (
        * with it. `at`, the answer's time, is later than the watermark of the message itself.
        */
       sentAt: number;
-      /** Where it went: what locks its Meta id and reads the statuses that overtook it. */
-      sentTo: Omit<SentMessage, 'providerMessageId' | 'sentAt'>;
     }
   | {
       status: 'pending';
@@ -432,59 +430,41 @@ export class DeliveryOutbox implements OnModuleInit {
       phone: string | null;
       sent_at: Date | string | null;
     }[];
-    // Known before the write: the statuses that overtook these sends are read in its round trip.
-    const sent: SentMessage[] = outcomes.flatMap((outcome) =>
-      outcome.status === 'sent' && outcome.providerMessageId
-        ? [
-            {
-              ...outcome.sentTo,
-              providerMessageId: outcome.providerMessageId,
-              sentAt: outcome.sentAt,
-            },
-          ]
-        : [],
-    );
-    // One transaction, in one round trip unless a status overtook a send: the outcomes; the locks
-    // on their Meta ids, held to the commit, so that a status being stored for one of them either
-    // committed first (and is read next, by the statement after the locks) or waits for this
-    // commit (and then finds the id itself); the agent events of settled outcomes.
-    const batch = new StatementBatch();
-    const writing = batch.query<Written>(sql, parameters);
-    const locking = this.statuses.lockSent(batch, sent);
-    const reading = this.statuses.overtaken(batch, sent);
-    // Answered (or failed) together once the batch has run; a failure is thrown below.
-    for (const answer of [writing, locking, reading]) answer.catch(() => undefined);
-    const written = await transactionInOneRoundTrip(
-      this.dataSource,
-      batch.statements,
-      INDEX_PLAN_SETTINGS,
-      async (db, rows) => {
-        batch.settle(rows);
-        const result = await writing;
-        await locking;
-        const settled = new Set(outcomes.filter((o) => o.status !== 'pending').map((o) => o.id));
-        await this.events.tell(
-          db,
-          result.filter((row) => row.held && settled.has(row.id)).map((row) => row.id),
-        );
-        // Only the sends this process still held are caught up (an outcome of a row taken over
-        // wrote only its attempt).
-        const heldSent = new Set(
-          result
-            .filter((row) => row.held && row.status === 'sent' && row.wa_message_id)
-            .map((row) => `${row.channel_id}\n${row.wa_message_id}`),
-        );
-        await this.statuses.applyOvertaken(
-          db,
-          (await reading).filter(({ delivery }) =>
-            heldSent.has(`${delivery.channelId}\n${delivery.providerMessageId}`),
-          ),
-        );
-        return result;
-      },
-    ).catch((error: unknown) => {
-      batch.fail(error);
-      throw error;
+    const sent = (rows: Written): SentMessage[] =>
+      rows.flatMap((row) =>
+        row.held &&
+        row.status === 'sent' &&
+        row.wa_message_id &&
+        row.channel_id &&
+        row.channel_kind &&
+        row.phone &&
+        row.sent_at
+          ? [
+              {
+                organizationId: row.organization_id as string,
+                channelId: row.channel_id,
+                kind: row.channel_kind,
+                providerMessageId: row.wa_message_id,
+                recipient: row.phone,
+                sentAt: new Date(row.sent_at).getTime(),
+              },
+            ]
+          : [],
+      );
+    // One transaction: the outcomes; the locks on their Meta ids, held to the commit, so that a
+    // status being stored for one of them either committed first (and is read by catchUp) or
+    // waits for this commit (and then finds the id itself); the agent events of settled outcomes.
+    const written: Written = await this.dataSource.transaction(async (db) => {
+      await db.query(`SELECT ${INDEX_PLANS}`);
+      const result = (await db.query(sql, parameters)) as Written;
+      await this.statuses.lockSent(db, sent(result));
+      const settled = new Set(outcomes.filter((o) => o.status !== 'pending').map((o) => o.id));
+      await this.events.tell(
+        db,
+        result.filter((row) => row.held && settled.has(row.id)).map((row) => row.id),
+      );
+      await this.statuses.catchUp(db, sent(result));
+      return result;
     });
     return written.filter((row) => !row.held).map((row) => row.id);
   }

@@ -36,12 +36,6 @@ describe('DeliveryOutcomes', () => {
       providerMessageId: 'wamid.1',
       messageType: 'text',
       sentAt: NOW,
-      sentTo: {
-        organizationId: 'org',
-        channelId: 'c1',
-        kind: 'whatsapp',
-        recipient: '+34600000001',
-      },
     });
     expect(
       outcomes.ofSend(claim, 'text', { kind: 'permanent', code: '100', message: 'bad' }, true),

@@ -28,12 +28,6 @@ export class DeliveryOutcomes {
       providerMessageId,
       messageType,
       sentAt: calledAt ?? outcome.at,
-      sentTo: {
-        organizationId: delivery.organizationId,
-        channelId: delivery.channelId,
-        kind: delivery.channelKind,
-        recipient: delivery.phone,
-      },
     };
   }
 

@@ -10,7 +10,6 @@ import {
 import type { ChannelKind } from '../../channels';
 import { toIso } from '../../common/time';
 import { returnedRows } from '../../database/sql';
-import type { SqlRunner } from '../../database/one-round-trip';
 import { DeliveryEvents } from './delivery-events';
 
 /** A delivery whose send's outcome (sent, with the provider's message id) is being written. */
@@ -23,14 +22,6 @@ export interface SentMessage {
   recipient: string;
   /** Its `sent_at` (ms). */
   sentAt: number;
-}
-
-/** A status (or watermark) that reached a sent message before its send's outcome was written. */
-export interface Overtaken {
-  delivery: SentMessage;
-  status:
-    | Awaited<ReturnType<ChannelConversations['receivedStatuses']>>[number]
-    | Awaited<ReturnType<ChannelConversations['receivedWatermarks']>>[number];
 }
 
 /** Which deliveries a status is about, as SQL on `deliveries d` ($1 channel, $2 organization). */
@@ -146,7 +137,7 @@ export class DeliveryStatuses implements OnModuleInit {
    * In the transaction that writes these sends' outcomes: see ChannelConversations.lockMessages.
    * Each message's id, and its recipient's statuses by watermark (Messenger's delivery and read).
    */
-  async lockSent(db: SqlRunner, sent: readonly SentMessage[]): Promise<void> {
+  async lockSent(db: EntityManager, sent: readonly SentMessage[]): Promise<void> {
     await this.conversations.lockMessages(
       db,
       sent.flatMap((s) => [
@@ -162,30 +153,20 @@ export class DeliveryStatuses implements OnModuleInit {
    * events are on).
    */
   async catchUp(db: EntityManager, sent: readonly SentMessage[]): Promise<void> {
-    await this.applyOvertaken(db, await this.overtaken(db, sent));
-  }
-
-  /**
-   * The reads of `catchUp`: both statements are issued before the first is answered, so that
-   * they can go in one round trip with the outcome write (StatementBatch).
-   */
-  async overtaken(db: SqlRunner, sent: readonly SentMessage[]): Promise<Overtaken[]> {
-    if (sent.length === 0) return [];
-    const [received, watermarks] = await Promise.all([
-      this.conversations.receivedStatuses(
-        db,
-        sent.map((s) => ({ channelId: s.channelId, kind: s.kind, messageId: s.providerMessageId })),
-      ),
-      // A watermark covers every message to that person sent up to it.
-      this.conversations.receivedWatermarks(
-        db,
-        sent.map((s) => ({ channelId: s.channelId, recipient: s.recipient })),
-      ),
-    ]);
+    if (sent.length === 0) return;
+    const received = await this.conversations.receivedStatuses(
+      db,
+      sent.map((s) => ({ channelId: s.channelId, kind: s.kind, messageId: s.providerMessageId })),
+    );
     const byMessage = received.flatMap((status) =>
       sent
         .filter((s) => s.channelId === status.channelId && s.providerMessageId === status.messageId)
         .map((delivery) => ({ delivery, status })),
+    );
+    // A watermark covers every message to that person sent up to it.
+    const watermarks = await this.conversations.receivedWatermarks(
+      db,
+      sent.map((s) => ({ channelId: s.channelId, recipient: s.recipient })),
     );
     const byWatermark = watermarks.flatMap((status) =>
       sent
@@ -197,11 +178,7 @@ export class DeliveryStatuses implements OnModuleInit {
         )
         .map((delivery) => ({ delivery, status })),
     );
-    return [...byMessage, ...byWatermark];
-  }
-
-  async applyOvertaken(db: EntityManager, overtaken: readonly Overtaken[]): Promise<void> {
-    for (const { delivery, status } of overtaken) {
+    for (const { delivery, status } of [...byMessage, ...byWatermark]) {
       await this.apply(db, {
         organizationId: delivery.organizationId,
         agentId: '', // not read by apply: DeliveryEvents finds each delivery's agent
