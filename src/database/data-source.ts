@@ -39,6 +39,10 @@ export function dataSourceOptions(config: AppConfig): DataSourceOptions {
 const isEmbedded = (options: DataSourceOptions): boolean =>
   options.type === 'postgres' && options.driver !== undefined;
 
+/** The embedded database (PGlite): it runs its statements in this process's own thread. */
+export const isEmbeddedDataSource = (dataSource: DataSource): boolean =>
+  isEmbedded(dataSource.options);
+
 /** Opens the database and applies pending migrations before anything else can use it. */
 export async function openDataSource(options: DataSourceOptions): Promise<DataSource> {
   const dataSource = new DataSource(options);

@@ -16,11 +16,31 @@ import { DataSource } from 'typeorm';
 import { uuidv7 } from '../common/ids';
 import { claimKey, DeliveryOutbox } from './delivery/delivery-outbox';
 import { DeliveryWorker } from './delivery/delivery.worker';
-import { FollowUpDispatcher } from './dispatch/follow-up-dispatcher';
+import { DispatchLimits, FollowUpDispatcher } from './dispatch/follow-up-dispatcher';
+import { isEmbeddedDataSource } from '../database/data-source';
+
+/** After whatever the event loop has waiting (I/O, timers). */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 import { SCHEDULER_CONFIG, SchedulerConfig } from './scheduler.config';
 
 const TICK = 'follow-up-tick';
-const DISPATCH_BATCH = 500;
+/**
+ * PostgreSQL: up to 500 follow-ups or 2,000 numbers per dispatch transaction, one INSERT each.
+ * The embedded database runs every statement in this thread, so there a batch is smaller and its
+ * INSERTs are cut in slices with a turn of the event loop between them: a request never waits
+ * behind more than one slice (issue 23: dispatching 10,000 follow-ups held the loop for 5 s).
+ */
+const DISPATCH_LIMITS: DispatchLimits = {
+  followUps: 500,
+  numbers: 2_000,
+  rowsPerStatement: Number.POSITIVE_INFINITY,
+};
+const EMBEDDED_DISPATCH_LIMITS: DispatchLimits = {
+  followUps: 100,
+  numbers: 1_000,
+  rowsPerStatement: 250,
+  between: nextTurn,
+};
 const PRUNE_EVERY_TICKS = 60;
 
 /**
@@ -56,6 +76,7 @@ export class SchedulerEngine implements OnApplicationBootstrap, BeforeApplicatio
   private ticks = 0;
   /** When a tick last ran to its end (performance.now()); readiness looks at it. */
   private lastTickAt?: number;
+  private readonly dispatchLimits: DispatchLimits;
 
   constructor(
     private readonly dispatcher: FollowUpDispatcher,
@@ -68,6 +89,9 @@ export class SchedulerEngine implements OnApplicationBootstrap, BeforeApplicatio
     @InjectDataSource() dataSource: DataSource,
   ) {
     this.sessionLock = new SessionLock(dataSource, this.owner);
+    this.dispatchLimits = isEmbeddedDataSource(dataSource)
+      ? EMBEDDED_DISPATCH_LIMITS
+      : DISPATCH_LIMITS;
   }
 
   private get enabled(): boolean {
@@ -177,10 +201,12 @@ export class SchedulerEngine implements OnApplicationBootstrap, BeforeApplicatio
         sessionUnbroken: this.sessionLock.unbroken,
       });
       // Delivery starts with the first dispatched batch and overlaps the rest of a large dispatch.
-      let dispatched = DISPATCH_BATCH;
-      while (!this.stopping && dispatched === DISPATCH_BATCH) {
-        dispatched = await this.dispatcher.dispatchBatch(now, DISPATCH_BATCH);
+      for (let more = true; more && !this.stopping;) {
+        ({ more } = await this.dispatcher.dispatchBatch(now, this.dispatchLimits));
         this.startDelivery();
+        // The embedded database answers within this turn: without a yield, a dispatch of
+        // thousands of follow-ups would be one long turn.
+        if (more) await nextTurn();
       }
       if (++this.ticks % PRUNE_EVERY_TICKS === 0) {
         await this.outbox.pruneSendWindows();
