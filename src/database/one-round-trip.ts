@@ -25,12 +25,17 @@ function literal(value: unknown): string {
   throw new Error(`no SQL literal for a parameter of type ${typeof value}`);
 }
 
-/** The statement with its parameters written in (the simple query protocol takes none). */
+/**
+ * The statement with its parameters written in (the simple query protocol takes none). Each
+ * literal is parenthesised, so that `-$1` or `$1::text` keep their meaning whatever the value.
+ * Only for the outbox's own statements: their SQL has no `$n` inside a string, comment or
+ * dollar quote, which this does not parse.
+ */
 export function inlined({ sql, params = [] }: Statement): string {
   return sql.replace(/\$(\d+)/g, (_, n: string) => {
     const index = Number(n) - 1;
-    if (index >= params.length) throw new Error(`no parameter $${n}`);
-    return literal(params[index]);
+    if (index < 0 || index >= params.length) throw new Error(`no parameter $${n}`);
+    return `(${literal(params[index])})`;
   });
 }
 
@@ -70,9 +75,15 @@ export async function transactionInOneRoundTrip<T = unknown[][]>(
       ...settings.map((setting) => `SET LOCAL ${setting}`),
       ...statements.map(inlined),
       ...(commitWithStatements ? ['COMMIT'] : []),
-    ].join(';\n');
+    ].join('\n;\n'); // on a line of its own: a trailing comment cannot swallow the separator
     open = true;
-    const results = (await client.query(text)) as unknown as QueryResult[];
+    const answered = (await client.query(text)) as unknown as QueryResult | QueryResult[];
+    const results = Array.isArray(answered) ? answered : [answered];
+    const expected = 1 + settings.length + statements.length + (commitWithStatements ? 1 : 0);
+    // A statement that was two (a stray `;`) would shift every result after it.
+    if (results.length !== expected) {
+      throw new Error(`expected ${expected} results in one round trip, got ${results.length}`);
+    }
     const rows = results
       .slice(1 + settings.length, 1 + settings.length + statements.length)
       .map((result) => result.rows as unknown[]);

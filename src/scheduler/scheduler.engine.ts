@@ -27,8 +27,10 @@ const TICK = 'follow-up-tick';
 /**
  * PostgreSQL: up to 500 follow-ups or 2,000 numbers per dispatch transaction, one INSERT each.
  * The embedded database runs every statement in this thread, so there a batch is smaller and its
- * INSERTs are cut in slices with a turn of the event loop between them: a request never waits
- * behind more than one slice (issue 23: dispatching 10,000 follow-ups held the loop for 5 s).
+ * INSERTs are cut in slices with a turn of the event loop between them: the loop never waits
+ * behind more than one slice (issue 23: dispatching 10,000 follow-ups held the loop for 5 s). A
+ * request that needs the database still waits for the batch's transaction (the embedded database
+ * has one connection): at most 1,000 numbers, or one follow-up's list when it is longer.
  */
 const DISPATCH_LIMITS: DispatchLimits = {
   followUps: 500,

@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { ChannelDeactivation, ChannelMessageSender } from '../../channels';
 import { toIso as iso } from '../../common/time';
+import { escapeUnstorable } from '../../common/http/input-guards';
 import type { FollowUpTemplate } from '../entities/follow-up.entity';
 import type { MessageType } from '../entities/delivery.entity';
 import type { ChannelKind, RichMessage } from '../../channels';
@@ -374,11 +375,13 @@ export class DeliveryOutbox implements OnModuleInit {
       attempt: outcome.attempt,
       status: outcome.status,
       finished_at: iso(outcome.at),
-      wa_message_id: outcome.status === 'sent' ? outcome.providerMessageId : null,
+      // Text from Meta or from a composer, stored as is unless PostgreSQL would refuse it (a NUL, a
+      // lone surrogate): one unstorable outcome must not hold back the whole group's write.
+      wa_message_id: outcome.status === 'sent' ? escapeUnstorable(outcome.providerMessageId) : null,
       sent_at: outcome.status === 'sent' ? iso(outcome.sentAt) : null,
       next_attempt_at: outcome.status === 'pending' ? iso(outcome.retryAt) : null,
       error_code: outcome.status === 'sent' ? null : outcome.errorCode,
-      error_message: outcome.status === 'sent' ? null : outcome.errorMessage,
+      error_message: outcome.status === 'sent' ? null : escapeUnstorable(outcome.errorMessage),
       message_type: outcome.status === 'sent' ? outcome.messageType : null,
       template_required: outcome.status === 'pending' && outcome.templateRequired === true,
     }));

@@ -80,7 +80,7 @@ export class FollowUpDispatcher {
       });
       const ids = JSON.stringify(due.map((followUp) => followUp.id));
       // Set-based: each statement writes the numbers of every follow-up of the batch from one
-      // position to another. One statement on PostgreSQL; on the embedded database, slices of
+      // position to another, read by index (a slice costs its own rows, not the whole list). One statement on PostgreSQL; on the embedded database, slices of
       // `rowsPerStatement` rows with a turn of the event loop between them (it runs in this
       // thread: a statement of 20,000 rows held every request for seconds).
       const widest = Math.max(...due.map((followUp) => Number(followUp.numbers)));
@@ -90,13 +90,12 @@ export class FollowUpDispatcher {
         await db.query(
           `INSERT INTO deliveries (organization_id, follow_up_id, channel_id, channel_kind, occurrence_at,
                                    phone, status, attempts, next_attempt_at, created_at, updated_at)
-           SELECT f.organization_id, f.id, f.channel_id, f.channel_kind, f.next_run_at, phone.value,
-                  'pending', 0, $2, $2, $2
+           SELECT f.organization_id, f.id, f.channel_id, f.channel_kind, f.next_run_at,
+                  f.client_phone_numbers ->> (position - 1), 'pending', 0, $2, $2, $2
              FROM follow_ups f
-            CROSS JOIN LATERAL jsonb_array_elements_text(f.client_phone_numbers)
-                  WITH ORDINALITY AS phone(value, position)
+            CROSS JOIN LATERAL generate_series($3::int + 1,
+                  LEAST($4::int, jsonb_array_length(f.client_phone_numbers))) AS position
             WHERE f.id IN (SELECT value::uuid FROM jsonb_array_elements_text($1::jsonb))
-              AND phone.position > $3 AND phone.position <= $4
            ON CONFLICT (follow_up_id, occurrence_at, phone) DO NOTHING`,
           [ids, iso(now), from, from + slice],
         );
