@@ -688,6 +688,7 @@ export async function runWebhooksBench({ quick }: BenchOptions): Promise<void> {
               result.seconds,
               result.messagesPerSecond,
               result.maxStall,
+              result.maxStallCpu,
               result.stallsOver50,
             ],
           ],

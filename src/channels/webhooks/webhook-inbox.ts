@@ -2,7 +2,7 @@ import { withLogContext } from '../../common/logging/log-context';
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { createHash } from 'node:crypto';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { Clock } from '../../common/clock';
 import { escapeUnstorable } from '../../common/http/input-guards';
 import { uuidv7 } from '../../common/ids';
@@ -90,7 +90,7 @@ export class WebhookInbox implements OnApplicationBootstrap, OnApplicationShutdo
   private drainAgain = false;
   private sweep?: NodeJS.Timeout;
   private stopped = false;
-  private readonly batchSize: number;
+  private readonly embedded: boolean;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -98,7 +98,7 @@ export class WebhookInbox implements OnApplicationBootstrap, OnApplicationShutdo
     private readonly notifications: WebhookNotificationApplier,
     private readonly metrics: Metrics,
   ) {
-    this.batchSize = embeddedTurns(dataSource.options) ? EMBEDDED_BATCH_SIZE : BATCH_SIZE;
+    this.embedded = embeddedTurns(dataSource.options) !== undefined;
   }
 
   onApplicationBootstrap(): void {
@@ -147,10 +147,18 @@ export class WebhookInbox implements OnApplicationBootstrap, OnApplicationShutdo
     this.draining = withLogContext({}, async () => {
       do {
         this.drainAgain = false;
-        while (!this.stopped && (await this.processBatch())) {
-          // Between batches the event loop serves what waits: on PGlite the queries run on this
-          // thread, and a backlog drained in one go would hold every request until it is done.
-          await new Promise<void>((resolve) => setImmediate(resolve));
+        // On PostgreSQL the drain keeps one connection from the pool while it runs: its batches
+        // never queue behind the requests for one (under a flood of webhooks they would, and
+        // the backlog would grow). Not on PGlite, whose one connection every request needs.
+        const runner = this.embedded ? undefined : this.dataSource.createQueryRunner();
+        try {
+          while (!this.stopped && (await this.processBatch(runner))) {
+            // Between batches the event loop serves what waits: on PGlite the queries run on this
+            // thread, and a backlog drained in one go would hold every request until it is done.
+            await new Promise<void>((resolve) => setImmediate(resolve));
+          }
+        } finally {
+          await runner?.release();
         }
       } while (this.drainAgain && !this.stopped);
     })
@@ -186,13 +194,13 @@ export class WebhookInbox implements OnApplicationBootstrap, OnApplicationShutdo
    * none is due. If the batch fails, it was rolled back whole, and each of its notifications is
    * applied again alone (what failed is then tried again later or set aside, on its own).
    */
-  private async processBatch(): Promise<boolean> {
+  private async processBatch(runner: QueryRunner | undefined): Promise<boolean> {
     const now = this.clock.now();
     let rows: InboxRow[] = [];
     let outcomes: ProcessingOutcome[] = [];
     try {
-      await this.dataSource.transaction(async (db) => {
-        rows = await this.claim(db, now, null, this.batchSize);
+      await this.transaction(runner, async (db) => {
+        rows = await this.claim(db, now, null, this.embedded ? EMBEDDED_BATCH_SIZE : BATCH_SIZE);
         if (rows.length === 0) return;
         outcomes = await this.notifications.apply(db, rows, false);
         await this.settle(db, rows, outcomes, now);
@@ -212,6 +220,22 @@ export class WebhookInbox implements OnApplicationBootstrap, OnApplicationShutdo
     }
     rows.forEach((row, index) => this.report(row, outcomes[index]));
     return rows.length > 0;
+  }
+
+  /** `work` in a transaction on the drain's own connection, or on one from the pool. */
+  private async transaction(
+    runner: QueryRunner | undefined,
+    work: (db: EntityManager) => Promise<void>,
+  ): Promise<void> {
+    if (!runner) return this.dataSource.transaction(work);
+    await runner.startTransaction();
+    try {
+      await work(runner.manager);
+      await runner.commitTransaction();
+    } catch (error) {
+      if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
+      throw error;
+    }
   }
 
   /** A notification whose processing failed: at once again with savepoints if PostgreSQL refused an item, else later. */
