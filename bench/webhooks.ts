@@ -571,11 +571,21 @@ const LIMITS = `### Where the time goes, what limits it
   \`SKIP LOCKED\` across replicas, a crash rolls a batch back to be taken again).
 - The agent-event sender recorded each delivery in its own \`UPDATE\` (a commit per event, five
   per notification): it now records a round's deliveries in one.
+- On PostgreSQL the drain keeps one pool connection while it runs. Without that, under a flood
+  each batch queued for a connection behind the webhook requests, and the backlog grew (quick
+  sustained run, 2026-11-26: to 740 pending, 200 → event p99 20 s); with it the backlog stayed
+  flat (under 80 pending) and p99 fell to 2.9 s on the same loaded machine.
 - What is left is the request path: each webhook \`POST\` is Nest's pipeline (access log,
-  metrics, body parsing), the channel's \`SELECT\`, the HMAC and the inbox's \`INSERT\`, two
-  round trips the bare receiver also pays (one), and the sender's POST to the agent for every
-  message, which competes for the same core. Under a burst the drain keeps up with what is
-  accepted, so "messages/s processed" is close to five times the accepted rate.
+  metrics, body parsing), the channel's \`SELECT\`, the HMAC and the inbox's \`INSERT\`; the bare
+  receiver pays one round trip and no framework. The drain keeps up with what is accepted, so
+  "messages/s processed" is about five times the accepted rate, and at 500 notifications/s the
+  process could not accept them all on this machine (load average about 20 on two cores while
+  these runs were made, shared with other benchmarks): requests queued in the client (the
+  request → 200 column) and the other organization's \`GET\`s waited behind them on the same
+  event loop. The p99 200 → event is counted from the 200, so it stays bounded even then.
+  Agentline's own per-request cost is issue 23's item 2 (the http section).
+- The agent-event sender POSTs every message to the agent (16 at a time) in the same process,
+  which competes for the same core as the request path and the drain.
 - PGlite runs each statement on the service's own thread, so a transaction holds the event loop
   from its first statement to its commit: batches are 10 notifications there, with a turn of the
   event loop between batches. On a machine whose load is far above its cores the probe also counts
