@@ -215,14 +215,17 @@ describe('Webhook items judged one by one (e2e)', () => {
   });
 
   describe('behind the checks', () => {
-    /** Makes PostgreSQL itself refuse a message by its text, as it would refuse a value nobody foresaw. */
-    const refuseInSql = (body: string, sqlState: string) =>
+    /** Makes PostgreSQL itself refuse messages by their text, as it would refuse a value nobody foresaw. */
+    const refuseInSql = (...rules: [body: string, sqlState: string][]) =>
       db.query(`
         CREATE OR REPLACE FUNCTION refuse_in_test() RETURNS trigger LANGUAGE plpgsql AS $$
         BEGIN
-          IF NEW.text = '${body}' THEN
-            RAISE EXCEPTION 'refused by the test' USING ERRCODE = '${sqlState}';
-          END IF;
+          ${rules
+            .map(
+              ([body, sqlState]) =>
+                `IF NEW.text = '${body}' THEN RAISE EXCEPTION 'refused by the test' USING ERRCODE = '${sqlState}'; END IF;`,
+            )
+            .join('\n')}
           RETURN NEW;
         END $$;
         DROP TRIGGER IF EXISTS refuse_in_test ON channel_messages;
@@ -231,7 +234,7 @@ describe('Webhook items judged one by one (e2e)', () => {
     afterEach(() => db.query('DROP TRIGGER IF EXISTS refuse_in_test ON channel_messages'));
 
     it('sets aside an item PostgreSQL refuses (a data exception), in a savepoint: the others stay', async () => {
-      await refuseInSql('unstorable', '22023');
+      await refuseInSql(['unstorable', '22023']);
       const channel = await givenWhatsappChannel(t, auth);
       await givenWhatsappNotification(t, channel, SECRET, {
         messages: [
@@ -261,19 +264,7 @@ describe('Webhook items judged one by one (e2e)', () => {
     it('a batch with a poisoned notification loses none of the others: each applies alone, in its own transaction', async () => {
       // One refused item (set aside in a savepoint), one failure that is not about content (tried
       // again later); both in the same batch as two good notifications.
-      await db.query(`
-        CREATE OR REPLACE FUNCTION refuse_in_test() RETURNS trigger LANGUAGE plpgsql AS $$
-        BEGIN
-          IF NEW.text = 'unstorable' THEN
-            RAISE EXCEPTION 'refused by the test' USING ERRCODE = '22023';
-          ELSIF NEW.text = 'transient' THEN
-            RAISE EXCEPTION 'failed in the test' USING ERRCODE = '40001';
-          END IF;
-          RETURN NEW;
-        END $$;
-        DROP TRIGGER IF EXISTS refuse_in_test ON channel_messages;
-        CREATE TRIGGER refuse_in_test BEFORE INSERT ON channel_messages
-          FOR EACH ROW EXECUTE FUNCTION refuse_in_test();`);
+      await refuseInSql(['unstorable', '22023'], ['transient', '40001']);
       const channel = await givenWhatsappChannel(t, auth);
       const [{ organization_id: organizationId }] = (await db.query(
         'SELECT organization_id FROM whatsapp_channels WHERE id = $1',
@@ -336,13 +327,13 @@ describe('Webhook items judged one by one (e2e)', () => {
       ]);
       expect(rows.find((row) => row.status === 'pending')).toMatchObject({
         attempts: 1,
-        error: expect.stringContaining('failed in the test'),
+        error: expect.stringContaining('refused by the test'),
       });
     });
 
     it('tries a notification again as a whole when the failure is not about its content, and applies it once', async () => {
       // A serialization failure says nothing about the item: next time it may pass.
-      await refuseInSql('transient', '40001');
+      await refuseInSql(['transient', '40001']);
       const channel = await givenWhatsappChannel(t, auth);
       await givenWhatsappNotification(t, channel, SECRET, {
         messages: [text('wamid.first', 'first'), text(`wamid.${randomUUID()}`, 'transient')],
