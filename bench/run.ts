@@ -1,5 +1,5 @@
 /*
- * `npm run bench [-- --quick] [-- --only=http,startup,delivery]`: runs the benchmarks one after the
+ * `npm run bench [-- --quick] [-- --only=http,startup,delivery,webhooks]`: runs the benchmarks one after the
  * other (never together: they would share the two cores) and writes docs/benchmarks.md.
  * Not a test: nothing here asserts a timing.
  */
@@ -17,6 +17,7 @@ const BENCHES: Record<string, () => Promise<Bench>> = {
   http: async () => (await import('./http')).runHttpBench,
   startup: async () => (await import('./startup')).runStartupBench,
   delivery: async () => (await import('./delivery')).runDeliveryBench,
+  webhooks: async () => (await import('./webhooks')).runWebhooksBench,
 };
 
 async function main(): Promise<void> {

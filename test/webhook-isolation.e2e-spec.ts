@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { WebhookInbox } from '../src/channels/webhooks/webhook-inbox';
 import { eventually } from './support/eventually';
@@ -215,14 +215,17 @@ describe('Webhook items judged one by one (e2e)', () => {
   });
 
   describe('behind the checks', () => {
-    /** Makes PostgreSQL itself refuse a message by its text, as it would refuse a value nobody foresaw. */
-    const refuseInSql = (body: string, sqlState: string) =>
+    /** Makes PostgreSQL itself refuse messages by their text, as it would refuse a value nobody foresaw. */
+    const refuseInSql = (...rules: [body: string, sqlState: string][]) =>
       db.query(`
         CREATE OR REPLACE FUNCTION refuse_in_test() RETURNS trigger LANGUAGE plpgsql AS $$
         BEGIN
-          IF NEW.text = '${body}' THEN
-            RAISE EXCEPTION 'refused by the test' USING ERRCODE = '${sqlState}';
-          END IF;
+          ${rules
+            .map(
+              ([body, sqlState]) =>
+                `IF NEW.text = '${body}' THEN RAISE EXCEPTION 'refused by the test' USING ERRCODE = '${sqlState}'; END IF;`,
+            )
+            .join('\n')}
           RETURN NEW;
         END $$;
         DROP TRIGGER IF EXISTS refuse_in_test ON channel_messages;
@@ -231,7 +234,7 @@ describe('Webhook items judged one by one (e2e)', () => {
     afterEach(() => db.query('DROP TRIGGER IF EXISTS refuse_in_test ON channel_messages'));
 
     it('sets aside an item PostgreSQL refuses (a data exception), in a savepoint: the others stay', async () => {
-      await refuseInSql('unstorable', '22023');
+      await refuseInSql(['unstorable', '22023']);
       const channel = await givenWhatsappChannel(t, auth);
       await givenWhatsappNotification(t, channel, SECRET, {
         messages: [
@@ -258,9 +261,79 @@ describe('Webhook items judged one by one (e2e)', () => {
       ]);
     });
 
+    it('a batch with a poisoned notification loses none of the others: each applies alone, in its own transaction', async () => {
+      // One refused item (set aside in a savepoint), one failure that is not about content (tried
+      // again later); both in the same batch as two good notifications.
+      await refuseInSql(['unstorable', '22023'], ['transient', '40001']);
+      const channel = await givenWhatsappChannel(t, auth);
+      const [{ organization_id: organizationId }] = (await db.query(
+        'SELECT organization_id FROM whatsapp_channels WHERE id = $1',
+        [channel.id],
+      )) as { organization_id: string }[];
+      const bodies = [
+        [text('wamid.batch-1', 'one')],
+        [text('wamid.batch-2a', 'two'), text('wamid.batch-2b', 'unstorable')],
+        [text('wamid.batch-3', 'transient')],
+        [text('wamid.batch-4', 'four')],
+      ].map((messages) =>
+        Buffer.from(JSON.stringify(whatsappNotification(channel.number_id, { messages }))),
+      );
+      // Stored as the route stores them, due only once the clock moves: the next drain takes
+      // them together.
+      const due = new Date(clock.now() + 30_000).toISOString();
+      for (const body of bodies) {
+        await db.query(
+          `INSERT INTO webhook_inbox (id, organization_id, channel_kind, channel_id, body, body_sha256,
+                                      status, attempts, next_attempt_at, received_at)
+           VALUES ($1, $2, 'whatsapp', $3, $4, $5, 'pending', 0, $6, $6)`,
+          [
+            randomUUID(),
+            organizationId,
+            channel.id,
+            body,
+            createHash('sha256').update(body).digest('hex'),
+            due,
+          ],
+        );
+      }
+      clock.advance(60_000);
+      await t.app.get(WebhookInbox).drain();
+      await eventually(async () => {
+        const rows = await inbox(channel.id);
+        expect(rows.map((row) => row.status).sort()).toEqual([
+          'malformed',
+          'pending',
+          'processed',
+          'processed',
+        ]);
+      });
+      expect((await listed('whatsapp', channel.id)).map((m) => m.message_id).sort()).toEqual([
+        'wamid.batch-1',
+        'wamid.batch-2a',
+        'wamid.batch-4',
+      ]);
+      expect((await toldTheAgent(channel.id)).sort()).toEqual([
+        'wamid.batch-1',
+        'wamid.batch-2a',
+        'wamid.batch-4',
+      ]);
+      const rows = await inbox(channel.id);
+      const malformed = rows.find((row) => row.status === 'malformed') as InboxRow;
+      expect(await setAside(malformed.id)).toEqual([
+        expect.objectContaining({
+          path: 'entry[0].changes[0].value.messages[1]',
+          reason: 'database_refused',
+        }),
+      ]);
+      expect(rows.find((row) => row.status === 'pending')).toMatchObject({
+        attempts: 1,
+        error: expect.stringContaining('refused by the test'),
+      });
+    });
+
     it('tries a notification again as a whole when the failure is not about its content, and applies it once', async () => {
       // A serialization failure says nothing about the item: next time it may pass.
-      await refuseInSql('transient', '40001');
+      await refuseInSql(['transient', '40001']);
       const channel = await givenWhatsappChannel(t, auth);
       await givenWhatsappNotification(t, channel, SECRET, {
         messages: [text('wamid.first', 'first'), text(`wamid.${randomUUID()}`, 'transient')],

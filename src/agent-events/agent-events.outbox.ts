@@ -31,20 +31,33 @@ export class AgentEventsOutbox {
     return this.config.target !== undefined;
   }
 
-  async enqueue(db: EntityManager, event: AgentEvent): Promise<void> {
-    if (!this.enabled) return;
+  enqueue(db: EntityManager, event: AgentEvent): Promise<void> {
+    return this.enqueueAll(db, [event]);
+  }
+
+  /** In one statement, in their order (their ids, v7, sort as they are given). */
+  async enqueueAll(db: EntityManager, events: readonly AgentEvent[]): Promise<void> {
+    if (!this.enabled || events.length === 0) return;
     const now = this.clock.now();
-    const payload = {
-      type: event.type,
-      organization_id: event.organizationId,
-      agent_id: event.agentId,
-      channel_id: event.channelId,
-      data: event.data,
-    };
     await db.query(
       `INSERT INTO agent_events (id, organization_id, type, payload, attempts, next_attempt_at, created_at)
-       VALUES ($1, $2, $3, $4, 0, $5, $5)`,
-      [uuidv7(now), event.organizationId, event.type, JSON.stringify(payload), toIso(now)],
+       SELECT e.id, e.organization_id, e.type, e.payload::jsonb, 0, $1, $1
+         FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[]) AS e(id, organization_id, type, payload)`,
+      [
+        toIso(now),
+        events.map(() => uuidv7(now)),
+        events.map((event) => event.organizationId),
+        events.map((event) => event.type),
+        events.map((event) =>
+          JSON.stringify({
+            type: event.type,
+            organization_id: event.organizationId,
+            agent_id: event.agentId,
+            channel_id: event.channelId,
+            data: event.data,
+          }),
+        ),
+      ],
     );
   }
 }

@@ -121,7 +121,20 @@ export class AgentEventsSender implements OnApplicationBootstrap, OnApplicationS
     while (!this.stopped) {
       const claimed = await this.claim();
       if (claimed.length === 0) break;
-      await Promise.all(claimed.map((event) => this.post(event)));
+      const failures = await Promise.all(claimed.map((event) => this.post(event)));
+      // The round's deliveries recorded in one statement (one commit), its failures one by one.
+      await this.recordDelivered(claimed.filter((_, index) => failures[index] === undefined))
+        .then(() =>
+          Promise.all(
+            claimed.map((event, index) => {
+              const error = failures[index];
+              return error === undefined ? undefined : this.recordFailure(event, error);
+            }),
+          ),
+        )
+        .catch((failure: unknown) =>
+          this.logger.warn({ err: failure }, 'could not record agent events'),
+        );
     }
     const now = this.clock.now();
     if (now - this.lastPrune >= PRUNE_EVERY_MS) {
@@ -155,7 +168,8 @@ export class AgentEventsSender implements OnApplicationBootstrap, OnApplicationS
     );
   }
 
-  private async post(event: Claimed): Promise<void> {
+  /** POSTs one event; what went wrong, if anything (recorded by the round). */
+  private async post(event: Claimed): Promise<string | undefined> {
     const target = this.config.target as { url: string };
     const body = JSON.stringify(event.payload);
     const now = this.clock.now();
@@ -187,22 +201,21 @@ export class AgentEventsSender implements OnApplicationBootstrap, OnApplicationS
         ? `no answer within ${this.config.timeoutMs} ms`
         : `the endpoint could not be reached: ${described.code ?? described.message}`;
     }
-    await this.record(event, error).catch((failure: unknown) =>
-      // Its lease runs out and it is sent again: at least once.
-      this.logger.warn({ err: failure, eventId: event.id }, 'could not record an agent event'),
+    return error;
+  }
+
+  /** A round's deliveries in one statement; if it fails, their leases run out and they are sent again. */
+  private async recordDelivered(events: readonly Claimed[]): Promise<void> {
+    if (events.length === 0) return;
+    await this.dataSource.query(
+      `UPDATE agent_events SET delivered_at = $3, last_error = NULL, lease_owner = NULL, lease_expires_at = NULL
+        WHERE id = ANY($1::uuid[]) AND lease_owner = $2`,
+      [events.map((event) => event.id), this.owner, toIso(this.clock.now())],
     );
   }
 
-  private async record(event: Claimed, error: string | undefined): Promise<void> {
+  private async recordFailure(event: Claimed, error: string): Promise<void> {
     const now = this.clock.now();
-    if (error === undefined) {
-      await this.dataSource.query(
-        `UPDATE agent_events SET delivered_at = $3, last_error = NULL, lease_owner = NULL, lease_expires_at = NULL
-          WHERE id = $1 AND lease_owner = $2`,
-        [event.id, this.owner, toIso(now)],
-      );
-      return;
-    }
     const giveUp = now - new Date(event.created_at).getTime() >= this.config.maxAgeMs;
     if (giveUp) {
       this.logger.error(

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { AgentEventsOutbox } from '../../agent-events';
+import { AgentEvent, AgentEventsOutbox } from '../../agent-events';
 import { Clock } from '../../common/clock';
 import { uuidv7 } from '../../common/ids';
 import { toIso } from '../../common/time';
@@ -16,6 +16,15 @@ import { IdentityChangesHandler } from './identity-changes.handler';
 import type { InboundMessage } from './inbound-notification';
 import type { WebhookChannel } from './webhook-channels';
 
+/** A client's message and the channel it is for. */
+export interface ReceivedMessage {
+  channel: WebhookChannel;
+  message: InboundMessage;
+}
+
+const json = (value: unknown) =>
+  value === null || value === undefined ? null : JSON.stringify(value);
+
 /** A client's message from a notification: kept, its opt-out or opt-in keyword, the agent told. */
 @Injectable()
 export class InboundMessagesHandler {
@@ -29,14 +38,14 @@ export class InboundMessagesHandler {
     private readonly identityChanges: IdentityChangesHandler,
   ) {}
 
-  /** Kept once; a new one may opt its sender out or back in, and is told to the agent. */
-  async receive(
-    db: EntityManager,
-    channel: WebhookChannel,
-    message: InboundMessage,
-  ): Promise<void> {
+  /**
+   * Each kept once, in one statement for all of them (a batch of notifications' messages); each
+   * new one, in order, may opt its sender out or back in, and is told to the agent.
+   */
+  async receive(db: EntityManager, received: readonly ReceivedMessage[]): Promise<void> {
+    if (received.length === 0) return;
     const now = this.clock.now();
-    const entity: ChannelMessageEntity = {
+    const entities = received.map(({ channel, message }): ChannelMessageEntity => ({
       id: uuidv7(now),
       organizationId: channel.organizationId,
       channelKind: channel.kind,
@@ -54,52 +63,71 @@ export class InboundMessagesHandler {
       opensWindow: message.opensWindow,
       receivedAt: new Date(message.at),
       createdAt: new Date(now),
-    };
-    const json = (value: unknown) => (value === null ? null : JSON.stringify(value));
-    const inserted = returnedRows<{ id: string }>(
-      await db.query(
-        `INSERT INTO channel_messages (id, organization_id, channel_kind, channel_id, sender, sender_user_id,
-                                       profile, message_id, type, text, content, context, referral, raw,
-                                       opens_window, received_at, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10, $11::jsonb, $12::jsonb, $13::jsonb,
-                 $14::jsonb, $15, $16, $17)
-         ON CONFLICT (channel_id, message_id) DO NOTHING RETURNING id`,
-        [
-          entity.id,
-          entity.organizationId,
-          entity.channelKind,
-          entity.channelId,
-          entity.sender,
-          entity.senderUserId,
-          json(entity.profile),
-          entity.messageId,
-          entity.type,
-          entity.text,
-          json(entity.content),
-          json(entity.context),
-          json(entity.referral),
-          json(entity.raw ?? null),
-          entity.opensWindow,
-          toIso(message.at),
-          toIso(now),
-        ],
-      ),
-    );
-    if (inserted.length === 0) return; // a resend
-    await this.learnIdentity(db, channel, message);
-    await this.applyKeywords(db, channel, message);
-    await this.events.enqueue(db, {
-      type: 'message.received',
-      organizationId: channel.organizationId,
-      agentId: channel.agentId,
-      channelId: channel.id,
-      data: {
-        ...toChannelMessageResponse(
-          entity,
-          mediaUrl(this.appConfig.publicUrl, channel, this.kinds.get(channel.kind).downloadsMedia),
+    }));
+    // In their order: of two with the same Meta id (a resend in the same batch), the first is kept.
+    const inserted = new Set(
+      returnedRows<{ id: string }>(
+        await db.query(
+          `INSERT INTO channel_messages (id, organization_id, channel_kind, channel_id, sender, sender_user_id,
+                                         profile, message_id, type, text, content, context, referral, raw,
+                                         opens_window, received_at, created_at)
+           SELECT m.id, m.organization_id, m.channel_kind, m.channel_id, m.sender, m.sender_user_id,
+                  m.profile::jsonb, m.message_id, m.type, m.text, m.content::jsonb, m.context::jsonb,
+                  m.referral::jsonb, m.raw::jsonb, m.opens_window, m.received_at, $1
+             FROM unnest($2::uuid[], $3::text[], $4::text[], $5::uuid[], $6::text[], $7::text[],
+                         $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[],
+                         $14::text[], $15::text[], $16::boolean[], $17::timestamptz[])
+                  WITH ORDINALITY AS m(id, organization_id, channel_kind, channel_id, sender,
+                                       sender_user_id, profile, message_id, type, text, content,
+                                       context, referral, raw, opens_window, received_at, position)
+            ORDER BY m.position
+           ON CONFLICT (channel_id, message_id) DO NOTHING RETURNING id`,
+          [
+            toIso(now),
+            entities.map((e) => e.id),
+            entities.map((e) => e.organizationId),
+            entities.map((e) => e.channelKind),
+            entities.map((e) => e.channelId),
+            entities.map((e) => e.sender),
+            entities.map((e) => e.senderUserId),
+            entities.map((e) => json(e.profile)),
+            entities.map((e) => e.messageId),
+            entities.map((e) => e.type),
+            entities.map((e) => e.text),
+            entities.map((e) => json(e.content)),
+            entities.map((e) => json(e.context)),
+            entities.map((e) => json(e.referral)),
+            entities.map((e) => json(e.raw)),
+            entities.map((e) => e.opensWindow),
+            received.map(({ message }) => toIso(message.at)),
+          ],
         ),
-      },
-    });
+      ).map((row) => row.id),
+    );
+    const events: AgentEvent[] = [];
+    for (const [index, { channel, message }] of received.entries()) {
+      const entity = entities[index];
+      if (!inserted.has(entity.id)) continue; // a resend
+      await this.learnIdentity(db, channel, message);
+      await this.applyKeywords(db, channel, message);
+      events.push({
+        type: 'message.received',
+        organizationId: channel.organizationId,
+        agentId: channel.agentId,
+        channelId: channel.id,
+        data: {
+          ...toChannelMessageResponse(
+            entity,
+            mediaUrl(
+              this.appConfig.publicUrl,
+              channel,
+              this.kinds.get(channel.kind).downloadsMedia,
+            ),
+          ),
+        },
+      });
+    }
+    await this.events.enqueueAll(db, events);
   }
 
   /**

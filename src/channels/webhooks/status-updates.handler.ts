@@ -21,24 +21,27 @@ export class StatusUpdatesHandler {
   ) {}
 
   /**
-   * Every message a status of this notification is about, locked at once and in one order before
-   * any item applies (see ChannelConversations.lockMessages): locked status by status, a
+   * Every message a status of these notifications is about, locked at once and in one order
+   * before any item applies (see ChannelConversations.lockMessages): locked status by status, a
    * notification with statuses for m2 then m1 waited in a cycle with a send's outcome locking m1
-   * and m2.
+   * and m2. A batch of notifications locks all its messages together, for the same reason.
    */
   async lockStatusedMessages(
     db: EntityManager,
-    items: readonly ReadItem[],
-    routes: Routes,
+    notifications: readonly { items: readonly ReadItem[]; routes: Routes }[],
   ): Promise<void> {
     const messages: { channelId: string; messageId: string }[] = [];
-    for (const { event } of items) {
-      if (event.kind !== 'status') continue;
-      const target = await routes(event.account);
-      if (typeof target === 'string') continue;
-      const ids =
-        'ids' in event.messages ? event.messages.ids : [watermarkLockKey(event.messages.recipient)];
-      for (const messageId of ids) messages.push({ channelId: target.id, messageId });
+    for (const { items, routes } of notifications) {
+      for (const { event } of items) {
+        if (event.kind !== 'status') continue;
+        const target = await routes(event.account);
+        if (typeof target === 'string') continue;
+        const ids =
+          'ids' in event.messages
+            ? event.messages.ids
+            : [watermarkLockKey(event.messages.recipient)];
+        for (const messageId of ids) messages.push({ channelId: target.id, messageId });
+      }
     }
     await this.conversations.lockMessages(db, messages);
   }

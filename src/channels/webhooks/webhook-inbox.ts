@@ -2,11 +2,12 @@ import { withLogContext } from '../../common/logging/log-context';
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { createHash } from 'node:crypto';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { Clock } from '../../common/clock';
 import { escapeUnstorable } from '../../common/http/input-guards';
 import { uuidv7 } from '../../common/ids';
 import { toIso } from '../../common/time';
+import { embeddedTurns } from '../../database/serialized-pglite.pool';
 import { Metrics } from '../../metrics';
 import type { SetAsideItem } from './inbound-notification';
 import type { WebhookChannel } from './webhook-channels';
@@ -30,11 +31,17 @@ const SWEEP_INTERVAL_MS = 5_000;
 const MAX_PROCESSING_ATTEMPTS = 10;
 const retryDelayMs = (attempts: number) => Math.min(60_000, 1_000 * 2 ** attempts);
 
-/** One processing of a notification: the row once claimed, and whether items get savepoints. */
-interface ProcessingAttempt {
-  row?: InboxRow;
-  savepoints: boolean;
-}
+/**
+ * Notifications claimed and applied together, in one transaction: its fixed costs (the claim, the
+ * channels, the commit) and its set-based writes are shared. A batch that fails is applied again
+ * one notification at a time, so one bad notification holds back no other.
+ */
+const BATCH_SIZE = 50;
+/**
+ * PGlite runs a transaction's statements on this thread without a break: a smaller batch bounds
+ * how long the event loop waits for one (every request of every organization waits with it).
+ */
+const EMBEDDED_BATCH_SIZE = 10;
 
 /** The row's `error`: the notification's problem or its items', each with where it sits. */
 function describeOutcome(outcome: ProcessingOutcome): string | null {
@@ -83,13 +90,16 @@ export class WebhookInbox implements OnApplicationBootstrap, OnApplicationShutdo
   private drainAgain = false;
   private sweep?: NodeJS.Timeout;
   private stopped = false;
+  private readonly embedded: boolean;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly clock: Clock,
     private readonly notifications: WebhookNotificationApplier,
     private readonly metrics: Metrics,
-  ) {}
+  ) {
+    this.embedded = embeddedTurns(dataSource.options) !== undefined;
+  }
 
   onApplicationBootstrap(): void {
     this.sweep = setInterval(() => void this.drain(), SWEEP_INTERVAL_MS);
@@ -125,7 +135,7 @@ export class WebhookInbox implements OnApplicationBootstrap, OnApplicationShutdo
   }
 
   /**
-   * Processes every due notification, one transaction each. One drain at a time per process; a
+   * Processes every due notification, a batch per transaction. One drain at a time per process; a
    * call during a drain makes it run once more, so nothing stored meanwhile waits for the sweep.
    */
   drain(): Promise<void> {
@@ -137,8 +147,18 @@ export class WebhookInbox implements OnApplicationBootstrap, OnApplicationShutdo
     this.draining = withLogContext({}, async () => {
       do {
         this.drainAgain = false;
-        while (!this.stopped && (await this.processNext())) {
-          // one notification per transaction
+        // On PostgreSQL the drain keeps one connection from the pool while it runs: its batches
+        // never queue behind the requests for one (under a flood of webhooks they would, and
+        // the backlog would grow). Not on PGlite, whose one connection every request needs.
+        const runner = this.embedded ? undefined : this.dataSource.createQueryRunner();
+        try {
+          while (!this.stopped && (await this.processBatch(runner))) {
+            // Between batches the event loop serves what waits: on PGlite the queries run on this
+            // thread, and a backlog drained in one go would hold every request until it is done.
+            await new Promise<void>((resolve) => setImmediate(resolve));
+          }
+        } finally {
+          await runner?.release();
         }
       } while (this.drainAgain && !this.stopped);
     })
@@ -154,56 +174,123 @@ export class WebhookInbox implements OnApplicationBootstrap, OnApplicationShutdo
     return this.draining;
   }
 
-  /** Takes one due notification and applies it; false when none is due. */
-  private async processNext(): Promise<boolean> {
-    const now = this.clock.now();
-    const attempt: ProcessingAttempt = { savepoints: false };
-    try {
-      await this.process(now, attempt);
-    } catch (error) {
-      if (!attempt.row) throw error;
-      let failure = error;
-      if (refusedContent(error)) {
-        // The checks missed something PostgreSQL refuses: at once again, each item in a savepoint.
-        attempt.savepoints = true;
-        failure = await this.process(now, attempt).then(
-          () => undefined,
-          (again: unknown) => again,
-        );
-      }
-      if (failure !== undefined) await this.postpone(attempt.row, now, failure);
-    }
-    return attempt.row !== undefined;
+  /** The due notifications (or the one `again`), oldest first, locked for this transaction. */
+  private async claim(
+    db: EntityManager,
+    now: number,
+    again: string | null,
+    limit: number,
+  ): Promise<InboxRow[]> {
+    return (await db.query(
+      `SELECT id, organization_id, channel_kind, channel_id, body, attempts FROM webhook_inbox
+        WHERE status = 'pending' AND next_attempt_at <= $1 AND ($2::uuid IS NULL OR id = $2)
+        ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED`,
+      [toIso(now), again, limit],
+    )) as InboxRow[];
   }
 
   /**
-   * One notification in one transaction: the next due one, or `attempt.row` again. Savepoints
-   * only on the second pass: each costs two statements per item, and on PostgreSQL more than 64
-   * subtransactions that write slow every session's snapshots while the transaction lasts.
+   * Takes up to a batch of due notifications and applies them in one transaction; false when
+   * none is due. If the batch fails, it was rolled back whole, and each of its notifications is
+   * applied again alone (what failed is then tried again later or set aside, on its own).
    */
-  private async process(now: number, attempt: ProcessingAttempt): Promise<void> {
-    let outcome: ProcessingOutcome | undefined;
-    const again = attempt.row?.id ?? null;
-    await this.dataSource.transaction(async (db) => {
-      const [row] = (await db.query(
-        `SELECT id, organization_id, channel_kind, channel_id, body, attempts FROM webhook_inbox
-          WHERE status = 'pending' AND next_attempt_at <= $1 AND ($2::uuid IS NULL OR id = $2)
-          ORDER BY next_attempt_at LIMIT 1 FOR UPDATE SKIP LOCKED`,
-        [toIso(now), again],
-      )) as InboxRow[];
-      // Taken by another replica between the passes: it applies it.
-      if (!row) return;
-      attempt.row = row;
-      outcome = await this.notifications.apply(db, row, attempt.savepoints);
-      await this.keepSetAside(db, row, outcome.setAside, now);
-      const error = describeOutcome(outcome);
-      await db.query(
-        `UPDATE webhook_inbox SET status = $2, error = $3, processed_at = $4, attempts = attempts + 1
-          WHERE id = $1`,
-        [row.id, error === null ? 'processed' : 'malformed', error, toIso(now)],
+  private async processBatch(runner: QueryRunner | undefined): Promise<boolean> {
+    const now = this.clock.now();
+    let rows: InboxRow[] = [];
+    let outcomes: ProcessingOutcome[] = [];
+    try {
+      await this.transaction(runner, async (db) => {
+        rows = await this.claim(db, now, null, this.embedded ? EMBEDDED_BATCH_SIZE : BATCH_SIZE);
+        if (rows.length === 0) return;
+        outcomes = await this.notifications.apply(db, rows, false);
+        await this.settle(db, rows, outcomes, now);
+      });
+    } catch (error) {
+      if (rows.length === 0) throw error;
+      if (rows.length === 1) {
+        await this.recover(now, rows[0], error);
+      } else {
+        for (const row of rows) {
+          await this.processAlone(now, row, false).catch((again: unknown) =>
+            this.recover(now, row, again),
+          );
+        }
+      }
+      return true;
+    }
+    rows.forEach((row, index) => this.report(row, outcomes[index]));
+    return rows.length > 0;
+  }
+
+  /** `work` in a transaction on the drain's own connection, or on one from the pool. */
+  private async transaction(
+    runner: QueryRunner | undefined,
+    work: (db: EntityManager) => Promise<void>,
+  ): Promise<void> {
+    if (!runner) return this.dataSource.transaction(work);
+    await runner.startTransaction();
+    try {
+      await work(runner.manager);
+      await runner.commitTransaction();
+    } catch (error) {
+      if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** A notification whose processing failed: at once again with savepoints if PostgreSQL refused an item, else later. */
+  private async recover(now: number, row: InboxRow, error: unknown): Promise<void> {
+    let failure = error;
+    if (refusedContent(error)) {
+      // The checks missed something PostgreSQL refuses: at once again, each item in a savepoint.
+      failure = await this.processAlone(now, row, true).then(
+        () => undefined,
+        (again: unknown) => again,
       );
+    }
+    if (failure !== undefined) await this.postpone(row, now, failure);
+  }
+
+  /**
+   * One notification in its own transaction, claimed again (another replica may have taken it
+   * meanwhile: it applies it then). Savepoints only on the last pass: each costs two statements
+   * per item, and on PostgreSQL more than 64 subtransactions that write slow every session's
+   * snapshots while the transaction lasts.
+   */
+  private async processAlone(now: number, row: InboxRow, savepoints: boolean): Promise<void> {
+    let outcome: ProcessingOutcome | undefined;
+    await this.dataSource.transaction(async (db) => {
+      const [claimed] = await this.claim(db, now, row.id, 1);
+      if (!claimed) return;
+      [outcome] = await this.notifications.apply(db, [claimed], savepoints);
+      await this.settle(db, [claimed], [outcome], now);
     });
-    if (attempt.row && outcome) this.report(attempt.row, outcome);
+    if (outcome) this.report(row, outcome);
+  }
+
+  /** Each notification's items set aside kept, and its row marked processed (or malformed). */
+  private async settle(
+    db: EntityManager,
+    rows: readonly InboxRow[],
+    outcomes: readonly ProcessingOutcome[],
+    now: number,
+  ): Promise<void> {
+    for (const [index, row] of rows.entries()) {
+      await this.keepSetAside(db, row, outcomes[index].setAside, now);
+    }
+    const errors = outcomes.map(describeOutcome);
+    await db.query(
+      `UPDATE webhook_inbox AS w
+          SET status = u.status, error = u.error, processed_at = $1, attempts = w.attempts + 1
+         FROM unnest($2::uuid[], $3::text[], $4::text[]) AS u(id, status, error)
+        WHERE w.id = u.id`,
+      [
+        toIso(now),
+        rows.map((row) => row.id),
+        errors.map((error) => (error === null ? 'processed' : 'malformed')),
+        errors,
+      ],
+    );
   }
 
   /** Counted and logged once committed: a notification tried again is not counted twice. */

@@ -5,10 +5,10 @@ import { escapeUnstorable } from '../../common/http/input-guards';
 import type { ChannelKind } from '../channel-transport';
 import { AccountErrorsHandler } from './account-errors.handler';
 import { IdentityChangesHandler } from './identity-changes.handler';
-import { InboundMessagesHandler } from './inbound-messages.handler';
+import { InboundMessagesHandler, ReceivedMessage } from './inbound-messages.handler';
 import type { ItemRefusal, ReadItem, SetAsideItem } from './inbound-notification';
 import { StatusUpdatesHandler } from './status-updates.handler';
-import { WebhookChannel, WebhookChannels } from './webhook-channels';
+import { Routes, WebhookChannel, WebhookChannels } from './webhook-channels';
 import { ChannelKinds } from '../kinds/channel-kinds';
 import { WhatsappTemplateUpdatesHandler } from '../kinds/whatsapp/templates/whatsapp-template-updates.handler';
 import { MarketingPreferencesHandler } from './marketing-preferences.handler';
@@ -63,9 +63,53 @@ export function refusedContent(error: unknown): ItemRefusal | undefined {
 /** Strict: a body that is not UTF-8 is malformed, not silently repaired. */
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
+/** A notification read and routed, its items not applied yet. */
+interface ReadNotification {
+  channel: WebhookChannel;
+  kind: ReturnType<ChannelKinds['get']>;
+  items: readonly ReadItem[];
+  setAside: SetAsideItem[];
+  routes: Routes;
+}
+
 /**
- * What one stored notification says, applied in the inbox's transaction: its body read, each of
- * its events routed to its channel and handed to the messages' or the statuses' handler.
+ * What the notifications of one transaction share: the channels their URLs name and the routes
+ * of their accounts, each read once, and the messages not written yet (written together, before
+ * anything else applies and at the end, so they keep their place among the other items).
+ */
+class Batch {
+  private readonly channels = new Map<string, Promise<WebhookChannel | undefined>>();
+  private readonly routes = new Map<string, Routes>();
+  readonly messages: ReceivedMessage[] = [];
+
+  constructor(
+    private readonly db: EntityManager,
+    private readonly lookups: WebhookChannels,
+  ) {}
+
+  channel(kind: ChannelKind, id: string): Promise<WebhookChannel | undefined> {
+    const key = `${kind}:${id}`;
+    let found = this.channels.get(key);
+    if (!found) {
+      found = this.lookups.find(kind, id, this.db);
+      this.channels.set(key, found);
+    }
+    return found;
+  }
+
+  routesFor(channel: WebhookChannel): Routes {
+    let routes = this.routes.get(channel.id);
+    if (!routes) {
+      routes = this.lookups.routesFor(this.db, channel);
+      this.routes.set(channel.id, routes);
+    }
+    return routes;
+  }
+}
+
+/**
+ * What stored notifications say, applied in the inbox's transaction: each body read, each of its
+ * events routed to its channel and handed to the messages' or the statuses' handler.
  */
 @Injectable()
 export class WebhookNotificationApplier {
@@ -81,15 +125,35 @@ export class WebhookNotificationApplier {
   ) {}
 
   /**
-   * Applies one notification in its transaction, item by item: an unreadable item is set aside
-   * and the others apply. Returns what did not.
+   * Applies notifications in one transaction, in order, item by item: an unreadable item is set
+   * aside and the others apply. Returns what did not, per notification. Without savepoints, the
+   * messages of all of them are written in set-based statements (InboundMessagesHandler); with
+   * them, item by item, each in its savepoint.
    */
   async apply(
     db: EntityManager,
-    row: StoredNotification,
+    rows: readonly StoredNotification[],
     savepoints: boolean,
-  ): Promise<ProcessingOutcome> {
-    const channel = await this.channels.find(row.channel_kind, row.channel_id, db);
+  ): Promise<ProcessingOutcome[]> {
+    const batch = new Batch(db, this.channels);
+    const read: (ReadNotification | ProcessingOutcome)[] = [];
+    for (const row of rows) read.push(await this.read(batch, row));
+    const readable = read.filter((entry): entry is ReadNotification => 'items' in entry);
+    await this.statuses.lockStatusedMessages(db, readable);
+    const outcomes: ProcessingOutcome[] = [];
+    for (const entry of read) {
+      outcomes.push('items' in entry ? await this.applyItems(db, batch, entry, savepoints) : entry);
+    }
+    await this.writeMessages(db, batch);
+    return outcomes;
+  }
+
+  /** The body read (UTF-8, JSON, the kind's parser) and its channel found; nothing applied. */
+  private async read(
+    batch: Batch,
+    row: StoredNotification,
+  ): Promise<ReadNotification | ProcessingOutcome> {
+    const channel = await batch.channel(row.channel_kind, row.channel_id);
     if (!channel) return unreadable('channel_removed', 'the channel no longer exists');
     let body: unknown;
     try {
@@ -102,10 +166,22 @@ export class WebhookNotificationApplier {
     const kind = this.kinds.get(channel.kind);
     const parsed = kind.parseNotification(body);
     if (parsed.unreadable) return unreadable('unexpected_shape', parsed.unreadable);
-    const setAside = [...parsed.setAside];
-    const routes = this.channels.routesFor(db, channel);
-    await this.statuses.lockStatusedMessages(db, parsed.read, routes);
-    for (const item of parsed.read) {
+    return {
+      channel,
+      kind,
+      items: parsed.read,
+      setAside: [...parsed.setAside],
+      routes: batch.routesFor(channel),
+    };
+  }
+
+  private async applyItems(
+    db: EntityManager,
+    batch: Batch,
+    { kind, items, setAside, routes }: ReadNotification,
+    savepoints: boolean,
+  ): Promise<ProcessingOutcome> {
+    for (const item of items) {
       const target = await routes(item.event.account);
       const refusal: ItemRefusal | undefined =
         target === 'no_channel'
@@ -118,11 +194,17 @@ export class WebhookNotificationApplier {
                 reason: 'other_app_secret',
                 detail: `for ${kind.webhookAccountName} ${item.event.account}, whose channel is verified with another app secret`,
               }
-            : await this.applyItem(db, target, item, savepoints);
+            : await this.applyItem(db, batch, target, item, savepoints);
       if (refusal)
         setAside.push({ path: item.path, item: item.item, content: item.content, ...refusal });
     }
     return { setAside };
+  }
+
+  /** The messages held back so far, written; before any other item applies, and at the end. */
+  private async writeMessages(db: EntityManager, batch: Batch): Promise<void> {
+    if (batch.messages.length === 0) return;
+    await this.messages.receive(db, batch.messages.splice(0));
   }
 
   /**
@@ -131,16 +213,23 @@ export class WebhookNotificationApplier {
    */
   private async applyItem(
     db: EntityManager,
+    batch: Batch,
     channel: WebhookChannel,
     item: ReadItem,
     savepoint: boolean,
   ): Promise<ItemRefusal | undefined> {
     const { event } = item;
+    if (event.kind === 'message' && !savepoint) {
+      batch.messages.push({ channel, message: event });
+      return undefined;
+    }
+    // Whatever this item does may read what the messages before it wrote.
+    await this.writeMessages(db, batch);
     // Only a template notification can be refused here (its account is routed by the handler).
     const applyEvent = async (): Promise<ItemRefusal | undefined> => {
       switch (event.kind) {
         case 'message':
-          await this.messages.receive(db, channel, event);
+          await this.messages.receive(db, [{ channel, message: event }]);
           return undefined;
         case 'status':
           await this.statuses.updateStatus(db, channel, event);
