@@ -24,14 +24,16 @@ export class DeliveryEvents {
     const agents = await this.channels.agentsOf(db, [
       ...new Set(deliveries.map((d) => d.channelId)),
     ]);
-    for (const delivery of deliveries) {
-      await this.events.enqueue(db, {
+    // One statement for the group: this runs inside an outcome write, holding its rows.
+    await this.events.enqueueAll(
+      db,
+      deliveries.map((delivery) => ({
         type: 'delivery.updated',
         organizationId: delivery.organizationId,
         agentId: agents.get(delivery.channelId) ?? '',
         channelId: delivery.channelId,
         data: { ...toDeliveryResponse(delivery) },
-      });
-    }
+      })),
+    );
   }
 }

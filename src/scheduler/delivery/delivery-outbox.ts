@@ -377,7 +377,10 @@ export class DeliveryOutbox implements OnModuleInit {
       finished_at: iso(outcome.at),
       // Text from Meta or from a composer, stored as is unless PostgreSQL would refuse it (a NUL, a
       // lone surrogate): one unstorable outcome must not hold back the whole group's write.
-      wa_message_id: outcome.status === 'sent' ? escapeUnstorable(outcome.providerMessageId) : null,
+      wa_message_id:
+        outcome.status === 'sent' && outcome.providerMessageId !== null
+          ? escapeUnstorable(outcome.providerMessageId)
+          : null,
       sent_at: outcome.status === 'sent' ? iso(outcome.sentAt) : null,
       next_attempt_at: outcome.status === 'pending' ? iso(outcome.retryAt) : null,
       error_code: outcome.status === 'sent' ? null : outcome.errorCode,
