@@ -187,8 +187,7 @@ const median = (values: number[]): number => {
 };
 const round1 = (value: number) => Math.round(value * 10) / 10;
 
-type Server = 'bare' | 'floor' | 'agentline';
-const SERVERS: Server[] = ['bare', 'floor', 'agentline'];
+type Server = 'bare' | 'floor' | 'agentline' | 'before';
 
 interface Summary {
   rps: number;
@@ -244,39 +243,46 @@ export async function runHttpBench({ quick }: BenchOptions): Promise<void> {
       expiresIn: '2h',
     });
 
-    const agentlinePort = await freePort();
-    const logFile = join(dir, 'agentline.log');
-    const log = openSync(logFile, 'a');
-    const agentline = spawn(
-      process.execPath,
-      [
-        // Nest's shutdown hooks end the process by the signal, which writes no profile.
-        ...(profileDir
-          ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, '--require', exitOnSigterm(dir)]
-          : []),
-        'dist/src/main.js',
-      ],
-      {
-        cwd: root,
-        env: {
-          PATH: process.env.PATH ?? '',
-          PORT: String(agentlinePort),
-          HOST: '127.0.0.1',
-          DATABASE_URL: db.url,
-          JWT_SECRET,
-          ENCRYPTION_KEY,
-          LOG_LEVEL: 'info',
-          NODE_ENV: 'production',
-          // The per-organization limit stays on (its cost is part of the request) but above the load.
-          RATE_LIMIT_PER_MINUTE: '1000000000',
+    const startAgentline = async (checkout: string, name: string): Promise<string> => {
+      const port = await freePort();
+      const log = openSync(join(dir, `${name}.log`), 'a');
+      const child = spawn(
+        process.execPath,
+        [
+          // Nest's shutdown hooks end the process by the signal, which writes no profile.
+          ...(profileDir && name === 'agentline'
+            ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, '--require', exitOnSigterm(dir)]
+            : []),
+          'dist/src/main.js',
+        ],
+        {
+          cwd: checkout,
+          env: {
+            PATH: process.env.PATH ?? '',
+            PORT: String(port),
+            HOST: '127.0.0.1',
+            DATABASE_URL: db.url,
+            JWT_SECRET,
+            ENCRYPTION_KEY,
+            LOG_LEVEL: 'info',
+            NODE_ENV: 'production',
+            // The per-organization limit stays on (its cost is part of the request) but above the load.
+            RATE_LIMIT_PER_MINUTE: '1000000000',
+          },
+          stdio: ['ignore', log, 'inherit'],
         },
-        stdio: ['ignore', log, 'inherit'],
-      },
-    );
-    children.push(agentline);
-    closeSync(log);
-    const agentlineUrl = `http://127.0.0.1:${agentlinePort}`;
-    await waitUntilUp(`${agentlineUrl}/health`, agentline);
+      );
+      children.push(child);
+      closeSync(log);
+      const url = `http://127.0.0.1:${port}`;
+      await waitUntilUp(`${url}/health`, child);
+      return url;
+    };
+    const agentlineUrl = await startAgentline(root, 'agentline');
+    // BENCH_HTTP_BEFORE=<a built checkout of another commit> (BENCH_HTTP_BEFORE_LABEL names it in
+    // the section): that agentline runs beside, for a before/after comparison in the same run.
+    const before = process.env.BENCH_HTTP_BEFORE;
+    const beforeUrl = before ? await startAgentline(before, 'before') : undefined;
 
     // The bare server and the floor answer the specs route with the catalog's own bytes: those
     // agentline answers for the same page.
@@ -289,23 +295,27 @@ export async function runHttpBench({ quick }: BenchOptions): Promise<void> {
     writeFileSync(specsFile, specsBytes);
 
     const baselineEnv = { DATABASE_URL: db.url, JWT_SECRET, ENCRYPTION_KEY, SPECS_FILE: specsFile };
-    const urls: Record<Server, string> = {
+    const urls: Partial<Record<Server, string>> = {
       bare: await startTsServer('bench/bare-http.ts', baselineEnv, children),
       floor: await startTsServer('bench/nest-floor.ts', baselineEnv, children),
       agentline: agentlineUrl,
+      ...(beforeUrl && { before: beforeUrl }),
     };
+    const SERVERS = Object.keys(urls) as Server[];
+    const url = (server: Server) => urls[server] as string;
 
     let run = 0;
     const rows: (string | number)[][] = [];
+    const beforeRows: (string | number)[][] = [];
     await sql.connect();
     for (const route of selectedRoutes()) {
-      const loads: Record<Server, Load[]> = { bare: [], floor: [], agentline: [] };
+      const loads: Record<Server, Load[]> = { bare: [], floor: [], agentline: [], before: [] };
       // A short warm-up each, so that all are measured with their code optimized.
-      for (const server of SERVERS) wrk(urls[server], wrkScript(dir, route, token, ++run), warmUp);
+      for (const server of SERVERS) wrk(url(server), wrkScript(dir, route, token, ++run), warmUp);
       for (let round = 0; round < rounds; round++) {
         // Alternating the order, so that no server always runs right after the same one.
         for (const server of round % 2 === 0 ? SERVERS : [...SERVERS].reverse()) {
-          const load = wrk(urls[server], wrkScript(dir, route, token, ++run), seconds);
+          const load = wrk(url(server), wrkScript(dir, route, token, ++run), seconds);
           process.stdout.write(
             `${route.method} ${route.path} ${server}: ${JSON.stringify(load)}\n`,
           );
@@ -313,9 +323,18 @@ export async function runHttpBench({ quick }: BenchOptions): Promise<void> {
         }
         if (route.method === 'POST') await sql.query('TRUNCATE whatsapp_channels CASCADE');
       }
-      const [bare, floor, ours] = SERVERS.map((server) => summarize(loads[server], route));
-      const wrong = SERVERS.filter((_, index) => [bare, floor, ours][index].unexpected > 0);
+      const [bare, floor, ours, earlier] = SERVERS.map((server) => summarize(loads[server], route));
+      const wrong = SERVERS.filter((server) => summarize(loads[server], route).unexpected > 0);
       if (wrong.length > 0) throw new Error(`${route.name}: unexpected statuses from ${wrong}`);
+      if (earlier) {
+        beforeRows.push([
+          route.name,
+          `${earlier.rps} (${earlier.rounds})`,
+          earlier.p99,
+          (earlier.rps / floor.rps).toFixed(2),
+          (ours.rps / floor.rps).toFixed(2),
+        ]);
+      }
       rows.push([
         route.name,
         `${bare.rps} (${bare.rounds})`,
@@ -348,6 +367,20 @@ export async function runHttpBench({ quick }: BenchOptions): Promise<void> {
       rows,
     );
     process.stdout.write(`\n${result}\n`);
+    const comparison =
+      beforeRows.length > 0
+        ? `\n\nThe same run with agentline as it was before (\`BENCH_HTTP_BEFORE\`: ${process.env.BENCH_HTTP_BEFORE_LABEL ?? 'an earlier build'}) beside it:\n\n${table(
+            [
+              'route',
+              'before req/s (rounds)',
+              'before p99 ms',
+              'before / floor, req/s',
+              'agentline / floor, req/s',
+            ],
+            beforeRows,
+          )}`
+        : '';
+    process.stdout.write(`${comparison}\n`);
     writeSection(
       'http',
       `## HTTP API against the framework's floor\n\n` +
@@ -360,7 +393,7 @@ export async function runHttpBench({ quick }: BenchOptions): Promise<void> {
         `the same checks, the INSERT with a \`pg.Pool\`, the same catalog bytes; no guard, pipe, interceptor, filter, logging or metrics; Express's \`etag\` and \`x-powered-by\` off. ` +
         `What the framework itself costs is floor / bare; what agentline adds on top of it, agentline / floor.\n` +
         `- **agentline**: \`node dist/src/main.js\` with LOG_LEVEL=info (an access line per request, to a file), the per-organization rate limit on (above the load), ` +
-        `problem details, metrics, idempotency and validation as in production.\n\n${result}\n\n${WHERE_THE_TIME_GOES}\n`,
+        `problem details, metrics, idempotency and validation as in production.\n\n${result}${comparison}\n\n${WHERE_THE_TIME_GOES}\n`,
     );
   } finally {
     await sql.end().catch(() => undefined);

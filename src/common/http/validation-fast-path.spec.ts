@@ -30,6 +30,12 @@ class TypedDto {
   @Type(() => Number) @IsInt() limit!: number;
 }
 
+/** A query's: a converted field that may be left out, beside a plain one. */
+class PageDto {
+  @IsOptionalNotNull() @Type(() => Number) @IsInt() limit?: number;
+  @IsOptionalNotNull() @IsString() agent_id?: string;
+}
+
 class TransformedDto {
   @Transform(({ value }: { value: string }) => value.trim()) @IsString() name!: string;
 }
@@ -59,6 +65,9 @@ describe('validatedQuickly', () => {
     [FlatDto, { name: 'abc', digits: 'x1' }],
     [FlatDto, { name: 'abc', count: 1.5 }],
     [FlatDto, {}],
+    [PageDto, {}],
+    [PageDto, { agent_id: 'a' }],
+    [PageDto, { agent_id: 5 }],
     [IdsDto, { agent_id: 'a-1', number_id: '106' }],
     [IdsDto, { agent_id: 'a 1', number_id: '106' }],
     [IdsDto, { agent_id: 'a', number_id: 'x' }],
@@ -84,11 +93,13 @@ describe('validatedQuickly', () => {
 
   it('confirms a valid body of primitives itself', () => {
     expect(validatedQuickly(FlatDto, { name: 'abc', count: 2 })).toBeInstanceOf(FlatDto);
+    expect(validatedQuickly(PageDto, { agent_id: 'a' })).toBeInstanceOf(PageDto);
     expect(validatedQuickly(IdsDto, { agent_id: 'a-1', number_id: '106' })).toBeInstanceOf(IdsDto);
   });
 
   it('leaves to the pipe what class-transformer changes or nests', () => {
     expect(validatedQuickly(TypedDto, { limit: 5 })).toBeUndefined();
+    expect(validatedQuickly(PageDto, { limit: '5' })).toBeUndefined();
     expect(validatedQuickly(TransformedDto, { name: 'a' })).toBeUndefined();
     expect(validatedQuickly(NestedDto, { inner: { name: 'a' } })).toBeUndefined();
     expect(validatedQuickly(FlatDto, { name: { nested: true } })).toBeUndefined();

@@ -10,6 +10,8 @@ type Check = (value: unknown, args: ValidationArguments) => unknown;
 
 interface FieldPlan {
   property: string;
+  /** class-transformer copies a value given for it as it is (no @Type, no @Transform). */
+  asIs: boolean;
   /** ValidateIf / IsOptionalNotNull: when any is false, the field's checks are skipped. */
   conditions: Condition[];
   checks: { validate: Check; constraints: unknown[] }[];
@@ -18,7 +20,7 @@ interface FieldPlan {
 /** A DTO's rules as class-validator would run them, for bodies of primitive values only. */
 interface Plan {
   fields: FieldPlan[];
-  properties: ReadonlySet<string>;
+  byProperty: ReadonlyMap<string, FieldPlan>;
 }
 
 const plans = new WeakMap<Type<unknown>, Plan | null>();
@@ -34,7 +36,8 @@ const isThenable = (value: unknown): boolean =>
 /**
  * The plan of a DTO, or null when one of its rules is not a plain synchronous check (nested
  * objects, `each`, groups, async constraints, promises) or class-transformer would do more than
- * copy its fields (@Type, @Transform, @Expose, @Exclude, accessors): those always take the full path.
+ * copy its fields (@Expose, @Exclude, accessors): those always take the full path, as does a
+ * body that gives a field class-transformer converts (@Type, @Transform).
  */
 function planOf(dto: Type<unknown>): Plan | null {
   const cached = plans.get(dto);
@@ -71,15 +74,13 @@ function buildPlan(dto: Type<unknown>): Plan | null {
     }
     let field = byProperty.get(property);
     if (!field) {
-      if (
-        transformer.findTypeMetadata(dto, property) ||
+      if (accessorOf(dto, property)) return null;
+      // Such a field may be left out (class-transformer only converts the keys given).
+      const asIs =
+        !transformer.findTypeMetadata(dto, property) &&
         transformer.findTransformMetadatas(dto, property, TransformationType.PLAIN_TO_CLASS)
-          .length > 0 ||
-        accessorOf(dto, property)
-      ) {
-        return null;
-      }
-      field = { property, conditions: [], checks: [] };
+          .length === 0;
+      field = { property, asIs, conditions: [], checks: [] };
       byProperty.set(property, field);
     }
     switch (metadata.type) {
@@ -105,8 +106,7 @@ function buildPlan(dto: Type<unknown>): Plan | null {
         return null;
     }
   }
-  const fields = [...byProperty.values()];
-  return { fields, properties: new Set(fields.map((field) => field.property)) };
+  return { fields: [...byProperty.values()], byProperty };
 }
 
 /** A getter or setter the class (or a parent) defines for the property: class-transformer skips those. */
@@ -132,7 +132,7 @@ export function validatedQuickly(
   const plan = planOf(dto);
   if (!plan) return undefined;
   for (const key in body) {
-    if (!plan.properties.has(key) || !isPrimitive(body[key])) return undefined;
+    if (!plan.byProperty.get(key)?.asIs || !isPrimitive(body[key])) return undefined;
   }
   // class-transformer's plainToInstance of a plain object of primitives: a new instance, the
   // body's keys copied in their order.
