@@ -208,7 +208,36 @@ function summarize(loads: Load[], route: Route): Summary {
 /** What the profiles showed, and what was done about it: see the section's prose. */
 const WHERE_THE_TIME_GOES = `### Where the time goes
 
-TODO`;
+Profiles of agentline under this load (\`BENCH_CPU_PROF=<dir> BENCH_HTTP_ROUTES=POST npm run bench -- --only=http\`,
+read with \`bench/cpu-profile.ts <file> 60 32\`: shares of the CPU the process was busy, start-up left out), 2026-11-26, on a
+machine with a load of 10 to 20 on its two cores (proportions hold; absolute figures do not).
+
+\`POST /v1/channels/whatsapp\`, before (the branch point) → after:
+
+| cost | before | after | what was done |
+|---|---|---|---|
+| validation of the body (StrictValidationPipe: class-validator's executor 4.6%, class-transformer's plainToInstance 1.8%, the pipe's glue) | 8.0% | 1.6% | a body of primitives that passes every rule is confirmed by calling the DTO's own class-validator checks directly (\`validation-fast-path.ts\`); every failure, and any body with nested values or converted fields, still goes through ValidationPipe, which builds the same errors as before |
+| Nest's interceptor chain: per global interceptor a \`defer\`, \`mergeAll\` and an \`AsyncResource.bind\` (on Node 20, each bind defines two deprecated accessors: \`util.deprecate\` alone 2.2%), plus rxjs | bind 2.9%, rxjs 4.7% | bind 2.8%, rxjs 3.1% | idempotency and the \`{ data }\` wrapper are one global interceptor instead of two (two binds per request instead of three) |
+| random bytes of the channel's UUIDv7 (two \`randomBytes\` calls) | 1.9% | 0.5% | drawn from a 4 KiB pool, as \`randomUUID\` does |
+| socket writes (\`writev\`: the answer, the INSERT) | 16.4% | 22.5% | the floor pays them too; their share grows as the rest shrinks |
+| garbage collection | 7.0% | 6.1% | – |
+| TypeORM's \`query\` around pg's | 1.7% | 1.9% | kept: its errors (QueryFailedError) are what the 409 and the 503 read; the INSERT is already one parameterized statement built once (\`insertRow\`), not the save path |
+| access log (the line at \`close\`, pino) and its AsyncLocalStorage | 1.6% (pino 0.8% of it), promise hooks 0.9% | 1.9% (pino 0.9%) | kept: one line per request is the contract |
+| metrics (\`finish\` handler, prom-client's label hashing) | 1.1% | 1.0% | kept; prom-client 15 hashes the labels on every observe, children too, so caching them saves nothing |
+| the JWT guard (a verified-token cache hit) and the rate limit (a Map in memory: no database round trip) | 1.7% | 1.7% | already cheap |
+| body parsing (body-parser, raw-body, type-is) and the input guards (structure scan, NUL and surrogate walk) | about 3% and 0.5% | same | the floor parses the same body; the guards are linear passes over 150 bytes |
+
+\`GET /v1/tools/specs\` (the shared part of the pipeline; the route's own code is issue 23's other branch): 23.6% is writing the
+54 KB answer (the floor writes the same bytes), garbage collection 10.5%, the interceptor chain about 8% (rxjs, 3.8% of binds),
+the validation of the empty query 7.0% (class-validator's metadata look-up alone 2.0%; now confirmed by the same fast path:
+a query that leaves out its converted fields, offset and limit, needs no class-transformer), the access log 3.3% and pino 1.5%,
+the guards 2.3%, metrics 1.2%.
+
+What is left between agentline and the floor is no single cost but the layers the contract asks for, each 1 to 4% of a request:
+the one global interceptor (Nest's observable chain), the access line and its AsyncLocalStorage, the metrics, two guards (one
+\`await\` each), the middleware chain before the router (request id, metrics, CORS, the streamed-body and JSON-type checks, the
+webhook path), TypeORM's query wrapper, and the garbage they allocate. Measured on this machine while it was shared, the ratios
+above move by ±0.2 from one round to the next: the figures of record are the integrator's run on a quiet machine.`;
 
 /** A preload that exits on SIGTERM, so that --cpu-prof writes its profile. */
 function exitOnSigterm(dir: string): string {
