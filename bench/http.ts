@@ -11,7 +11,8 @@
  *   info to a file, as in production).
  * Issue 23's goals are agentline's ratios to the floor: only ratios compare on a shared machine.
  * BENCH_CPU_PROF=<dir> runs agentline with --cpu-prof (a .cpuprofile per route, written there;
- * bench/cpu-profile.ts sums it).
+ * bench/cpu-profile.ts sums it); BENCH_HTTP_ROUTES=<regex> runs only some routes; BENCH_HTTP_BEFORE=
+ * <a built checkout> runs that build of agentline beside, for before/after in the same run.
  */
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
