@@ -7,7 +7,6 @@ import { AuthModule } from './common/auth/auth.module';
 import { JwtAuthGuard } from './common/auth/jwt-auth.guard';
 import { CommonModule } from './common/common.module';
 import { CryptoModule } from './common/crypto/crypto.module';
-import { DataWrapperInterceptor } from './common/http/data-wrapper.interceptor';
 import { RateLimitGuard } from './common/http/rate-limit.guard';
 import { ProblemFilter } from './common/http/problem.filter';
 import { StrictValidationPipe } from './common/http/validation';
@@ -18,7 +17,7 @@ import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health';
 import { McpServerModule, readMcpServerConfig } from './mcp-server';
 import { MetricsModule, readMetricsConfig } from './metrics';
-import { IdempotencyInterceptor } from './common/idempotency/idempotency.interceptor';
+import { ApiResponseInterceptor } from './common/idempotency/api-response.interceptor';
 import { IdempotencyModule } from './common/idempotency/idempotency.module';
 import { readSchedulerConfig, SchedulerEngine, SchedulerModule } from './scheduler';
 import { readToolsConfig, ToolsModule } from './tools';
@@ -67,9 +66,8 @@ export function readConfiguration(env: NodeJS.ProcessEnv = process.env) {
     { provide: APP_GUARD, useClass: RateLimitGuard },
     { provide: APP_PIPE, useClass: StrictValidationPipe },
     { provide: APP_FILTER, useClass: ProblemFilter },
-    // Outermost, so that a replay answers the wrapped body exactly as it was sent.
-    { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
-    { provide: APP_INTERCEPTOR, useClass: DataWrapperInterceptor },
+    // Idempotency around the `{ data }` wrapper, in one interceptor.
+    { provide: APP_INTERCEPTOR, useClass: ApiResponseInterceptor },
   ],
 })
 export class AppModule {}

@@ -23,8 +23,19 @@ export const FreeFormJson = (): PropertyDecorator => (target, property) => {
   freeFormFieldsByClass.set(target.constructor, fields);
 };
 
-/** The free-form fields of a DTO class and of the classes it extends. */
+const freeFormFieldsOfDto = new WeakMap<object, ReadonlySet<string>>();
+
+/** The free-form fields of a DTO class and of the classes it extends (decorators ran at load). */
 export function freeFormFields(dto: object): ReadonlySet<string> {
+  let fields = freeFormFieldsOfDto.get(dto);
+  if (!fields) {
+    fields = collectFreeFormFields(dto);
+    freeFormFieldsOfDto.set(dto, fields);
+  }
+  return fields;
+}
+
+function collectFreeFormFields(dto: object): ReadonlySet<string> {
   const fields = new Set<string>();
   for (let at: unknown = dto; typeof at === 'function'; at = Object.getPrototypeOf(at)) {
     for (const field of freeFormFieldsByClass.get(at) ?? []) fields.add(field);

@@ -9,6 +9,7 @@ import {
 import { getMetadataStorage } from 'class-validator';
 import { findUnacceptableValue, UNACCEPTABLE_DETAILS, UNACCEPTABLE_MESSAGES } from './input-guards';
 import { freeFormFields } from './validation.decorators';
+import { validatedQuickly } from './validation-fast-path';
 import { FieldError, ProblemException, validationFailed } from './problem';
 
 /** Flattens class-validator's tree into `{ field, message }` pairs with dotted paths. */
@@ -121,7 +122,11 @@ export class StrictValidationPipe implements PipeTransform {
     // After the count, which stops at the bound: this one walks every key of the body.
     refuseUnacceptable(value, metadata);
     if (unknown.length === 0) {
-      const instance = (await this.inner.transform(known, metadata)) as Record<string, unknown>;
+      // A body of primitives that passes every rule needs neither class-transformer nor the
+      // executor; any other goes through the pipe, which builds the errors.
+      const instance =
+        validatedQuickly(dto, known) ??
+        ((await this.inner.transform(known, metadata)) as Record<string, unknown>);
       return Object.assign(instance, callerJson);
     }
     let errors = unknown;
