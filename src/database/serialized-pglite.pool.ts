@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { PGlite } from '@electric-sql/pglite';
 import { Logger } from '@nestjs/common';
 import { PGliteDriver } from 'typeorm-pglite';
@@ -36,8 +37,6 @@ export interface EmbeddedTurns {
  * every request, timer and socket waits (issue 23: 1.2 s while 10,000 follow-ups went out).
  */
 export const EMBEDDED_TURN_MS = 20;
-
-const nextMacrotask = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 type ConnectCallback = (error: unknown, client: PGlitePool | null, done: () => void) => void;
 type EndCallback = (error: unknown) => void;
@@ -82,7 +81,7 @@ export function serializedPGliteDriver(dataDir: string): {
       await previous;
       if (performance.now() - this.lastMacrotask >= EMBEDDED_TURN_MS) {
         // The connection is this caller's already (the tail waits for its turn): nobody overtakes.
-        await nextMacrotask();
+        await nextTurn();
         this.lastMacrotask = performance.now();
       }
       const heldSince = performance.now();

@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { withLogContext } from '../common/logging/log-context';
 import { hostname } from 'node:os';
 import {
@@ -19,8 +20,6 @@ import { DeliveryWorker } from './delivery/delivery.worker';
 import { DispatchLimits, FollowUpDispatcher } from './dispatch/follow-up-dispatcher';
 import { isEmbeddedDataSource } from '../database/data-source';
 
-/** After whatever the event loop has waiting (I/O, timers). */
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 import { SCHEDULER_CONFIG, SchedulerConfig } from './scheduler.config';
 
 const TICK = 'follow-up-tick';

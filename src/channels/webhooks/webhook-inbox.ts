@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { withLogContext } from '../../common/logging/log-context';
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
@@ -155,7 +156,7 @@ export class WebhookInbox implements OnApplicationBootstrap, OnApplicationShutdo
           while (!this.stopped && (await this.processBatch(runner))) {
             // Between batches the event loop serves what waits: on PGlite the queries run on this
             // thread, and a backlog drained in one go would hold every request until it is done.
-            await new Promise<void>((resolve) => setImmediate(resolve));
+            await nextTurn();
           }
         } finally {
           await runner?.release();
