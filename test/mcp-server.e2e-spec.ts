@@ -15,6 +15,7 @@ import { DataSource } from 'typeorm';
 import { AUTHORIZATION_STATUS_META, OAUTH2_URL_META } from '../src/mcp-server/agent-mcp-server';
 import { ToolEntity } from '../src/tools/entities/tool.entity';
 import { AgentToolChanges } from '../src/mcp-server/agent-tool-changes';
+import { AgentMcpEndpoint } from '../src/mcp-server/agent-mcp-endpoint';
 import { eventually } from './support/eventually';
 import { FakeGraphApi } from './support/fake-graph-api';
 import { givenWhatsappChannel } from './support/given';
@@ -632,6 +633,29 @@ describe('The agent MCP server, /v1/agents/{agent_id}/mcp (e2e)', () => {
         expect(ended).toBe('still open');
       } finally {
         await res.body?.cancel().catch(() => undefined);
+      }
+    });
+
+    // Last in this block: the endpoint is shutting down after it.
+    it('ends open streams at shutdown, and one opened then at once (held, it would keep the process from exiting)', async () => {
+      const open = await openStream();
+      expect(open.status).toBe(200);
+      const changes = t.app.get(AgentToolChanges);
+      // Changes keep the streams from going idle: only the shutdown ends them.
+      const busy = setInterval(() => void changes.publish(org, AGENT), IDLE_MS / 4);
+      const ends = (res: Response) =>
+        Promise.race([
+          res.text().then(() => 'ended'),
+          new Promise((resolve) => setTimeout(() => resolve('still open'), 5_000)),
+        ]);
+      try {
+        t.app.get(AgentMcpEndpoint).onModuleDestroy();
+        await expect(ends(open)).resolves.toBe('ended');
+        const reopened = await openStream();
+        expect(reopened.status).toBe(200);
+        await expect(ends(reopened)).resolves.toBe('ended');
+      } finally {
+        clearInterval(busy);
       }
     });
   });

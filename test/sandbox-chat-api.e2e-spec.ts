@@ -197,37 +197,6 @@ describe('Sandbox chat view: its JSON and its page (e2e)', () => {
       ]);
     });
 
-    it('ends a stream cleanly: a change after its end is not written, and the process lives on', async () => {
-      const { port } = new URL(await listenOnLoopback(t));
-      let text = '';
-      const ended = new Promise<void>((resolve, reject) => {
-        httpRequest(
-          { host: '127.0.0.1', port, path: '/sandbox/api/events', headers: auth },
-          (response) => {
-            response.setEncoding('utf8');
-            response.on('data', (chunk: string) => (text += chunk));
-            response.on('end', resolve);
-          },
-        )
-          .on('error', reject)
-          .end();
-      });
-      await eventually(async () => expect(text).toContain(': open'));
-      // Once a change arrives, the stream knows the organization's channels.
-      const first = conversations.add(
-        aSandboxMessage({ ...on(channel, org), client: '34600000008' }),
-      );
-      await eventually(async () => expect(text).toContain(first.id));
-      t.app.get(SandboxChatEvents).onModuleDestroy();
-      // In the gap before the response closes, another change to the organization's conversations.
-      const late = conversations.add(
-        aSandboxMessage({ ...on(channel, org), client: '34600000009' }),
-      );
-      await ended;
-      expect(text).not.toContain(late.id);
-      await t.http().get('/health/live').expect(200);
-    });
-
     it('refuses an eleventh stream of one organization with its own quota in RateLimit-Policy and RateLimit', async () => {
       const { port } = new URL(await listenOnLoopback(t));
       const streamAuth = bearer(tokenFor({ org: newOrganization() }));
@@ -314,6 +283,50 @@ describe('Sandbox chat view: its JSON and its page (e2e)', () => {
         mine.response.destroy();
         theirs.response.destroy();
       }
+    });
+
+    it('ends streams at shutdown cleanly: a change after the end is not written, a stream opened then ends at once, and the process lives on', async () => {
+      const { port } = new URL(await listenOnLoopback(t));
+      let text = '';
+      const ended = new Promise<void>((resolve, reject) => {
+        httpRequest(
+          { host: '127.0.0.1', port, path: '/sandbox/api/events', headers: auth },
+          (response) => {
+            response.setEncoding('utf8');
+            response.on('data', (chunk: string) => (text += chunk));
+            response.on('end', resolve);
+          },
+        )
+          .on('error', reject)
+          .end();
+      });
+      await eventually(async () => expect(text).toContain(': open'));
+      // Once a change arrives, the stream knows the organization's channels.
+      const first = conversations.add(
+        aSandboxMessage({ ...on(channel, org), client: '34600000008' }),
+      );
+      await eventually(async () => expect(text).toContain(first.id));
+      t.app.get(SandboxChatEvents).onModuleDestroy();
+      // In the gap before the response closes, another change to the organization's conversations.
+      const late = conversations.add(
+        aSandboxMessage({ ...on(channel, org), client: '34600000009' }),
+      );
+      await ended;
+      expect(text).not.toContain(late.id);
+      await t.http().get('/health/live').expect(200);
+
+      // A page reconnecting during shutdown: its stream ends at once (held open, it would keep
+      // the HTTP server, and the process, from closing).
+      const reopened = await new Promise<IncomingMessage>((resolve, reject) => {
+        httpRequest(
+          { host: '127.0.0.1', port, path: '/sandbox/api/events', headers: auth },
+          resolve,
+        )
+          .on('error', reject)
+          .end();
+      });
+      expect(reopened.statusCode).toBe(200);
+      await new Promise((resolve) => reopened.on('end', resolve).resume());
     });
   });
 });

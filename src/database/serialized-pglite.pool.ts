@@ -1,7 +1,6 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { PGlite } from '@electric-sql/pglite';
+import { PGlite, PGliteOptions, Results, types } from '@electric-sql/pglite';
 import { Logger } from '@nestjs/common';
-import { PGliteDriver } from 'typeorm-pglite';
 import { PGlitePool } from 'typeorm-pglite/dist/pglite-pool';
 import { secureDataDir, tightenDataDir } from './data-dir';
 import { EmbeddedDatabaseLock } from './embedded-database.lock';
@@ -39,7 +38,16 @@ export interface EmbeddedTurns {
 export const EMBEDDED_TURN_MS = 20;
 
 type ConnectCallback = (error: unknown, client: PGlitePool | null, done: () => void) => void;
+type QueryCallback = (error: unknown, results: Results<unknown> | null) => void;
 type EndCallback = (error: unknown) => void;
+
+/** TypeORM's booleans as PostgreSQL reads them (typeorm-pglite's own serializer). */
+const serializeBoolean = (value: unknown): string =>
+  value === true || value === 'true' || value === 1
+    ? 'TRUE'
+    : value === false || value === 'false' || value === 0
+      ? 'FALSE'
+      : String(value);
 
 /**
  * The TypeORM `driver` option for an embedded PGlite database in `dataDir`.
@@ -60,18 +68,32 @@ export function serializedPGliteDriver(dataDir: string): {
       `Made ${tightened} entries in ${dataDir} private to this user (0700 directories, 0600 files)`,
     );
   }
-  let opened = false;
   const turns: EmbeddedTurns = {};
-  // The constructor registers the PGlite options for the shared instance typeorm-pglite creates.
-  new PGliteDriver({
+  const options: PGliteOptions = {
     dataDir: `${dataDir}/pgdata`,
     startParams: [...PGlite.defaultStartParams, ...EMBEDDED_SETTINGS],
-  });
+    serializers: { [types.BOOL]: serializeBoolean },
+  };
 
+  /**
+   * typeorm-pglite's own pool keeps one PGlite per process, in a static field: a second data
+   * source (a test's second app while the first still closes) would write into the first one's
+   * database. This pool opens and closes its own.
+   */
   class SerializedPGlitePool extends PGlitePool {
     private tail: Promise<void> = Promise.resolve();
     private readonly lock = EmbeddedDatabaseLock.acquire(dataDir);
     private lastMacrotask = performance.now();
+    private database?: Promise<PGlite>;
+
+    private open(): Promise<PGlite> {
+      this.database ??= PGlite.create(options).then((database) => {
+        // PGlite has created or opened its cluster now, with modes of its own choosing.
+        tightenDataDir(dataDir);
+        return database;
+      });
+      return this.database;
+    }
 
     override async connect(callback: ConnectCallback): Promise<void> {
       let release!: () => void;
@@ -94,22 +116,51 @@ export function serializedPGliteDriver(dataDir: string): {
           release();
         }
       };
-      await super.connect((error, client) => {
-        if (error) done();
-        else if (!opened) {
-          opened = true;
-          // PGlite has created or opened its cluster now, with modes of its own choosing.
-          tightenDataDir(dataDir);
-        }
-        callback(error, client, done);
-      });
+      try {
+        await this.open();
+      } catch (error) {
+        done();
+        callback(error, null, done);
+        return;
+      }
+      callback(null, this, done);
+    }
+
+    /** As pg's client: bound parameters, or a script of statements answered by its last one. */
+    override async query(
+      sql: string,
+      parameters?: unknown[] | QueryCallback,
+      callback?: QueryCallback,
+    ): Promise<Results<unknown>> {
+      const answer = typeof parameters === 'function' ? parameters : callback;
+      const values = typeof parameters === 'function' ? undefined : parameters;
+      try {
+        const database = await this.open();
+        const results =
+          values !== undefined && values.length > 0
+            ? await database.query(sql, values)
+            : ((await database.exec(sql)).at(-1) ?? { rows: [], fields: [] });
+        answer?.(null, results);
+        return results;
+      } catch (error) {
+        answer?.(error, null);
+        throw error;
+      }
     }
 
     override end(callback: EndCallback): void {
-      super.end((error: unknown) => {
-        this.lock.release();
-        callback(error);
-      });
+      const closed = this.database?.then((database) => database.close()) ?? Promise.resolve();
+      this.database = undefined;
+      closed.then(
+        () => {
+          this.lock.release();
+          callback(null);
+        },
+        (error: unknown) => {
+          this.lock.release();
+          callback(error);
+        },
+      );
     }
   }
   return { Pool: SerializedPGlitePool, turns };

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Request, Response } from 'express';
 import { Principal } from '../common/auth/principal';
@@ -17,12 +17,14 @@ import { MCP_SERVER_CONFIG, McpServerConfig } from './mcp-server.config';
  * changed, and ends after MCP_STREAM_IDLE_TIMEOUT_MS without one (the client opens another).
  */
 @Injectable()
-export class AgentMcpEndpoint implements OnModuleDestroy, OnApplicationShutdown {
+export class AgentMcpEndpoint implements OnModuleDestroy {
   private readonly logger = new Logger(AgentMcpEndpoint.name);
   /** Open event streams by organization. */
   private readonly streams = new Map<string, number>();
   /** How to end each open event stream, for shutdown. */
   private readonly open = new Set<() => void>();
+  /** Set at shutdown: the HTTP server's close waits for every open response. */
+  private closing = false;
 
   constructor(
     private readonly toolbox: AgentToolbox,
@@ -121,7 +123,11 @@ export class AgentMcpEndpoint implements OnModuleDestroy, OnApplicationShutdown 
       // headers are out.
       const handled = transport.handleRequest(request, response);
       await Promise.race([handled, headersSent(response)]);
-      if (!released && response.statusCode === 200) {
+      if (!released && response.statusCode === 200 && this.closing) {
+        // Opened during shutdown: ended at once, and the client reconnects to a replica still up.
+        // Held open, it would keep this process from exiting.
+        end();
+      } else if (!released && response.statusCode === 200) {
         if (principal.expiresAtMs !== undefined) {
           // Node fires a delay over 2^31 - 1 ms (24.8 days) at once: a token valid longer ends
           // its stream then, and the client opens another.
@@ -139,11 +145,8 @@ export class AgentMcpEndpoint implements OnModuleDestroy, OnApplicationShutdown 
 
   /** Open streams would hold the HTTP server open: they end first, and clients reconnect elsewhere. */
   onModuleDestroy(): void {
+    this.closing = true;
     for (const end of [...this.open]) end();
-  }
-
-  onApplicationShutdown(): void {
-    this.onModuleDestroy();
   }
 
   private server(principal: Principal, agentId: string) {

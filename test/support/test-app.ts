@@ -18,6 +18,7 @@ import {
   databaseUrl,
   postgresTemplateClause,
 } from './template-database';
+import { closeApp } from './closing';
 import { TOOLKITS_TESTING } from './toolkits';
 
 export const TEST_JWT_SECRET = 'test-secret-that-is-long-enough-for-hs256-0123456789';
@@ -135,7 +136,7 @@ export async function startApp(
     logFile,
     logs: () => (existsSync(logFile) ? readFileSync(logFile, 'utf8') : ''),
     close: async () => {
-      await app.close();
+      await closeApp(app);
       await database?.drop();
     },
   };

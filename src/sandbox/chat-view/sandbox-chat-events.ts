@@ -22,11 +22,19 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 export class SandboxChatEvents implements OnModuleDestroy {
   private readonly open = new Set<() => void>();
   private readonly streams = new Map<string, number>();
+  /** Set at shutdown: the HTTP server's close waits for every open response. */
+  private closing = false;
 
   constructor(private readonly view: SandboxChatView) {}
 
   stream(principal: Principal, response: Response): void {
     if (response.destroyed) return;
+    if (this.closing) {
+      // A page reconnecting during shutdown: its stream ends at once, and it reconnects to a
+      // replica still up. Held open, it would keep this process from exiting.
+      response.status(200).type('text/event-stream').end();
+      return;
+    }
     const organization = principal.organizationId;
     const held = this.streams.get(organization) ?? 0;
     if (held >= SANDBOX_STREAMS_PER_ORGANIZATION) {
@@ -92,6 +100,7 @@ export class SandboxChatEvents implements OnModuleDestroy {
 
   /** Open streams would hold the HTTP server open: they end, and the page reconnects. */
   onModuleDestroy(): void {
+    this.closing = true;
     for (const end of [...this.open]) end();
   }
 }
