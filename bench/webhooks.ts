@@ -17,7 +17,10 @@
  * - PGlite: a burst drained on the embedded database, with the longest event-loop stall
  *   (bench/loop-probe.ts preloaded into the process).
  *
- * BENCH_ONLY=burst,sustained,pglite runs some scenarios; BENCH_CPU_PROF=<dir> profiles agentline.
+ * - backlog: the same notifications stored at once (as the route stores them) and drained by a
+ *   running process: the inbox's own rate, without the route's limit.
+ *
+ * BENCH_ONLY=burst,backlog,sustained,pglite runs some scenarios; BENCH_CPU_PROF=<dir> profiles agentline.
  */
 import { ChildProcess, spawn } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
@@ -362,6 +365,52 @@ async function burst(bare: boolean, count: number): Promise<BurstResult> {
   }
 }
 
+interface BacklogResult {
+  notifications: number;
+  messagesPerSecond: number;
+  seconds: number;
+}
+
+/**
+ * The inbox's own rate, the route out of the way: `count` notifications stored at once as the
+ * route stores them (one transaction), drained by a running process from its next sweep. Timed
+ * from the first `message.received` row to the last (the first batch's own time left out).
+ */
+async function backlog(count: number): Promise<BacklogResult> {
+  const db = await postgres();
+  const endpoint = await agentEndpoint();
+  const service = await startAgentline({ DATABASE_URL: db.url, AGENT_EVENTS_URL: endpoint.url });
+  try {
+    const items = Array.from({ length: count }, (_, i) => notification(i % 2, i));
+    await db.sql(
+      `INSERT INTO webhook_inbox (id, organization_id, channel_kind, channel_id, body, body_sha256,
+                                  status, attempts, next_attempt_at, received_at)
+       SELECT gen_random_uuid(), c.organization_id, 'whatsapp', c.id, n.body,
+              encode(sha256(n.body), 'hex'), 'pending', 0, now(), now()
+         FROM unnest($1::uuid[], $2::bytea[]) AS n(channel_id, body)
+         JOIN whatsapp_channels c ON c.id = n.channel_id`,
+      [items.map((_, i) => ORGS[i % 2].channel), items.map((item) => item.body)],
+    );
+    await db.sql('ANALYZE');
+    const messages = count * MESSAGES_PER_NOTIFICATION;
+    const last = await eventsInserted(db.sql, messages, 900_000);
+    const [row] = await db.sql(
+      `SELECT (extract(epoch FROM min(created_at)) * 1000)::float8 AS first
+         FROM agent_events WHERE type = 'message.received'`,
+    );
+    const seconds = (last - Number(row.first)) / 1000;
+    return {
+      notifications: count,
+      messagesPerSecond: Math.round(messages / seconds),
+      seconds: round1(seconds),
+    };
+  } finally {
+    await stop(service);
+    endpoint.server.close();
+    await db.drop();
+  }
+}
+
 interface Latencies {
   p50: number;
   p99: number;
@@ -628,6 +677,20 @@ export async function runWebhooksBench({ quick }: BenchOptions): Promise<void> {
               ratio,
             ],
           ],
+        ),
+    );
+  }
+  if (wanted('backlog')) {
+    const result = await backlog(burstSize);
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+    sections.push(
+      `### Backlog, PostgreSQL: the inbox alone\n\n` +
+        `${burstSize.toLocaleString('en')} notifications of ${MESSAGES_PER_NOTIFICATION} messages stored at once, in one transaction, as the route stores them; ` +
+        `one running process drains them. Timed from the first \`message.received\` row to the last. This is the inbox's own rate; ` +
+        `the burst above is bounded by what the route accepts. Goal: 3,000 messages/s processed with one process.\n\n` +
+        table(
+          ['notifications', 'messages/s processed', 'time (s)'],
+          [[result.notifications, result.messagesPerSecond, result.seconds]],
         ),
     );
   }
