@@ -312,6 +312,29 @@ async function postgres(): Promise<{ url: string; sql: Sql; drop: () => Promise<
   };
 }
 
+type Postgres = Awaited<ReturnType<typeof postgres>>;
+type AgentEndpoint = Awaited<ReturnType<typeof agentEndpoint>>;
+
+/** A fresh database and agent endpoint, a server started on them: all stopped after `work`. */
+async function onFreshPostgres<T>(
+  start: (db: Postgres, endpoint: AgentEndpoint) => Promise<Service>,
+  work: (db: Postgres, service: Service) => Promise<T>,
+): Promise<T> {
+  const db = await postgres();
+  const endpoint = await agentEndpoint();
+  try {
+    const service = await start(db, endpoint);
+    try {
+      return await work(db, service);
+    } finally {
+      await stop(service);
+    }
+  } finally {
+    endpoint.server.close();
+    await db.drop();
+  }
+}
+
 /** Waits until `expected` `message.received` events are in agent_events; the last one's time. */
 async function eventsInserted(sql: Sql, expected: number, timeoutMs: number): Promise<number> {
   const deadline = Date.now() + timeoutMs;
@@ -337,32 +360,29 @@ interface BurstResult {
 const round1 = (n: number) => Math.round(n * 10) / 10;
 
 async function burst(bare: boolean, count: number): Promise<BurstResult> {
-  const db = await postgres();
-  const endpoint = await agentEndpoint();
-  const service = bare
-    ? await startBare(db.url)
-    : await startAgentline({ DATABASE_URL: db.url, AGENT_EVENTS_URL: endpoint.url });
-  try {
-    const items = Array.from({ length: count }, (_, i) => notification(i % 2, i));
-    await db.sql('ANALYZE');
-    const result = await flood(service.port, items);
-    if (result.refused > 0) process.stderr.write(`burst: ${result.refused} refused\n`);
-    const messages = result.accepted * MESSAGES_PER_NOTIFICATION;
-    const last = await eventsInserted(db.sql, messages, 900_000);
-    const acceptSeconds = (result.lastOk - result.started) / 1000;
-    const seconds = (Math.max(last, result.lastOk) - result.started) / 1000;
-    return {
-      server: bare ? 'bare receiver (in the request)' : 'agentline, 1 process',
-      notifications: result.accepted,
-      acceptedPerSecond: Math.round(result.accepted / acceptSeconds),
-      messagesPerSecond: Math.round(messages / seconds),
-      seconds: round1(seconds),
-    };
-  } finally {
-    await stop(service);
-    endpoint.server.close();
-    await db.drop();
-  }
+  return onFreshPostgres(
+    (db, endpoint) =>
+      bare
+        ? startBare(db.url)
+        : startAgentline({ DATABASE_URL: db.url, AGENT_EVENTS_URL: endpoint.url }),
+    async (db, service) => {
+      const items = Array.from({ length: count }, (_, i) => notification(i % 2, i));
+      await db.sql('ANALYZE');
+      const result = await flood(service.port, items);
+      if (result.refused > 0) process.stderr.write(`burst: ${result.refused} refused\n`);
+      const messages = result.accepted * MESSAGES_PER_NOTIFICATION;
+      const last = await eventsInserted(db.sql, messages, 900_000);
+      const acceptSeconds = (result.lastOk - result.started) / 1000;
+      const seconds = (Math.max(last, result.lastOk) - result.started) / 1000;
+      return {
+        server: bare ? 'bare receiver (in the request)' : 'agentline, 1 process',
+        notifications: result.accepted,
+        acceptedPerSecond: Math.round(result.accepted / acceptSeconds),
+        messagesPerSecond: Math.round(messages / seconds),
+        seconds: round1(seconds),
+      };
+    },
+  );
 }
 
 interface BacklogResult {
@@ -377,38 +397,34 @@ interface BacklogResult {
  * from the first `message.received` row to the last (the first batch's own time left out).
  */
 async function backlog(count: number): Promise<BacklogResult> {
-  const db = await postgres();
-  const endpoint = await agentEndpoint();
-  const service = await startAgentline({ DATABASE_URL: db.url, AGENT_EVENTS_URL: endpoint.url });
-  try {
-    const items = Array.from({ length: count }, (_, i) => notification(i % 2, i));
-    await db.sql(
-      `INSERT INTO webhook_inbox (id, organization_id, channel_kind, channel_id, body, body_sha256,
+  return onFreshPostgres(
+    (db, endpoint) => startAgentline({ DATABASE_URL: db.url, AGENT_EVENTS_URL: endpoint.url }),
+    async (db) => {
+      const items = Array.from({ length: count }, (_, i) => notification(i % 2, i));
+      await db.sql(
+        `INSERT INTO webhook_inbox (id, organization_id, channel_kind, channel_id, body, body_sha256,
                                   status, attempts, next_attempt_at, received_at)
        SELECT gen_random_uuid(), c.organization_id, 'whatsapp', c.id, n.body,
               encode(sha256(n.body), 'hex'), 'pending', 0, now(), now()
          FROM unnest($1::uuid[], $2::bytea[]) AS n(channel_id, body)
          JOIN whatsapp_channels c ON c.id = n.channel_id`,
-      [items.map((_, i) => ORGS[i % 2].channel), items.map((item) => item.body)],
-    );
-    await db.sql('ANALYZE');
-    const messages = count * MESSAGES_PER_NOTIFICATION;
-    const last = await eventsInserted(db.sql, messages, 900_000);
-    const [row] = await db.sql(
-      `SELECT (extract(epoch FROM min(created_at)) * 1000)::float8 AS first
+        [items.map((_, i) => ORGS[i % 2].channel), items.map((item) => item.body)],
+      );
+      await db.sql('ANALYZE');
+      const messages = count * MESSAGES_PER_NOTIFICATION;
+      const last = await eventsInserted(db.sql, messages, 900_000);
+      const [row] = await db.sql(
+        `SELECT (extract(epoch FROM min(created_at)) * 1000)::float8 AS first
          FROM agent_events WHERE type = 'message.received'`,
-    );
-    const seconds = (last - Number(row.first)) / 1000;
-    return {
-      notifications: count,
-      messagesPerSecond: Math.round(messages / seconds),
-      seconds: round1(seconds),
-    };
-  } finally {
-    await stop(service);
-    endpoint.server.close();
-    await db.drop();
-  }
+      );
+      const seconds = (last - Number(row.first)) / 1000;
+      return {
+        notifications: count,
+        messagesPerSecond: Math.round(messages / seconds),
+        seconds: round1(seconds),
+      };
+    },
+  );
 }
 
 interface Latencies {
@@ -457,6 +473,34 @@ function otherTenant(port: number): { stop: () => Promise<Latencies> } {
   };
 }
 
+/** Preloads bench/loop-probe.ts into agentline, writing to `file`. */
+const LOOP_PROBE = ['-r', 'ts-node/register/transpile-only', '-r', './bench/loop-probe.ts'];
+
+interface Stalls {
+  /** The longest time the event loop was held, ms. */
+  maxStall: number;
+  /** CPU the process used during its longest stall. */
+  maxStallCpu: number;
+  stallsOver50: number;
+}
+
+/** What the loop probe wrote between two moments (epoch ms). */
+function stallsBetween(file: string, from: number, to: number): Stalls {
+  const stalls = existsSync(file)
+    ? readFileSync(file, 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => line.split(',').map(Number))
+        .filter(([at]) => at >= from && at <= to)
+    : [];
+  const longest = stalls.sort((a, b) => b[1] - a[1])[0];
+  return {
+    maxStall: longest?.[1] ?? 0,
+    maxStallCpu: longest?.[2] ?? 0,
+    stallsOver50: stalls.filter(([, ms]) => ms > 50).length,
+  };
+}
+
 interface SustainedResult {
   rate: number;
   seconds: number;
@@ -466,88 +510,94 @@ interface SustainedResult {
   toEvent: Latencies;
   apiIdle: Latencies;
   apiLoaded: Latencies;
+  /** The event loop while the webhooks came in. */
+  stalls: Stalls;
 }
 
 async function sustained(rate: number, seconds: number): Promise<SustainedResult> {
-  const db = await postgres();
-  const endpoint = await agentEndpoint();
-  const service = await startAgentline({ DATABASE_URL: db.url, AGENT_EVENTS_URL: endpoint.url });
+  const probeDir = mkdtempSync(join(tmpdir(), 'agentline-bench-probe-'));
+  const probe = join(probeDir, 'loop-probe.csv');
   try {
-    const idle = otherTenant(service.port);
-    await new Promise((done) => setTimeout(done, 5_000));
-    const apiIdle = await idle.stop();
-    const total = rate * seconds;
-    const items = Array.from({ length: total }, (_, i) => notification(0, i));
-    await db.sql('ANALYZE');
-    const okAt = new Map<string, number>();
-    const okTimes: number[] = [];
-    const requests: Promise<void>[] = [];
-    const backlog: { at: number; pending: number }[] = [];
-    const loaded = otherTenant(service.port);
-    const started = Date.now();
-    const sampler = setInterval(() => {
-      const at = Math.round((Date.now() - started) / 1000);
-      void db
-        .sql(`SELECT count(*)::int AS n FROM webhook_inbox WHERE status = 'pending'`)
-        .then(([row]) => backlog.push({ at, pending: Number(row.n) }));
-    }, 1_000);
-    let issued = 0;
-    await new Promise<void>((done) => {
-      const tick = setInterval(() => {
-        const due = Math.min(total, Math.floor(((Date.now() - started) * rate) / 1000));
-        for (; issued < due; issued++) {
-          const item = items[issued];
-          const sentAt = performance.now();
-          requests.push(
-            post(service.port, item).then((status) => {
-              if (status !== 200) throw new Error(`a webhook answered ${status}`);
-              const now = Date.now();
-              okTimes.push(performance.now() - sentAt);
-              for (const id of item.ids) okAt.set(id, now);
-            }),
-          );
-        }
-        if (issued >= total) {
-          clearInterval(tick);
-          done();
-        }
-      }, 5);
-    });
-    await Promise.all(requests);
-    const apiLoaded = await loaded.stop();
-    await eventsInserted(db.sql, total * MESSAGES_PER_NOTIFICATION, 300_000);
-    clearInterval(sampler);
-    const rows = await db.sql(
-      `SELECT payload->'data'->>'message_id' AS id,
+    return await onFreshPostgres(
+      (db, endpoint) =>
+        startAgentline(
+          { DATABASE_URL: db.url, AGENT_EVENTS_URL: endpoint.url, BENCH_LOOP_PROBE_FILE: probe },
+          LOOP_PROBE,
+        ),
+      async (db, service) => {
+        const idle = otherTenant(service.port);
+        await new Promise((done) => setTimeout(done, 5_000));
+        const apiIdle = await idle.stop();
+        const total = rate * seconds;
+        const items = Array.from({ length: total }, (_, i) => notification(0, i));
+        await db.sql('ANALYZE');
+        const okAt = new Map<string, number>();
+        const okTimes: number[] = [];
+        const requests: Promise<void>[] = [];
+        const backlog: { at: number; pending: number }[] = [];
+        const loaded = otherTenant(service.port);
+        const started = Date.now();
+        const sampler = setInterval(() => {
+          const at = Math.round((Date.now() - started) / 1000);
+          void db
+            .sql(`SELECT count(*)::int AS n FROM webhook_inbox WHERE status = 'pending'`)
+            .then(([row]) => backlog.push({ at, pending: Number(row.n) }));
+        }, 1_000);
+        let issued = 0;
+        await new Promise<void>((done) => {
+          const tick = setInterval(() => {
+            const due = Math.min(total, Math.floor(((Date.now() - started) * rate) / 1000));
+            for (; issued < due; issued++) {
+              const item = items[issued];
+              const sentAt = performance.now();
+              requests.push(
+                post(service.port, item).then((status) => {
+                  if (status !== 200) throw new Error(`a webhook answered ${status}`);
+                  const now = Date.now();
+                  okTimes.push(performance.now() - sentAt);
+                  for (const id of item.ids) okAt.set(id, now);
+                }),
+              );
+            }
+            if (issued >= total) {
+              clearInterval(tick);
+              done();
+            }
+          }, 5);
+        });
+        await Promise.all(requests);
+        const apiLoaded = await loaded.stop();
+        const stalls = stallsBetween(probe, started, Date.now());
+        await eventsInserted(db.sql, total * MESSAGES_PER_NOTIFICATION, 300_000);
+        clearInterval(sampler);
+        const rows = await db.sql(
+          `SELECT payload->'data'->>'message_id' AS id,
               (extract(epoch FROM created_at) * 1000)::float8 AS at
          FROM agent_events WHERE type = 'message.received'`,
+        );
+        const toEvent = rows.map((row) => Number(row.at) - (okAt.get(String(row.id)) ?? NaN));
+        return {
+          rate,
+          seconds,
+          sent: total,
+          okP99: Math.round(summary(okTimes).p99),
+          backlog: backlog.sort((a, b) => a.at - b.at),
+          toEvent: summary(toEvent.filter((ms) => Number.isFinite(ms))),
+          apiIdle,
+          apiLoaded,
+          stalls,
+        };
+      },
     );
-    const toEvent = rows.map((row) => Number(row.at) - (okAt.get(String(row.id)) ?? NaN));
-    return {
-      rate,
-      seconds,
-      sent: total,
-      okP99: Math.round(summary(okTimes).p99),
-      backlog: backlog.sort((a, b) => a.at - b.at),
-      toEvent: summary(toEvent.filter((ms) => Number.isFinite(ms))),
-      apiIdle,
-      apiLoaded,
-    };
   } finally {
-    await stop(service);
-    endpoint.server.close();
-    await db.drop();
+    rmSync(probeDir, { recursive: true, force: true });
   }
 }
 
-interface PgliteResult {
+interface PgliteResult extends Stalls {
   notifications: number;
   seconds: number;
   messagesPerSecond: number;
-  maxStall: number;
-  /** CPU the process used during its longest stall. */
-  maxStallCpu: number;
-  stallsOver50: number;
 }
 
 async function pglite(count: number): Promise<PgliteResult> {
@@ -566,7 +616,7 @@ async function pglite(count: number): Promise<PgliteResult> {
         AGENT_EVENTS_URL: endpoint.url,
         BENCH_LOOP_PROBE_FILE: probe,
       },
-      ['-r', 'ts-node/register/transpile-only', '-r', './bench/loop-probe.ts'],
+      LOOP_PROBE,
     );
     const items = Array.from({ length: count }, (_, i) => notification(i % 2, i));
     const started = Date.now();
@@ -577,22 +627,12 @@ async function pglite(count: number): Promise<PgliteResult> {
       await new Promise((done) => setTimeout(done, 100));
     }
     const ended = Date.now();
-    const stalls = existsSync(probe)
-      ? readFileSync(probe, 'utf8')
-          .trim()
-          .split('\n')
-          .map((line) => line.split(',').map(Number))
-          .filter(([at]) => at >= started && at <= ended)
-      : [];
-    const longest = stalls.sort((a, b) => b[1] - a[1])[0];
     const seconds = (ended - started) / 1000;
     return {
       notifications: result.accepted,
       seconds: round1(seconds),
       messagesPerSecond: Math.round(expected / seconds),
-      maxStall: longest?.[1] ?? 0,
-      maxStallCpu: longest?.[2] ?? 0,
-      stallsOver50: stalls.filter(([, ms]) => ms > 50).length,
+      ...stallsBetween(probe, started, ended),
     };
   } finally {
     if (service) await stop(service);
@@ -735,7 +775,8 @@ export async function runWebhooksBench({ quick }: BenchOptions): Promise<void> {
         ) +
         `\n\nInbox backlog (\`webhook_inbox\` rows pending), by second since the start: ` +
         every.map((sample) => `${sample.at} s: ${sample.pending}`).join(', ') +
-        '.',
+        `. The event loop meanwhile (bench/loop-probe.ts): longest stall ${result.stalls.maxStall} ms ` +
+        `(${result.stalls.maxStallCpu} ms of CPU in it), ${result.stalls.stallsOver50} stalls over 50 ms.`,
     );
   }
   if (wanted('pglite')) {

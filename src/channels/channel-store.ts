@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { isUuid } from '../common/ids';
+import { ShortLivedCache } from '../common/short-lived-cache';
 import { toIso } from '../common/time';
 import { insertRow, returnedRows } from '../database/sql';
 import type { ChannelKind } from './channel-transport';
@@ -106,8 +107,20 @@ const COLUMNS_OF_CHANGES: Record<Exclude<keyof ChannelChanges, 'senderId' | 'own
 /** More channels on one business account than a stand-in's token check needs to look at. */
 const MAX_ON_BUSINESS_ACCOUNT = 100;
 
+/**
+ * How long the webhook routes keep a channel they found (docs/webhooks.md): a write by this
+ * process applies at once, another replica's within this time.
+ */
+export const WEBHOOK_CHANNEL_CACHE_MS = 1_000;
+
 @Injectable()
 export class ChannelStore {
+  /** The channels Meta's webhook routes found lately: one read per channel and second. */
+  private readonly webhookChannels = new ShortLivedCache<StoredChannel>(
+    WEBHOOK_CHANNEL_CACHE_MS,
+    10_000,
+  );
+
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly kinds: ChannelKinds,
@@ -131,10 +144,13 @@ export class ChannelStore {
   findForWebhook(
     kind: ChannelKind,
     id: string,
-    db: EntityManager = this.dataSource.manager,
+    db?: EntityManager,
   ): Promise<StoredChannel | undefined> {
     if (!isUuid(id)) return Promise.resolve(undefined);
-    return this.selectOne(db, kind, 'id = $1', [id]);
+    if (db) return this.selectOne(db, kind, 'id = $1', [id]);
+    return this.webhookChannels.find(`${kind}:${id}`, () =>
+      this.selectOne(this.dataSource.manager, kind, 'id = $1', [id]),
+    );
   }
 
   /** The organization's oldest live channel of this kind bound to the provider's account. */
@@ -294,6 +310,8 @@ export class ChannelStore {
         values,
       ),
     );
+    // After the write: a look-up started before it (and kept) is dropped too.
+    this.webhookChannels.forget(`${kind}:${id}`);
     return updated.length > 0;
   }
 
@@ -313,6 +331,7 @@ export class ChannelStore {
         [id, organizationId, toIso(at)],
       ),
     );
+    this.webhookChannels.forget(`${kind}:${id}`);
     return removed.length > 0;
   }
 
@@ -338,6 +357,7 @@ export class ChannelStore {
         [channel.id, channel.accessTokenEncrypted, toIso(at), reason.code, reason.message],
       ),
     );
+    this.webhookChannels.forget(`${channel.kind}:${channel.id}`);
     return row ? toStored(descriptor, row) : undefined;
   }
 
