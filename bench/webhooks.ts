@@ -657,17 +657,22 @@ const LIMITS = `### Where the time goes, what limits it
   each batch queued for a connection behind the webhook requests, and the backlog grew (quick
   sustained run, 2026-11-26: to 740 pending, 200 → event p99 20 s); with it the backlog stayed
   flat (under 80 pending) and p99 fell to 2.9 s on the same loaded machine.
-- What is left is the request path: each webhook \`POST\` is Nest's pipeline (access log,
-  metrics, body parsing), the channel's \`SELECT\`, the HMAC and the inbox's \`INSERT\`; the bare
-  receiver pays one round trip and no framework. The drain keeps up with what is accepted, so
-  "messages/s processed" is about five times the accepted rate, and at 500 notifications/s the
-  process could not accept them all on this machine (load average about 20 on two cores while
-  these runs were made, shared with other benchmarks): requests queued in the client (the
-  request → 200 column) and the other organization's \`GET\`s waited behind them on the same
-  event loop. The p99 200 → event is counted from the 200, so it stays bounded even then.
-  Agentline's own per-request cost is issue 23's item 2 (the http section).
+- The webhook route read its channel on every request: each process now keeps a channel it
+  found for 1 s (docs/webhooks.md), which took the burst's accepted rate from 704 to 934
+  notifications/s in quick runs. What is left per \`POST\` is Nest's pipeline (access log,
+  metrics, body parsing), the HMAC and the inbox's \`INSERT\`; the bare receiver pays one round trip
+  and no framework. The drain keeps up with what is accepted (the backlog run drains 10,000
+  messages/s alone), so "messages/s processed" in the burst is about five times the accepted rate.
+- Before this issue's second round the sustained run timed the other organization's \`GET\`s in
+  the benchmark's own process, where they waited behind the 500 \`POST\`s a second it sends and
+  the 2,500 agent events a second it receives; they now run in a process of their own
+  (bench/tenant-probe.ts). The run also starts after 2 s at the rate: a cold process's first
+  second under load (code not yet compiled, pool connections opening) held those \`GET\`s for up
+  to 0.7 s, once, in every quick run.
 - The agent-event sender POSTs every message to the agent (16 at a time) in the same process,
-  which competes for the same core as the request path and the drain.
+  which competes for the same core as the request path and the drain. It signs with node:crypto's
+  HMAC: the \`standardwebhooks\` package's JavaScript SHA-256 was 3% of the process in the
+  sustained run.
 - PGlite runs each statement on the service's own thread, so a transaction holds the event loop
   from its first statement to its commit: batches are 10 notifications there, with a turn of the
   event loop between batches. On a machine whose load is far above its cores the probe also counts
