@@ -167,6 +167,19 @@ describe('Meta webhooks (e2e)', () => {
       );
     });
 
+    it('answers 403 to a notification for a channel removed a moment ago, though it was just accepted', async () => {
+      const channel = await whatsapp();
+      const raw = JSON.stringify(
+        whatsappNotification(channel.number_id, { messages: [text('34612345678', 'hi')] }),
+      );
+      await post(`/v1/webhooks/whatsapp/${channel.id}`, raw, sign(raw, OLD_SECRET)).expect(200);
+      await t.http().delete(`/v1/channels/whatsapp/${channel.id}`).set(auth).expect(204);
+      const again = JSON.stringify(
+        whatsappNotification(channel.number_id, { messages: [text('34612345678', 'still?')] }),
+      );
+      await post(`/v1/webhooks/whatsapp/${channel.id}`, again, sign(again, OLD_SECRET)).expect(403);
+    });
+
     it('answers 403 to a signed notification for a channel that does not exist', async () => {
       await post(`/v1/webhooks/whatsapp/${randomUUID()}`, { object: 'page', entry: [] }).expect(
         403,
@@ -214,8 +227,15 @@ describe('Meta webhooks (e2e)', () => {
         }
       });
 
-      it('follows a PUT that replaces it', async () => {
+      it('follows a PUT that replaces it, at once though the channel was just read', async () => {
         const channel = await withOwnSecret();
+        // Accepted first: this process keeps the channel it found (docs/webhooks.md).
+        const before = JSON.stringify(whatsappNotification(channel.number_id, { statuses: [] }));
+        await post(
+          `/v1/webhooks/whatsapp/${channel.id}`,
+          before,
+          sign(before, CHANNEL_SECRET),
+        ).expect(200);
         await t
           .http()
           .put(`/v1/channels/whatsapp/${channel.id}`)

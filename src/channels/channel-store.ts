@@ -315,6 +315,14 @@ export class ChannelStore {
     return updated.length > 0;
   }
 
+  /**
+   * Once a removal (markRemoved) has committed: the webhook routes of this process read the
+   * channel again (forgotten before the commit, a request in between would keep the live row).
+   */
+  forgetForWebhooks(kind: ChannelKind, id: string): void {
+    this.webhookChannels.forget(`${kind}:${id}`);
+  }
+
   /** Marks it removed (in the caller's transaction); false when it was not live. */
   async markRemoved(
     db: EntityManager,
@@ -331,7 +339,6 @@ export class ChannelStore {
         [id, organizationId, toIso(at)],
       ),
     );
-    this.webhookChannels.forget(`${kind}:${id}`);
     return removed.length > 0;
   }
 
@@ -357,7 +364,6 @@ export class ChannelStore {
         [channel.id, channel.accessTokenEncrypted, toIso(at), reason.code, reason.message],
       ),
     );
-    this.webhookChannels.forget(`${channel.kind}:${channel.id}`);
     return row ? toStored(descriptor, row) : undefined;
   }
 

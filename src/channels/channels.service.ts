@@ -165,6 +165,7 @@ export class ChannelsService {
       return true;
     });
     if (!removed) throw notFound(`${this.kinds.get(kind).label} channel`);
+    this.store.forgetForWebhooks(kind, id);
   }
 
   /** The agent of each channel (removed ones included), for events about their messages. */

@@ -87,11 +87,18 @@ export function serializedPGliteDriver(dataDir: string): {
     private database?: Promise<PGlite>;
 
     private open(): Promise<PGlite> {
-      this.database ??= PGlite.create(options).then((database) => {
-        // PGlite has created or opened its cluster now, with modes of its own choosing.
-        tightenDataDir(dataDir);
-        return database;
-      });
+      this.database ??= PGlite.create(options).then(
+        (database) => {
+          // PGlite has created or opened its cluster now, with modes of its own choosing.
+          tightenDataDir(dataDir);
+          return database;
+        },
+        (error: unknown) => {
+          // The next connection tries again (as typeorm-pglite's own instance does).
+          this.database = undefined;
+          throw error;
+        },
+      );
       return this.database;
     }
 
