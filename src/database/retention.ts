@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import {
   Inject,
   Injectable,
@@ -93,7 +94,7 @@ export class Retention implements OnApplicationBootstrap, OnApplicationShutdown 
         ).length;
         total += deleted;
         // Other work (requests, PGlite's other statements) goes between batches.
-        await new Promise((resolve) => setImmediate(resolve));
+        await nextTurn();
       } while (deleted === batchSize);
       pruned[policy.table] = total;
       if (total > 0) {

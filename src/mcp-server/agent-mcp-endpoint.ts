@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Request, Response } from 'express';
@@ -164,6 +165,6 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 /** Resolves once the response's headers are written, or it ended without. */
 async function headersSent(response: Response): Promise<void> {
   while (!response.headersSent && !response.destroyed && !response.writableEnded) {
-    await new Promise((resolve) => setImmediate(resolve));
+    await nextTurn();
   }
 }
