@@ -683,7 +683,7 @@ const LIMITS = `### Where the time goes, what limits it
   to 0.7 s, once, in every quick run.
 - The agent-event sender POSTs every message to the agent (16 at a time) in the same process,
   which competes for the same core as the request path and the drain. It signs with node:crypto's
-  HMAC: the \`standardwebhooks\` package's JavaScript SHA-256 was 3% of the process in the
+  HMAC: the \`standardwebhooks\` package's JavaScript SHA-256 was 2% of the process in the
   sustained run.
 - PGlite runs each statement on the service's own thread, so a transaction holds the event loop
   from its first statement to its commit: batches are 10 notifications there, with a turn of the

@@ -42,7 +42,7 @@ export interface EventSigner {
  * A `whsec_` secret is the Standard Webhooks form (base64 key); any other string is used as it
  * is (its UTF-8 bytes are the key), so an operator can pick a passphrase. The signature is
  * `v1,` and the base64 HMAC-SHA256 of `id.seconds.body`, computed with node:crypto: the
- * `standardwebhooks` package signs with a SHA-256 written in JavaScript, 3% of a process's CPU
+ * `standardwebhooks` package signs with a SHA-256 written in JavaScript, 2% of a process's CPU
  * while it sent 2,500 events a second (docs/benchmarks.md). Tests verify with that package.
  */
 export function signerFor(secret: string): EventSigner {
