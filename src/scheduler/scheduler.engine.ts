@@ -19,7 +19,6 @@ import { claimKey, DeliveryOutbox } from './delivery/delivery-outbox';
 import { DeliveryWorker } from './delivery/delivery.worker';
 import { DispatchLimits, FollowUpDispatcher } from './dispatch/follow-up-dispatcher';
 import { isEmbeddedDataSource } from '../database/data-source';
-
 import { SCHEDULER_CONFIG, SchedulerConfig } from './scheduler.config';
 
 const TICK = 'follow-up-tick';

@@ -8,7 +8,7 @@ import { Clock } from '../../common/clock';
 import { escapeUnstorable } from '../../common/http/input-guards';
 import { uuidv7 } from '../../common/ids';
 import { toIso } from '../../common/time';
-import { embeddedTurns } from '../../database/serialized-pglite.pool';
+import { isEmbeddedDataSource } from '../../database/data-source';
 import { Metrics } from '../../metrics';
 import type { SetAsideItem } from './inbound-notification';
 import type { WebhookChannel } from './webhook-channels';
@@ -99,7 +99,7 @@ export class WebhookInbox implements OnApplicationBootstrap, OnApplicationShutdo
     private readonly notifications: WebhookNotificationApplier,
     private readonly metrics: Metrics,
   ) {
-    this.embedded = embeddedTurns(dataSource.options) !== undefined;
+    this.embedded = isEmbeddedDataSource(dataSource);
   }
 
   onApplicationBootstrap(): void {
@@ -200,7 +200,8 @@ export class WebhookInbox implements OnApplicationBootstrap, OnApplicationShutdo
     let rows: InboxRow[] = [];
     let outcomes: ProcessingOutcome[] = [];
     try {
-      await this.transaction(runner, async (db) => {
+      // On the drain's own connection (TypeORM's transaction keeps a runner's), or the pool's.
+      await (runner?.manager ?? this.dataSource.manager).transaction(async (db) => {
         rows = await this.claim(db, now, null, this.embedded ? EMBEDDED_BATCH_SIZE : BATCH_SIZE);
         if (rows.length === 0) return;
         outcomes = await this.notifications.apply(db, rows, false);
@@ -221,22 +222,6 @@ export class WebhookInbox implements OnApplicationBootstrap, OnApplicationShutdo
     }
     rows.forEach((row, index) => this.report(row, outcomes[index]));
     return rows.length > 0;
-  }
-
-  /** `work` in a transaction on the drain's own connection, or on one from the pool. */
-  private async transaction(
-    runner: QueryRunner | undefined,
-    work: (db: EntityManager) => Promise<void>,
-  ): Promise<void> {
-    if (!runner) return this.dataSource.transaction(work);
-    await runner.startTransaction();
-    try {
-      await work(runner.manager);
-      await runner.commitTransaction();
-    } catch (error) {
-      if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
-      throw error;
-    }
   }
 
   /** A notification whose processing failed: at once again with savepoints if PostgreSQL refused an item, else later. */

@@ -33,9 +33,11 @@ const HELD = `(d.cancel_requested OR COALESCE((SELECT f.deleted_at IS NOT NULL O
  * analyze), PostgreSQL read all of `delivery_attempts`, or every entry of the lease index, on each
  * outcome write (7 ms at 100,000 deliveries, growing with the table).
  */
-const INDEX_PLANS = `set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true)`;
-/** INDEX_PLANS as `SET LOCAL`s, for a transaction sent in one round trip. */
-const INDEX_PLAN_SETTINGS = ['enable_seqscan = off', 'enable_bitmapscan = off'];
+const SCANS_OFF = ['enable_seqscan', 'enable_bitmapscan'];
+/** For `SELECT` in a transaction of separate statements. */
+const INDEX_PLANS = SCANS_OFF.map((setting) => `set_config('${setting}', 'off', true)`).join(', ');
+/** As `SET LOCAL`s, for a transaction sent in one round trip. */
+const INDEX_PLAN_SETTINGS = SCANS_OFF.map((setting) => `${setting} = off`);
 
 /**
  * Claims the deliveries that `ids` (a query of one uuid column) names, and logs their attempts in

@@ -80,9 +80,10 @@ export class FollowUpDispatcher {
       });
       const ids = JSON.stringify(due.map((followUp) => followUp.id));
       // Set-based: each statement writes the numbers of every follow-up of the batch from one
-      // position to another, read by index (a slice costs its own rows, not the whole list). One statement on PostgreSQL; on the embedded database, slices of
-      // `rowsPerStatement` rows with a turn of the event loop between them (it runs in this
-      // thread: a statement of 20,000 rows held every request for seconds).
+      // position to another, read by index (a slice costs its own rows, not the whole list). One
+      // statement on PostgreSQL; on the embedded database, slices of `rowsPerStatement` rows with
+      // a turn of the event loop between them (it runs in this thread: a statement of 20,000 rows
+      // held every request for seconds).
       const widest = Math.max(...due.map((followUp) => Number(followUp.numbers)));
       const slice = Math.min(widest, Math.max(1, Math.floor(limits.rowsPerStatement / due.length)));
       for (let from = 0; from < widest; from += slice) {

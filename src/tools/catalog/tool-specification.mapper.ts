@@ -86,7 +86,7 @@ export function serializeSpecification(
     const head = JSON.stringify(specificationHead(def, format));
     fixed = {
       // `{...}` opened again, so that requirements and toolkit follow as JSON.stringify puts them.
-      head: Buffer.from(`${head.slice(0, -1)}${head === '{}' ? '' : ','}"requirements":`),
+      head: Buffer.from(`${head.slice(0, -1)},"requirements":`),
       tail: Buffer.from(`,"toolkit":${JSON.stringify({ ...def.toolkit })}}`),
     };
     byFormat.set(format, fixed);
