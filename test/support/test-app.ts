@@ -1,3 +1,4 @@
+import type { Server } from 'node:http';
 import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,7 +19,7 @@ import {
   databaseUrl,
   postgresTemplateClause,
 } from './template-database';
-import { closeApp } from './closing';
+import { closeApp, requestsInFlight } from './closing';
 import { TOOLKITS_TESTING } from './toolkits';
 
 export const TEST_JWT_SECRET = 'test-secret-that-is-long-enough-for-hs256-0123456789';
@@ -128,6 +129,7 @@ export async function startApp(
   const moduleRef = await builder.compile();
   const app = moduleRef.createNestApplication({ bodyParser: false, bufferLogs: true });
   configureApp(app);
+  const inFlight = requestsInFlight(app.getHttpServer() as Server);
   await app.init();
   return {
     app,
@@ -136,7 +138,7 @@ export async function startApp(
     logFile,
     logs: () => (existsSync(logFile) ? readFileSync(logFile, 'utf8') : ''),
     close: async () => {
-      await closeApp(app);
+      await closeApp(app, inFlight);
       await database?.drop();
     },
   };
