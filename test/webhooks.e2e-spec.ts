@@ -614,9 +614,12 @@ describe('Meta webhooks (e2e)', () => {
         url,
         whatsappNotification(channel.number_id, { messages: [text('14155552671', 'STOP please')] }),
       ).expect(200);
+      // Items and count are read by two queries at once: on PostgreSQL the count can see the row
+      // a moment before the items do, so both are awaited together.
       const listed = await eventually(async () => {
         const current = await optOuts(channel.id);
         expect(current.total_count).toBe(1);
+        expect(current.items).toHaveLength(1);
         expect((await messages('whatsapp', channel.id)).total_count).toBe(2);
         return current;
       });
