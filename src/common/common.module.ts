@@ -1,6 +1,7 @@
 import { Global, Module } from '@nestjs/common';
 import { Clock, SystemClock } from './clock';
 import { EventLoopMonitor } from './event-loop-monitor';
+import { HttpShutdown } from './http/http-shutdown';
 
 @Global()
 @Module({
@@ -12,6 +13,8 @@ import { EventLoopMonitor } from './event-loop-monitor';
       useFactory: (clock: Clock) => new EventLoopMonitor(clock),
       inject: [Clock],
     },
+    // Closes the HTTP server in bounded time at shutdown.
+    HttpShutdown,
   ],
   exports: [Clock, EventLoopMonitor],
 })

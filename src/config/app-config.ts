@@ -250,6 +250,15 @@ export class EnvironmentVariables {
   @Max(3_600_000)
   HTTP_KEEP_ALIVE_TIMEOUT_MS: number = 5_000;
   @Env(
+    'On SIGTERM, how long the HTTP requests in flight may take to be answered; then every connection is closed. Connections with no request in flight close at once. The orchestrator must wait longer before it kills (see `SHUTDOWN_GRACE_MS`).',
+  )
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(0)
+  @Max(600_000)
+  HTTP_SHUTDOWN_TIMEOUT_MS: number = 10_000;
+  @Env(
     "Days kept, then pruned by any replica: Meta's raw notifications once processed or set aside (`webhook_inbox`), and the attempt history of finished deliveries (`delivery_attempts`); never a notification not yet processed, nor an open delivery's attempts; deliveries, messages and follow-ups are not pruned. `0`: kept for ever.",
   )
   @IsOptional()
@@ -305,7 +314,13 @@ export interface AppConfig {
   /** Failed authentications per client address and minute before 429; 0 = unlimited. */
   authFailureLimitPerMinute: number;
   /** Time-outs of the HTTP server for slow or stalled clients. */
-  http: { requestTimeoutMs: number; headersTimeoutMs: number; keepAliveTimeoutMs: number };
+  http: {
+    requestTimeoutMs: number;
+    headersTimeoutMs: number;
+    keepAliveTimeoutMs: number;
+    /** At shutdown, how long the responses in flight may take before every connection is closed. */
+    shutdownTimeoutMs: number;
+  };
   /** RETENTION_DAYS: how long processed webhook bodies and attempt histories are kept; 0: for ever. */
   retentionDays: number;
 }
@@ -525,6 +540,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       requestTimeoutMs: vars.HTTP_REQUEST_TIMEOUT_MS,
       headersTimeoutMs: vars.HTTP_HEADERS_TIMEOUT_MS,
       keepAliveTimeoutMs: vars.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+      shutdownTimeoutMs: vars.HTTP_SHUTDOWN_TIMEOUT_MS,
     },
     retentionDays: vars.RETENTION_DAYS,
   };
