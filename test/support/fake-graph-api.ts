@@ -354,7 +354,7 @@ export class FakeGraphApi {
       this.download(safeDecode(download[1]), accessToken, res);
       return;
     }
-    const templates = this.templates.answer(req.url ?? '', accessToken);
+    const templates = this.templates.answer(req.url ?? '', accessToken, res);
     if (templates === 'destroy') req.socket.destroy();
     else if (templates && templates !== 'hang') this.later(res, templates);
     if (templates) return;

@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import type { FakeReply } from './fake-graph-api';
 import { graphRefusal } from '../../src/sandbox/graph/graph-errors';
 import {
@@ -71,8 +72,11 @@ export class FakeGraphTemplates {
     this.delayMs = 0;
   }
 
-  /** The answer to a GET, or undefined when it is not a template listing. */
-  answer(url: string, accessToken: string | undefined): FakeReply | undefined {
+  /**
+   * The answer to a GET, or undefined when it is not a template listing. The listing counts as in
+   * flight until `res` closes: its answer sent, or its connection gone (the client gave up).
+   */
+  answer(url: string, accessToken: string | undefined, res: ServerResponse): FakeReply | undefined {
     const match = VERSION_PATH.exec(url);
     if (!match) return undefined;
     const wabaId = decodeURIComponent(match[1]);
@@ -83,7 +87,8 @@ export class FakeGraphTemplates {
       typeof listed === 'string' || !this.delayMs || listed.delayMs
         ? listed
         : { ...listed, delayMs: this.delayMs };
-    // Counted until its answer has gone (a listing of one channel must never overlap another).
+    // Counted until its answer has gone (a listing of one channel must never overlap another):
+    // not on a timer, which would also count the next listing when it comes within the margin.
     this.inFlight += 1;
     this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
     const ofAccount = (this.inFlightByAccount.get(wabaId) ?? 0) + 1;
@@ -92,11 +97,10 @@ export class FakeGraphTemplates {
       wabaId,
       Math.max(this.maxInFlightByAccount.get(wabaId) ?? 0, ofAccount),
     );
-    const delayMs = typeof reply === 'string' ? 0 : (reply.delayMs ?? 0);
-    setTimeout(() => {
+    res.once('close', () => {
       this.inFlight -= 1;
       this.inFlightByAccount.set(wabaId, (this.inFlightByAccount.get(wabaId) ?? 1) - 1);
-    }, delayMs + 5).unref();
+    });
     return reply;
   }
 
