@@ -1,4 +1,4 @@
-import { isUuid, newVerificationToken, uuidv7 } from './ids';
+import { isUuid, newVerificationToken, pooledRandomBytes, uuidv7 } from './ids';
 
 describe('uuidv7', () => {
   it('is a version 7, RFC 9562 variant UUID carrying the millisecond', () => {
@@ -30,5 +30,25 @@ describe('isUuid and newVerificationToken', () => {
     const token = newVerificationToken();
     expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(newVerificationToken()).not.toBe(token);
+  });
+});
+
+describe('pooledRandomBytes', () => {
+  it('never hands out the same bytes twice, across many refills of the pool', () => {
+    const draws = Array.from({ length: 2000 }, () => pooledRandomBytes(12).toString('hex'));
+    expect(new Set(draws).size).toBe(draws.length);
+  });
+
+  it('returns copies that later draws do not overwrite', () => {
+    const first = pooledRandomBytes(32);
+    const kept = Buffer.from(first);
+    for (let i = 0; i < 500; i++) pooledRandomBytes(32);
+    expect(first.equals(kept)).toBe(true);
+  });
+
+  it('serves a draw larger than the pool from the generator itself', () => {
+    const large = pooledRandomBytes(10_000);
+    expect(large).toHaveLength(10_000);
+    expect(large.subarray(5_000).equals(Buffer.alloc(5_000))).toBe(false);
   });
 });

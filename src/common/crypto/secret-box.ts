@@ -4,8 +4,8 @@ import {
   createHash,
   createSecretKey,
   KeyObject,
-  randomBytes,
 } from 'node:crypto';
+import { pooledRandomBytes } from '../ids';
 
 const VERSION = 'v1';
 const IV_BYTES = 12;
@@ -41,7 +41,7 @@ export class SecretBox {
 
   encrypt(plaintext: string, associatedData: string): string {
     const key = this.keys.get(this.currentKeyId) as KeyObject;
-    const iv = randomBytes(IV_BYTES);
+    const iv = pooledRandomBytes(IV_BYTES);
     const cipher = createCipheriv('aes-256-gcm', key, iv);
     cipher.setAAD(Buffer.from(associatedData, 'utf8'));
     const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
