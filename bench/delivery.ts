@@ -545,9 +545,10 @@ const LIMITS = `### What limits it
   has its claims taken over and a call in flight made again, so the last deliveries' messages got
   no status. It now posts one for every message kept; with the one-message write it passed five
   times, two of them beside the whole e2e suite.)
-- What a message costs, measured on the same quick run (CPU per 1,000 messages): the service
-  212 ms against the bare drain's 95, PostgreSQL 176 ms against 73, the benchmark's fake Graph 68
-  against 67. The three together kept about 1.4 of the two cores busy (the bare drain's run 1.6):
+- What a message costs, measured on the same quick run on Node 20 (CPU per 1,000 messages): the
+  service 212 ms against the bare drain's 95, PostgreSQL 176 ms against 73, the benchmark's fake
+  Graph 68 against 67; on Node 24 (the table above) the service's share shrinks and PostgreSQL's
+  does not. The three together kept about 1.4 of the two cores busy (the bare drain's run 1.6):
   agentline is bounded by the work it does per message, in the service and in PostgreSQL, more
   than by waiting. That work is what the bare drain leaves out (the points below): the dispatch
   \`INSERT\`, the attempt log written twice, the Meta-id locks and the status reads.

@@ -89,6 +89,23 @@ describe('HttpConnections', () => {
     expect(answer).toMatch(/part two\r\n0\r\n\r\n$/);
   });
 
+  it('answers a request pipelined behind a begun answer, then closes the connection', async () => {
+    const { port, connections, slow } = await startServer();
+    const busy = await rawConnection(port);
+    busy.socket.write('GET /slow HTTP/1.1\r\nHost: x\r\n\r\nGET /next HTTP/1.1\r\nHost: x\r\n\r\n');
+    await until(() => slow.length === 1);
+    slow[0].write('first, ');
+    await until(() => busy.received().includes('first'));
+    const closing = connections.close(60_000);
+    slow[0].end('done');
+    await closing;
+    const answers = (await busy.closed).split(/(?=HTTP\/1\.1 )/);
+    expect(answers).toHaveLength(2);
+    expect(answers[0]).toMatch(/Connection: keep-alive[\s\S]*done\r\n0\r\n\r\n$/);
+    // Its answer was written (keep-alive) before the shutdown began; the connection closes after it.
+    expect(answers[1]).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*ok$/);
+  });
+
   it('closes a response that does not end within the time-out', async () => {
     const { port, connections, slow } = await startServer();
     const stuck = await rawConnection(port);

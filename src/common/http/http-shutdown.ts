@@ -44,20 +44,42 @@ export class HttpConnections {
       // Also when the server was not listening: then Node answers an error, and it is closed.
       this.server.close(() => resolve());
     });
+    // A request that still comes (pipelined, or sent on a kept-alive connection before it closed)
+    // is answered with `Connection: close`, after which Node closes its connection.
+    this.server.on('request', (_request: unknown, response: ServerResponse) => {
+      response.shouldKeepAlive = false;
+    });
     for (const socket of this.connections) {
       const response = socket._httpMessage;
       if (!response) {
         socket.destroy();
         continue;
       }
-      // A response not yet begun says `Connection: close`, so the client sends no more on it.
-      if (!response.headersSent) response.shouldKeepAlive = false;
-      // Ended once its answer is written (end, not destroy: the answer may still be flushing).
-      response.once('close', () => socket.end());
+      if (!response.headersSent) {
+        response.shouldKeepAlive = false;
+        continue;
+      }
+      closeAfterAnswers(socket, response);
     }
-    const cutOff = setTimeout(() => this.server.closeAllConnections(), timeoutMs);
+    const cutOff = setTimeout(() => {
+      this.server.closeAllConnections();
+      for (const socket of this.connections) socket.destroy();
+    }, timeoutMs);
     return closed.finally(() => clearTimeout(cutOff));
   }
+}
+
+/**
+ * Closes a connection whose keep-alive answer had begun once that answer is written (destroySoon,
+ * as Node does for a last answer: it flushes first, and reads no further request), or, when
+ * pipelined requests follow on it, once their answers are written too.
+ */
+function closeAfterAnswers(socket: ServerSocket, response: ServerResponse): void {
+  response.once('close', () => {
+    const next = socket._httpMessage;
+    if (!next || next === response) socket.destroySoon();
+    else closeAfterAnswers(socket, next);
+  });
 }
 
 /**
