@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { problem, PROBLEM_CONTENT_TYPE } from './problem';
 
@@ -38,9 +38,10 @@ function clientProblem(code: string | undefined) {
   }
 }
 
-interface ClientSocket extends Socket {
-  /** Node's response in flight on this connection, if any (what its own handler checks). */
-  _httpMessage?: { headersSent: boolean } | null;
+/** A connection of Node's HTTP server. */
+export interface ServerSocket extends Socket {
+  /** Node's response in flight on this connection, if any (what its own handlers check). */
+  _httpMessage?: ServerResponse | null;
 }
 
 /**
@@ -48,7 +49,7 @@ interface ClientSocket extends Socket {
  * does, it writes only to a socket that can still take it and that carries no response already
  * begun, then closes the connection: after a parse error the stream cannot be trusted.
  */
-export function answerClientError(error: Error & { code?: string }, socket: ClientSocket): void {
+export function answerClientError(error: Error & { code?: string }, socket: ServerSocket): void {
   if (error.code !== 'ECONNRESET' && socket.writable && !socket._httpMessage?.headersSent) {
     const details = clientProblem(error.code);
     const body = JSON.stringify(details);

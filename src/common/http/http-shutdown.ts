@@ -1,5 +1,4 @@
 import type { Server, ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
 import {
   BeforeApplicationShutdown,
   Inject,
@@ -10,11 +9,7 @@ import {
 import { HttpAdapterHost } from '@nestjs/core';
 import { AppConfig } from '../../config/app-config';
 import { APP_CONFIG } from '../../config/config.module';
-
-interface ServerSocket extends Socket {
-  /** Node's response in flight on this connection, if any (what its own idle check reads). */
-  _httpMessage?: ServerResponse | null;
-}
+import type { ServerSocket } from './http-server';
 
 /**
  * The server's connections, so that a shutdown ends in bounded time. Node's `server.close()` alone
