@@ -449,6 +449,31 @@ describe('Conversations on WhatsApp (e2e)', () => {
     await settled(again.id, ['sent']);
   });
 
+  it('pages the opt-outs with the total on every page, also past the end', async () => {
+    const wa = await givenWhatsappChannel(t, auth);
+    for (const number of ['+34612345678', '+34612345679', '+34612345670']) {
+      await t.http().put(`/v1/channels/whatsapp/${wa.id}/opt-outs/${number}`).set(auth).expect(204);
+    }
+    const page = async (query: string) =>
+      (await t.http().get(`/v1/channels/whatsapp/${wa.id}/opt-outs?${query}`).set(auth).expect(200))
+        .body.data as { items: { phone: string }[]; offset: number; total_count: number };
+    const first = await page('limit=2');
+    const second = await page('offset=2&limit=2');
+    expect(first).toMatchObject({ offset: 0, total_count: 3 });
+    expect(second).toMatchObject({ offset: 2, total_count: 3 });
+    expect([...first.items, ...second.items].map((item) => item.phone).sort()).toEqual([
+      '+34612345670',
+      '+34612345678',
+      '+34612345679',
+    ]);
+    expect(await page('offset=5')).toEqual({ items: [], offset: 5, total_count: 3 });
+    const empty = await givenWhatsappChannel(t, auth);
+    expect(
+      (await t.http().get(`/v1/channels/whatsapp/${empty.id}/opt-outs`).set(auth).expect(200)).body
+        .data,
+    ).toEqual({ items: [], offset: 0, total_count: 0 });
+  });
+
   it('an opt-out by API takes effect for deliveries already in the outbox', async () => {
     const wa = await givenWhatsappChannel(t, auth);
     // The first send hangs until the time-out, so the daily follow-up's row waits for its retry.

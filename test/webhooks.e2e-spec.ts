@@ -614,8 +614,8 @@ describe('Meta webhooks (e2e)', () => {
         url,
         whatsappNotification(channel.number_id, { messages: [text('14155552671', 'STOP please')] }),
       ).expect(200);
-      // Items and count are read by two queries at once: on PostgreSQL the count can see the row
-      // a moment before the items do, so both are awaited together.
+      // Items and count are awaited together (they now come from one statement; when they came
+      // from two, the count saw the row a moment before the items on PostgreSQL).
       const listed = await eventually(async () => {
         const current = await optOuts(channel.id);
         expect(current.total_count).toBe(1);

@@ -111,22 +111,28 @@ export class ConversationsService {
                     FROM channel_marketing_opt_outs
                    WHERE channel_id = $1 AND organization_id = $2`;
     const parameters = [channelId, principal.organizationId];
-    const [rows, [count]] = await Promise.all([
-      this.dataSource.query(
-        `${both} ORDER BY opted_out_at DESC, recipient, scope OFFSET $3 LIMIT $4`,
-        [...parameters, offset, query.limit ?? DEFAULT_PAGE_SIZE],
-      ) as Promise<
-        {
-          recipient: string;
-          opted_out_at: Date | string;
-          source: string;
-          scope: 'all' | 'marketing';
-        }[]
-      >,
-      this.dataSource.query(`SELECT count(*) AS total FROM (${both}) o`, parameters) as Promise<
-        { total: string | number }[]
-      >,
-    ]);
+    // The page and the total in one statement, so that both come from one snapshot (two queries
+    // could see a row arrive between them: a count of 1 beside no item).
+    const rows = (await this.dataSource.query(
+      `SELECT o.*, count(*) OVER () AS total FROM (${both}) o
+        ORDER BY opted_out_at DESC, recipient, scope OFFSET $3 LIMIT $4`,
+      [...parameters, offset, query.limit ?? DEFAULT_PAGE_SIZE],
+    )) as {
+      recipient: string;
+      opted_out_at: Date | string;
+      source: string;
+      scope: 'all' | 'marketing';
+      total: string | number;
+    }[];
+    // A page past the end has no row to carry the total: it is counted on its own.
+    let total = rows.length > 0 ? Number(rows[0].total) : 0;
+    if (rows.length === 0 && offset > 0) {
+      const [count] = (await this.dataSource.query(
+        `SELECT count(*) AS total FROM (${both}) o`,
+        parameters,
+      )) as { total: string | number }[];
+      total = Number(count.total);
+    }
     return {
       items: rows.map((row) => ({
         recipient: row.recipient,
@@ -135,7 +141,7 @@ export class ConversationsService {
         scope: row.scope,
       })),
       offset,
-      total_count: Number(count.total),
+      total_count: total,
     };
   }
 
