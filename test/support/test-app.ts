@@ -1,4 +1,3 @@
-import type { Server } from 'node:http';
 import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,7 +18,7 @@ import {
   databaseUrl,
   postgresTemplateClause,
 } from './template-database';
-import { closeApp, requestsInFlight } from './closing';
+import { closeApp } from './closing';
 import { TOOLKITS_TESTING } from './toolkits';
 
 export const TEST_JWT_SECRET = 'test-secret-that-is-long-enough-for-hs256-0123456789';
@@ -129,7 +128,6 @@ export async function startApp(
   const moduleRef = await builder.compile();
   const app = moduleRef.createNestApplication({ bodyParser: false, bufferLogs: true });
   configureApp(app);
-  const inFlight = requestsInFlight(app.getHttpServer() as Server);
   await app.init();
   return {
     app,
@@ -138,7 +136,7 @@ export async function startApp(
     logFile,
     logs: () => (existsSync(logFile) ? readFileSync(logFile, 'utf8') : ''),
     close: async () => {
-      await closeApp(app, inFlight);
+      await closeApp(app);
       await database?.drop();
     },
   };

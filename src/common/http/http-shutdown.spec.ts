@@ -38,6 +38,18 @@ const until = async (check: () => boolean) => {
   while (!check()) await new Promise((resolve) => setTimeout(resolve, 5));
 };
 
+/** A connection whose request (`/slow` unless said) the server holds: the response in flight. */
+async function heldRequest(
+  port: number,
+  slow: ServerResponse[],
+  requests = 'GET /slow HTTP/1.1\r\nHost: x\r\n\r\n',
+): Promise<Awaited<ReturnType<typeof rawConnection>>> {
+  const connection = await rawConnection(port);
+  connection.socket.write(requests);
+  await until(() => slow.length === 1);
+  return connection;
+}
+
 describe('HttpConnections', () => {
   it('closes a connection that never sent a request (which server.close() alone waits for)', async () => {
     const { port, connections } = await startServer();
@@ -59,9 +71,7 @@ describe('HttpConnections', () => {
 
   it('lets a response in flight finish, says Connection: close on it, then closes', async () => {
     const { port, connections, slow } = await startServer();
-    const busy = await rawConnection(port);
-    busy.socket.write('GET /slow HTTP/1.1\r\nHost: x\r\n\r\n');
-    await until(() => slow.length === 1);
+    const busy = await heldRequest(port, slow);
     let serverClosed = false;
     const closing = connections.close(60_000).then(() => (serverClosed = true));
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -76,9 +86,7 @@ describe('HttpConnections', () => {
 
   it('closes a connection whose answer had begun (keep-alive said) once that answer ends', async () => {
     const { port, connections, slow } = await startServer();
-    const busy = await rawConnection(port);
-    busy.socket.write('GET /slow HTTP/1.1\r\nHost: x\r\n\r\n');
-    await until(() => slow.length === 1);
+    const busy = await heldRequest(port, slow);
     slow[0].write('part one, ');
     await until(() => busy.received().includes('part one'));
     const closing = connections.close(60_000);
@@ -91,9 +99,11 @@ describe('HttpConnections', () => {
 
   it('answers a request pipelined behind a begun answer, then closes the connection', async () => {
     const { port, connections, slow } = await startServer();
-    const busy = await rawConnection(port);
-    busy.socket.write('GET /slow HTTP/1.1\r\nHost: x\r\n\r\nGET /next HTTP/1.1\r\nHost: x\r\n\r\n');
-    await until(() => slow.length === 1);
+    const busy = await heldRequest(
+      port,
+      slow,
+      'GET /slow HTTP/1.1\r\nHost: x\r\n\r\nGET /next HTTP/1.1\r\nHost: x\r\n\r\n',
+    );
     slow[0].write('first, ');
     await until(() => busy.received().includes('first'));
     const closing = connections.close(60_000);
@@ -108,9 +118,7 @@ describe('HttpConnections', () => {
 
   it('closes a response that does not end within the time-out', async () => {
     const { port, connections, slow } = await startServer();
-    const stuck = await rawConnection(port);
-    stuck.socket.write('GET /never HTTP/1.1\r\nHost: x\r\n\r\n');
-    await until(() => slow.length === 1);
+    const stuck = await heldRequest(port, slow, 'GET /never HTTP/1.1\r\nHost: x\r\n\r\n');
     slow[0].write('partial');
     await connections.close(100);
     expect(slow[0].writableFinished).toBe(false);
@@ -119,9 +127,7 @@ describe('HttpConnections', () => {
 
   it('refuses new connections once closing', async () => {
     const { port, connections, slow } = await startServer();
-    const busy = await rawConnection(port);
-    busy.socket.write('GET /slow HTTP/1.1\r\nHost: x\r\n\r\n');
-    await until(() => slow.length === 1);
+    await heldRequest(port, slow);
     const closing = connections.close(60_000);
     const refused = await new Promise<string>((resolve) =>
       get(`http://127.0.0.1:${port}/`, () => resolve('answered')).on('error', (error) =>
